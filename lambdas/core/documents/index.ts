@@ -1,0 +1,15 @@
+export {
+  cnpjCheckDigits,
+  cpfCheckDigits,
+  hasValidCnpjCheckDigits,
+  hasValidCpfCheckDigits,
+} from './check-digits.ts';
+export { formatDocument, maskDocument } from './format-document.ts';
+export type {
+  DocumentCheck,
+  DocumentType,
+  InvalidDocument,
+  RejectionCode,
+  ValidDocument,
+} from './parse-document.ts';
+export { parseDocument } from './parse-document.ts';

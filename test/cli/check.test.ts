@@ -1,0 +1,137 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE_FILES } from '../../scripts/generate-samples.ts';
+import { windows1252 } from '../factories/byte-sources.ts';
+import { runCli } from '../factories/run-cli.ts';
+
+let directory: string;
+const file = (name: string) => join(directory, name);
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'credit-screen-check-'));
+  // The example of the specification of `check --json`: 10 rows, 6 valid (one a duplicate), 4 invalid.
+  const rows = [
+    '519.540.222-12',
+    '11.222.333/0001-81',
+    '12.ABC.345/01DE-35',
+    '012.345.678-90',
+    '111.444.777-35',
+    '51954022212',
+    '519.540.222-13',
+    '1,23457E+13',
+    '11.222.333/0001-82',
+    '111.111.111-11',
+  ];
+  await writeFile(
+    file('example.csv'),
+    `cpf_cnpj;nome\n${rows.map((row, index) => `${row};Cliente ${index + 1}`).join('\n')}\n`,
+  );
+  await writeFile(file('no-document.csv'), 'nome,idade\nAna,30\n');
+  await writeFile(
+    file('excel-damaged.csv'),
+    windows1252(
+      'Código;CPF;Observação\r\n1;1234567890;sem zero à esquerda\r\n2;5,19540E+10;científico\r\n3;="01234567890";fórmula\r\n',
+    ),
+  );
+});
+
+describe('credit-screen check --json', () => {
+  it('prints exactly one JSON object with the counts and every row', async () => {
+    const result = await runCli(['check', file('example.csv'), '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({
+      rows: 10,
+      valid: 6,
+      invalid: 4,
+      duplicates: 1,
+      unique: 5,
+      byType: { cpf: 6, cnpj: 3 },
+    });
+    expect(report.rows_detail).toHaveLength(10);
+    expect(report.rows_detail[0]).toEqual({ row: 1, document: '51954022212', type: 'cpf', status: 'valid' });
+    expect(report.rows_detail[5]).toEqual({
+      row: 6,
+      document: '51954022212',
+      type: 'cpf',
+      status: 'duplicate',
+      duplicate_of: 1,
+    });
+    expect(report.rows_detail[7]).toEqual({
+      row: 8,
+      document: null,
+      type: null,
+      status: 'invalid',
+      reason: 'scientific notation: digits lost',
+      input: '1,23457E+13',
+    });
+  });
+
+  it('recovers or explains every Excel-damaged cell', async () => {
+    const report = JSON.parse((await runCli(['check', file('excel-damaged.csv'), '--json'])).stdout);
+    expect(
+      report.rows_detail.map((row: { status: string; document: string | null }) => [
+        row.status,
+        row.document,
+      ]),
+    ).toEqual([
+      ['valid', '01234567890'],
+      ['invalid', null],
+      ['duplicate', '01234567890'],
+    ]);
+  });
+});
+
+describe('credit-screen check', () => {
+  it('prints counts and the first problems for people', async () => {
+    const result = await runCli(['check', file('example.csv'), '--show', '2']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('10 rows (utf-8, delimiter ";", document column "cpf_cnpj")');
+    expect(result.stdout).toMatch(/to query\s+5\s/);
+    expect(result.stdout).toContain('Problems (first 2 of 5):');
+    expect(result.stdout).toContain('duplicate of row 1');
+  });
+
+  it.each([
+    [
+      'a missing file',
+      ['check', '/no/such/file.csv'],
+      'credit-screen: cannot read /no/such/file.csv: no such file',
+    ],
+    ['a directory', ['check', '/'], 'credit-screen: cannot read /: is a directory'],
+  ])('exits non-zero with one clear line for %s', async (_label, args, message) => {
+    const result = await runCli(args);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim()).toBe(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits non-zero with one clear line for a file without a document column', async () => {
+    const result = await runCli(['check', file('no-document.csv')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('no document column found; headers seen: "nome", "idade"');
+  });
+
+  it('refuses a file over --max-rows', async () => {
+    const result = await runCli(['check', file('example.csv'), '--max-rows', '9']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('more than 9 data rows');
+  });
+
+  it('agrees on the two committed samples: same customers, the Excel one damaged', async () => {
+    const standard = JSON.parse((await runCli(['check', SAMPLE_FILES.standard, '--json'])).stdout);
+    const excel = JSON.parse((await runCli(['check', SAMPLE_FILES.excel, '--json'])).stdout);
+    expect(standard).toMatchObject({ rows: 311, invalid: 6, duplicates: 5, unique: 300 });
+    expect(excel.rows).toBe(311);
+    // Every row Excel damaged is either recovered to the same document or invalid with a reason: never another one.
+    standard.rows_detail.forEach((row: { document: string | null }, index: number) => {
+      const damaged = excel.rows_detail[index];
+      if (damaged.document !== null) expect(damaged.document).toBe(row.document);
+      else expect(damaged.reason).toEqual(expect.any(String));
+    });
+  });
+});
