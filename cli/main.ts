@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.ts';
 import { registerCheckCommand } from './commands/check.ts';
+import { registerEmulatorCommand } from './commands/emulator.ts';
+import { registerNormalizeCommand } from './commands/normalize.ts';
 
 /** Builds the `credit-screen` program; commands register themselves so each lives in its own file. */
 export function buildProgram(): Command {
@@ -9,6 +11,8 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerCheckCommand(program);
+  registerEmulatorCommand(program);
+  registerNormalizeCommand(program);
   return program;
 }
 

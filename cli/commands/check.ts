@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { formatDocument } from '../../lambdas/core/documents/index.ts';
 import { type CustomerRow, DEFAULT_MAX_ROWS, IntakeTally } from '../../lambdas/core/intake/index.ts';
-import { CliError } from '../cli-error.ts';
+import { positiveInteger } from '../option-parsers.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
 
 interface CheckOptions {
@@ -32,15 +32,6 @@ function describeProblem(row: CustomerRow): string {
     return `${place}  ${formatDocument(row.document, row.type).padEnd(24)} duplicate of row ${row.duplicateOf}`;
   }
   return `${place}  ${JSON.stringify(row.input.slice(0, 40)).padEnd(24)} ${row.reason}`;
-}
-
-function positiveInteger(name: string) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (!Number.isSafeInteger(number) || number < 1)
-      throw new CliError(`${name} must be a positive whole number`);
-    return number;
-  };
 }
 
 async function check(path: string, options: CheckOptions): Promise<void> {

@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { BureauEmulator, DEFAULT_EMULATOR_TOKEN } from '../../emulator/bureau-emulator.ts';
+import { nonNegativeNumber, probability } from '../option-parsers.ts';
+
+interface EmulatorOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly token: string;
+  readonly latency: number;
+  readonly errorRate: number;
+  readonly rateLimit?: number;
+  readonly hangRate: number;
+}
+
+async function runEmulator(options: EmulatorOptions): Promise<void> {
+  const emulator = await BureauEmulator.start({
+    port: options.port,
+    host: options.host,
+    token: options.token,
+    latencyMs: options.latency,
+    errorRate: options.errorRate,
+    rateLimitPerSecond: options.rateLimit ?? null,
+    hangRate: options.hangRate,
+  });
+  const faults = [
+    options.latency > 0 && `latency ~${options.latency} ms`,
+    options.errorRate > 0 && `error rate ${options.errorRate}`,
+    options.rateLimit !== undefined && `rate limit ${options.rateLimit} req/s`,
+    options.hangRate > 0 && `hang rate ${options.hangRate}`,
+  ].filter(Boolean);
+  process.stdout.write(
+    [
+      `bureau emulator listening on ${emulator.url}`,
+      `  token:     ${options.token}`,
+      `  endpoints: POST /api/ap-bureau-a, POST /api/ap-bureau-b-premium; GET /__stats, POST /__reset`,
+      `  faults:    ${faults.length > 0 ? faults.join(', ') : 'none'}`,
+      `  try:       curl -s -X POST ${emulator.url}/api/ap-bureau-a -H 'Authorization: Bearer ${options.token}' \\`,
+      `               -H 'Content-Type: application/json' -d '{"document":"51954022212","link":"ap-bureau-a"}'`,
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await emulator.close();
+  process.stdout.write(`stopped; ${JSON.stringify(emulator.stats())}\n`);
+}
+
+export function registerEmulatorCommand(program: Command): void {
+  program
+    .command('emulator')
+    .description('Run the local bureau emulator (credit-report API with fault injection)')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', nonNegativeNumber('--port'), 8787)
+    .option('--host <host>', 'address to listen on (keep it on loopback)', '127.0.0.1')
+    .option('--token <token>', 'the Bearer token to accept', DEFAULT_EMULATOR_TOKEN)
+    .option('--latency <ms>', 'mean added latency per query (±25% jitter)', nonNegativeNumber('--latency'), 0)
+    .option(
+      '--error-rate <p>',
+      'share of queries failing with 500/502/503 or a non-success 200',
+      probability('--error-rate'),
+      0,
+    )
+    .option(
+      '--rate-limit <req/s>',
+      'answer 429 with Retry-After above this rate',
+      nonNegativeNumber('--rate-limit'),
+    )
+    .option('--hang-rate <p>', 'share of queries never answered', probability('--hang-rate'), 0)
+    .action(async (options: EmulatorOptions) => runEmulator(options));
+}

@@ -1,0 +1,30 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Option parsers that reject bad values with a message naming the option. */
+export function positiveInteger(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isSafeInteger(number) || number < 1)
+      throw new InvalidArgumentError(`${name} must be a positive whole number`);
+    return number;
+  };
+}
+
+export function nonNegativeNumber(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number < 0) {
+      throw new InvalidArgumentError(`${name} must be a number ≥ 0`);
+    }
+    return number;
+  };
+}
+
+export function probability(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !(number >= 0 && number <= 1))
+      throw new InvalidArgumentError(`${name} must be between 0 and 1`);
+    return number;
+  };
+}

@@ -1,0 +1,355 @@
+/**
+ * Deterministic credit reports for the emulator: the same document and bureau always give the same report, with a
+ * realistic spread of clean records, protests, debts, bounced cheques, high and low scores and "not calculated".
+ * The output is typed by the interface's schemas, so it has every field and quirk the interface describes.
+ */
+import { cnpjCheckDigits as cnpjDigits, formatDocument } from '../lambdas/core/documents/index.ts';
+import {
+  type Bureau,
+  type CreditReportBureauA,
+  type CreditReportBureauB,
+  formatBrazilianDate,
+  formatMoney,
+  type RawCreditReport,
+} from '../lambdas/core/report/index.ts';
+import { hashString, SeededRandom } from './seeded-random.ts';
+
+export interface ReportGeneratorOptions {
+  /** Name of the envelope field that carries the docs URL (the interface names it after the service). */
+  readonly serviceName: string;
+  readonly docsUrl: string;
+}
+
+export const DEFAULT_REPORT_GENERATOR_OPTIONS: ReportGeneratorOptions = {
+  serviceName: 'bureau-emulator',
+  docsUrl: 'https://docs.credit-screen.invalid/bureau-api',
+};
+
+// Dates are drawn back from a fixed day, not from today, so reports do not change with the clock.
+const REFERENCE_DAY = Date.UTC(2026, 0, 1);
+const DAY = 86_400_000;
+
+const FIRST_NAMES = [
+  'MARIA',
+  'JOSE',
+  'ANA',
+  'JOAO',
+  'ANTONIO',
+  'FRANCISCA',
+  'CARLOS',
+  'PAULO',
+  'LUCIA',
+  'MARCOS',
+  'CONCEIÇÃO',
+  'SEBASTIÃO',
+];
+const SURNAMES = [
+  'DA SILVA',
+  'DOS SANTOS',
+  'OLIVEIRA',
+  'SOUZA',
+  'RODRIGUES',
+  'FERREIRA',
+  'ALVES',
+  'PEREIRA',
+  'GONÇALVES',
+  'ARAÚJO',
+];
+const CITIES = [
+  ['SAO PAULO', 'SP'],
+  ['RIO DE JANEIRO', 'RJ'],
+  ['BELO HORIZONTE', 'MG'],
+  ['CURITIBA', 'PR'],
+  ['RECIFE', 'PE'],
+  ['PORTO ALEGRE', 'RS'],
+  ['SALVADOR', 'BA'],
+  ['GOIANIA', 'GO'],
+] as const;
+const STREETS = [
+  'RUA DAS FLORES',
+  'AV BRASIL',
+  'RUA XV DE NOVEMBRO',
+  'AV PAULISTA',
+  'RUA SÃO JOÃO',
+  'TRAVESSA DO COMÉRCIO',
+];
+const DISTRICTS = ['CENTRO', 'JARDIM AMÉRICA', 'VILA NOVA', 'BOA VISTA', 'SANTA CRUZ'];
+const TRADES = [
+  'COMERCIO DE ALIMENTOS',
+  'TRANSPORTES',
+  'CONSTRUTORA',
+  'FARMACIA',
+  'INDUSTRIA TEXTIL',
+  'SERVICOS MEDICOS',
+];
+const CREDITORS = [
+  'BANCO ALFA S.A.',
+  'FINANCEIRA BETA',
+  'LOJAS GAMA LTDA',
+  'TELEFONICA DELTA',
+  'CARTOES OMEGA',
+  'ENERGIA SIGMA',
+];
+const DEBT_KINDS = ['FINANCIAMENTO', 'CARTAO DE CREDITO', 'EMPRESTIMO', 'CREDIARIO', 'CONTA DE CONSUMO'];
+const BANKS = ['001', '033', '104', '237', '341', '756'];
+const LEGAL_NATURES = [
+  '206-2 - SOCIEDADE EMPRESARIA LIMITADA',
+  '213-5 - EMPRESARIO INDIVIDUAL',
+  '205-4 - SOCIEDADE ANONIMA FECHADA',
+];
+
+/** The financial picture of a document, from which both bureaus' reports are drawn. */
+interface Profile {
+  readonly score: number;
+  readonly probability: 'percent' | 'number' | 'not calculated';
+  readonly protests: number;
+  readonly pendingDebts: number;
+  readonly bouncedCheques: number;
+  readonly stoppedCheques: number;
+}
+
+function profileOf(random: SeededRandom): Profile {
+  const roll = random.next();
+  // About half clean, a third with some trouble, the rest in real difficulty.
+  const tier = roll < 0.5 ? 'clean' : roll < 0.85 ? 'some' : 'bad';
+  const score =
+    tier === 'clean'
+      ? random.integer(650, 980)
+      : tier === 'some'
+        ? random.integer(350, 700)
+        : random.integer(0, 380);
+  const probabilityRoll = random.next();
+  return {
+    score,
+    probability: probabilityRoll < 0.08 ? 'not calculated' : probabilityRoll < 0.3 ? 'number' : 'percent',
+    protests:
+      tier === 'clean'
+        ? 0
+        : random.chance(tier === 'bad' ? 0.8 : 0.35)
+          ? random.integer(1, tier === 'bad' ? 6 : 2)
+          : 0,
+    pendingDebts:
+      tier === 'clean'
+        ? 0
+        : random.chance(tier === 'bad' ? 0.9 : 0.6)
+          ? random.integer(1, tier === 'bad' ? 7 : 3)
+          : 0,
+    bouncedCheques: tier !== 'clean' && random.chance(tier === 'bad' ? 0.45 : 0.1) ? random.integer(1, 4) : 0,
+    stoppedCheques:
+      tier !== 'clean' && random.chance(tier === 'bad' ? 0.25 : 0.05) ? random.integer(1, 3) : 0,
+  };
+}
+
+function pastDate(random: SeededRandom, maxDaysBack: number): string {
+  const iso = new Date(REFERENCE_DAY - random.integer(1, maxDaysBack) * DAY).toISOString().slice(0, 10);
+  return formatBrazilianDate(iso);
+}
+
+function amountCents(random: SeededRandom): number {
+  // Mostly small debts, a few large ones: cents from R$ 50 to R$ 250,000.
+  return Math.round(5000 * 5000 ** random.next());
+}
+
+/** `valorTotal` is the number 0 when there is nothing, else a money string in the bureau's format. */
+function total(cents: number, bureau: Bureau): number | string {
+  return cents === 0 ? 0 : formatMoney(cents, bureau);
+}
+
+function personName(random: SeededRandom): string {
+  return `${random.pick(FIRST_NAMES)} ${random.pick(SURNAMES)} ${random.pick(SURNAMES)}`;
+}
+
+function probabilityText(profile: Profile): string {
+  if (profile.probability === 'not calculated') return 'Não calculado';
+  const percent = (Math.round((1000 - profile.score) * 0.9) / 10).toFixed(1).replace('.', ',');
+  return profile.probability === 'percent' ? `${percent}%` : percent;
+}
+
+function scoreMessage(profile: Profile): string {
+  if (profile.probability === 'not calculated') return 'Probabilidade não calculada: histórico insuficiente.';
+  if (profile.score >= 700) return 'Baixo risco de inadimplência.';
+  if (profile.score >= 400) return 'Risco moderado de inadimplência.';
+  return 'Alto risco de inadimplência.';
+}
+
+/**
+ * Generates the report the emulated bureau returns for `document` (normalised, a valid CPF or CNPJ).
+ */
+export function generateCreditReport(
+  document: string,
+  bureau: Bureau,
+  options: ReportGeneratorOptions = DEFAULT_REPORT_GENERATOR_OPTIONS,
+): RawCreditReport {
+  const isPerson = document.length === 11;
+  // Identity is the same at both bureaus; what each bureau knows differs a little.
+  const identity = new SeededRandom(`identity:${document}`);
+  const profile = profileOf(new SeededRandom(`profile:${document}`));
+  const random = new SeededRandom(`report:${bureau}:${document}`);
+  const [city, state] = identity.pick(CITIES);
+  const name = isPerson ? personName(identity) : `${identity.pick(TRADES)} ${identity.pick(SURNAMES)} LTDA`;
+  const queryCode = 100_000_000 + (hashString(`${bureau}:${document}`) % 900_000_000);
+  const envelope = (consultaCredito: object) => ({
+    status: 'sucesso' as const,
+    [options.serviceName]: options.docsUrl,
+    dados: {
+      consultaCredito,
+      resumoRetorno: {
+        cliente: random.chance(0.5) ? '' : 'CONTA EMULADA',
+        codigoConsulta: queryCode,
+        pdf: `https://relatorios.credit-screen.invalid/${bureau}/${queryCode}.pdf`,
+      },
+    },
+  });
+
+  const protests = Array.from({ length: profile.protests }, () => {
+    const [protestCity, protestState] = random.pick(CITIES);
+    const item = {
+      data: pastDate(random, 1800),
+      valor: formatMoney(amountCents(random), bureau),
+      cartorio: `${random.integer(1, 10)}º TABELIONATO DE PROTESTO`,
+      cidade: protestCity,
+      tipoDocumento: random.pick(['DUPLICATA', 'NOTA PROMISSORIA', 'CHEQUE', 'CDA']),
+      numeroDocumento: random.digits(8),
+    };
+    return bureau === 'b' ? { ...item, estado: protestState } : item;
+  });
+  const debts = Array.from({ length: profile.pendingDebts }, () => ({
+    data: pastDate(random, 1500),
+    valor: formatMoney(amountCents(random), bureau),
+    informante: random.pick(CREDITORS),
+    tipoPendencia: random.pick(DEBT_KINDS),
+    // ASSUMPTION: bureau A's item shape is not specified; the emulator gives it bureau B's fields.
+    situacao: random.pick(['ATIVA', 'EM NEGOCIACAO']),
+    cidade: city,
+  }));
+  // ASSUMPTION: cheque items are not specified. Bureau A on a CPF gives no cheque totals, so those items carry
+  // no value either; elsewhere they carry `valor`.
+  const chequeValues = !(bureau === 'a' && isPerson);
+  const cheque = () => ({
+    data: pastDate(random, 1200),
+    banco: random.pick(BANKS),
+    agencia: random.digits(4),
+    ...(chequeValues ? { valor: formatMoney(amountCents(random), bureau) } : {}),
+  });
+  const bounced = Array.from({ length: profile.bouncedCheques }, cheque);
+  const stopped = Array.from({ length: profile.stoppedCheques }, cheque);
+
+  const sum = (items: readonly { valor?: string }[]) =>
+    items.reduce((cents, item) => cents + (item.valor ? Number(item.valor.replace(/\D/g, '')) : 0), 0);
+  const entry = (items: readonly { valor?: string }[], withValue = true) =>
+    withValue
+      ? { quantidadeTotal: items.length, valorTotal: total(sum(items), bureau) }
+      : { quantidadeTotal: items.length };
+  const score = {
+    score: String(profile.score),
+    probabilidade: probabilityText(profile),
+    mensagem: scoreMessage(profile),
+  };
+  const birthDate = pastDate(identity, 365 * 60 + 18 * 365);
+  const street = `${identity.pick(STREETS)}, ${identity.integer(1, 3000)}`;
+  const district = identity.pick(DISTRICTS);
+  const postalCode = `${identity.digits(5)}-${identity.digits(3)}`;
+
+  if (bureau === 'a') {
+    const income = identity.integer(1200, 25000) * 100;
+    const registration = isPerson
+      ? {
+          nome: name,
+          cpf: formatDocument(document, 'cpf'),
+          regiaoCPF: document.charAt(8),
+          dataNascimento: birthDate,
+          estadoCivil: String(identity.integer(1, 5)),
+          grauInstrucao: String(identity.integer(1, 9)),
+          nomeMae: personName(identity).replace(
+            /^\S+/,
+            identity.pick(['MARIA', 'ANA', 'LUCIA', 'FRANCISCA']),
+          ),
+          numeroRG: identity.chance(0.2) ? '' : identity.digits(9),
+          tituloEleitor: identity.chance(0.3) ? '' : identity.digits(12),
+          situacao: identity.chance(0.95) ? '0' : '2',
+          sexo: identity.pick(['M', 'F']),
+          numeroDependentes: String(identity.integer(0, 4)),
+          endereco: street,
+          bairro: district,
+          cidade: city,
+          uf: state,
+          cep: postalCode,
+          telefone: identity.chance(0.2)
+            ? ''
+            : `(${identity.integer(11, 99)}) 9${identity.digits(4)}-${identity.digits(4)}`,
+          email: identity.chance(0.35)
+            ? ''
+            : `${name.split(' ')[0]?.toLowerCase()}${identity.integer(1, 99)}@example.com`,
+          rendaPresumida: formatMoney(income, 'a'),
+          textoRendaPresumida: `DE ${formatMoney(Math.floor(income / 100000) * 100000, 'a')} A ${formatMoney((Math.floor(income / 100000) + 1) * 100000, 'a')}`,
+        }
+      : {
+          razaoSocial: name,
+          nomeFantasia: identity.chance(0.3) ? '' : name.split(' ').slice(0, 2).join(' '),
+          situacao: identity.chance(0.9) ? 'ATIVA' : 'BAIXADA',
+          naturezaJuridica: identity.pick(LEGAL_NATURES),
+          ramoAtividade: identity.pick(TRADES),
+          cnpj: formatDocument(document, 'cnpj'),
+          dataFundacao: pastDate(identity, 365 * 40),
+          endereco: street,
+          bairro: district,
+          cidade: city,
+          uf: state,
+          cep: postalCode,
+        };
+    const report: CreditReportBureauA = envelope({
+      resumoConsulta: {
+        protestos: entry(protests),
+        pendenciasFinanceiras: entry(debts),
+        chequesSemFundo: entry(bounced, !isPerson),
+        chequesSustados: entry(stopped, !isPerson),
+      },
+      dadosCadastrais: registration,
+      score,
+      protestos: protests,
+      pendenciasFinanceiras: debts,
+      chequesSemFundo: bounced,
+      chequesSustados: stopped,
+      historicoConsultas: Array.from({ length: random.integer(0, 5) }, () => ({
+        data: pastDate(random, 365),
+        empresa: random.pick(CREDITORS),
+      })),
+    }) as CreditReportBureauA;
+    return report;
+  }
+
+  const participations = Array.from({ length: random.chance(0.35) ? random.integer(1, 3) : 0 }, () => {
+    const base = `${random.digits(8)}0001`;
+    const cnpj = `${base}${cnpjDigits(base)}`;
+    return {
+      empresa: `${random.pick(TRADES)} ${random.pick(SURNAMES)} LTDA`,
+      cnpj: formatDocument(cnpj, 'cnpj'),
+      participacaoEmPorcentagem: random.chance(0.2)
+        ? '100,00'
+        : `${random.integer(1, 99)},${random.pick(['00', '50'])}`,
+      uf: random.pick(CITIES)[1],
+      dataEntrada: random.chance(0.3) ? '-' : pastDate(random, 365 * 20),
+    };
+  });
+  const report: CreditReportBureauB = envelope({
+    resumoConsulta: {
+      protestos: entry(protests),
+      pendenciasFinanceiras: entry(debts),
+      chequesSemFundo: entry(bounced),
+    },
+    dadosCadastrais: isPerson
+      ? {
+          nome: name,
+          cpf: formatDocument(document, 'cpf'),
+          dataNascimento: birthDate,
+          nomeMae: personName(identity),
+        }
+      : [],
+    score,
+    protestos: protests,
+    pendenciasFinanceiras: debts,
+    chequesSemFundo: bounced,
+    participacaoEmEmpresas: participations,
+  }) as CreditReportBureauB;
+  return report;
+}

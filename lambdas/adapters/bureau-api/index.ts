@@ -1,0 +1,3 @@
+export * from './credit-report-client.ts';
+export * from './http-transport.ts';
+export * from './service-errors.ts';

@@ -1,0 +1,87 @@
+/**
+ * What can go wrong calling the bureau API, in the four kinds the pipeline acts on differently:
+ * stop the batch, wait, retry, or settle the item as failed. No error ever carries the token.
+ */
+export type ServiceErrorKind = 'invalid_token' | 'rate_limited' | 'transient' | 'rejected';
+
+const MAX_MESSAGE_LENGTH = 300;
+
+/** Base of the taxonomy: the HTTP status (null when no response arrived) and the service's own message. */
+export abstract class ServiceError extends Error {
+  abstract readonly kind: ServiceErrorKind;
+
+  constructor(
+    message: string,
+    /** HTTP status of the response, or null for network errors and timeouts. */
+    readonly status: number | null,
+    /** The `message` the service sent, if any, shortened. */
+    readonly serviceMessage: string | null,
+  ) {
+    super(message);
+  }
+
+  /** A plain object for structured logs (never includes the token or request headers). */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      kind: this.kind,
+      status: this.status,
+      serviceMessage: this.serviceMessage,
+      message: this.message,
+    };
+  }
+}
+
+/** The token was refused (400 `Token inválido!` on the credit queries, or 401): stop at once, retrying burns requests. */
+export class InvalidTokenError extends ServiceError {
+  override readonly name = 'InvalidTokenError';
+  readonly kind = 'invalid_token';
+}
+
+/** 429: slow down; `retryAfterSeconds` is the service's `Retry-After` when it sent one. */
+export class RateLimitedError extends ServiceError {
+  override readonly name = 'RateLimitedError';
+  readonly kind = 'rate_limited';
+
+  constructor(
+    message: string,
+    status: number,
+    serviceMessage: string | null,
+    readonly retryAfterSeconds: number | null,
+  ) {
+    super(message, status, serviceMessage);
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), retryAfterSeconds: this.retryAfterSeconds };
+  }
+}
+
+/** 5xx, network failure, timeout or an unreadable body: worth retrying with backoff. */
+export class TransientError extends ServiceError {
+  override readonly name = 'TransientError';
+  readonly kind = 'transient';
+}
+
+/** Any other 4xx, or a response whose `status` is not success: retrying the same request will not help. */
+export class RejectedError extends ServiceError {
+  override readonly name = 'RejectedError';
+  readonly kind = 'rejected';
+}
+
+/** Shortens a service message and removes any copy of the token from it. */
+export function cleanServiceMessage(message: unknown, token: string): string | null {
+  if (typeof message !== 'string' || message.trim() === '') return null;
+  const redacted = token === '' ? message : message.replaceAll(token, '[redacted]');
+  const trimmed = redacted.trim();
+  return trimmed.length > MAX_MESSAGE_LENGTH ? `${trimmed.slice(0, MAX_MESSAGE_LENGTH)}…` : trimmed;
+}
+
+/** `Retry-After` as seconds: a number of seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(header: string | null, now = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const text = header.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}

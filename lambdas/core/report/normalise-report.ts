@@ -1,0 +1,377 @@
+import type { z } from 'zod';
+import { type DocumentType, parseDocument } from '../documents/index.ts';
+import {
+  type Parsed,
+  parseBrazilianDate,
+  parseMoneyCents,
+  parsePercentage,
+  parseWholeNumber,
+} from './brazilian-formats.ts';
+import type {
+  ChequeItem,
+  CompanyParticipation,
+  NormalisedReport,
+  PendingDebtItem,
+  ProtestItem,
+  QueryHistoryItem,
+  Score,
+  Section,
+  Subject,
+} from './normalised-report.ts';
+import {
+  type Bureau,
+  companyBureauASchema,
+  companyParticipationSchema,
+  emptyRegistration,
+  pendingDebtBureauBSchema,
+  personBureauASchema,
+  personBureauBSchema,
+  protestBureauASchema,
+  protestBureauBSchema,
+  queryHistoryItemSchema,
+  queryResumeSchema,
+  queryReturnSchema,
+  SUCCESS_STATUS,
+  scoreSchema,
+  unspecifiedItemSchema,
+} from './raw-credit-report.ts';
+
+/** The response is not a successful credit-report envelope: there is nothing to normalise. */
+export class MalformedReportError extends Error {
+  override readonly name = 'MalformedReportError';
+}
+
+export interface NormaliseContext {
+  readonly bureau: Bureau;
+  /** The document that was queried (normalised). */
+  readonly document: string;
+  /** When the response was received (ISO 8601). */
+  readonly fetchedAt: string;
+}
+
+type RawObject = Readonly<Record<string, unknown>>;
+const MAX_SCHEMA_WARNINGS_PER_SECTION = 10;
+
+function isObject(value: unknown): value is RawObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads values leniently and records what it could not read. */
+class Reader {
+  readonly warnings: string[] = [];
+
+  /** A text field: trimmed, empty → null; a number is written as text; anything else is a warning. */
+  text(object: RawObject, key: string, where: string): string | null {
+    const value = object[key];
+    if (value === undefined || value === null) return null;
+    if (typeof value === 'number') return String(value);
+    if (typeof value !== 'string') {
+      this.warnings.push(`${where}.${key}: expected text, got ${JSON.stringify(value)}`);
+      return null;
+    }
+    const text = value.trim();
+    return text === '' ? null : text;
+  }
+
+  take<T>(parsed: Parsed<T>, where: string): T | null {
+    if (parsed.problem !== undefined) {
+      this.warnings.push(`${where}: ${parsed.problem}`);
+      return null;
+    }
+    return parsed.value;
+  }
+
+  /** Checks a section against the interface's shape; mismatches become warnings, never failures. */
+  check(schema: z.ZodType, value: unknown, where: string): void {
+    const result = schema.safeParse(value);
+    if (result.success) return;
+    for (const issue of result.error.issues.slice(0, MAX_SCHEMA_WARNINGS_PER_SECTION)) {
+      const path = [where, ...issue.path.map(String)].join('.');
+      this.warnings.push(`${path}: ${issue.message}`);
+    }
+  }
+
+  /** An array section: missing → warning and empty; each item read by `read` when it is an object. */
+  items<Item>(
+    container: RawObject,
+    key: string,
+    itemSchema: z.ZodType,
+    read: (item: RawObject, where: string) => Item,
+  ): Item[] {
+    const value = container[key];
+    if (value === undefined) {
+      this.warnings.push(`consultaCredito.${key}: section missing`);
+      return [];
+    }
+    if (!Array.isArray(value)) {
+      this.warnings.push(`consultaCredito.${key}: expected a list, got ${typeof value}`);
+      return [];
+    }
+    const items: Item[] = [];
+    value.forEach((item, index) => {
+      const where = `${key}[${index}]`;
+      this.check(itemSchema, item, where);
+      if (isObject(item)) items.push(read(item, where));
+    });
+    return items;
+  }
+}
+
+function readAddress(reader: Reader, raw: RawObject, where: string): Subject['address'] {
+  const address = {
+    street: reader.text(raw, 'endereco', where),
+    district: reader.text(raw, 'bairro', where),
+    city: reader.text(raw, 'cidade', where),
+    state: reader.text(raw, 'uf', where),
+    postalCode: reader.text(raw, 'cep', where),
+  };
+  return Object.values(address).every((value) => value === null) ? null : address;
+}
+
+const MAPPED_SUBJECT_FIELDS = new Set([
+  'nome',
+  'razaoSocial',
+  'nomeFantasia',
+  'cpf',
+  'cnpj',
+  'dataNascimento',
+  'dataFundacao',
+  'situacao',
+  'nomeMae',
+  'endereco',
+  'bairro',
+  'cidade',
+  'uf',
+  'cep',
+  'telefone',
+  'email',
+  'rendaPresumida',
+  'textoRendaPresumida',
+  'naturezaJuridica',
+  'ramoAtividade',
+]);
+
+function readSubject(
+  reader: Reader,
+  raw: unknown,
+  context: NormaliseContext,
+  type: DocumentType,
+): Subject | null {
+  const where = 'dadosCadastrais';
+  const schema =
+    context.bureau === 'a'
+      ? type === 'cpf'
+        ? personBureauASchema
+        : companyBureauASchema
+      : type === 'cpf'
+        ? personBureauBSchema
+        : emptyRegistration;
+  if (raw === undefined) {
+    reader.warnings.push(`consultaCredito.${where}: section missing`);
+    return null;
+  }
+  // `[]` means the bureau has no registration data: expected for bureau B companies, allowed for anyone.
+  if (Array.isArray(raw) && raw.length === 0) return null;
+  reader.check(schema, raw, where);
+  if (!isObject(raw)) return null;
+
+  const registered = reader.text(raw, type, where);
+  if (registered !== null) {
+    const check = parseDocument(registered);
+    if (!check.valid || check.document !== context.document) {
+      reader.warnings.push(`${where}.${type}: ${JSON.stringify(registered)} is not the queried document`);
+    }
+  }
+  const otherFields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!MAPPED_SUBJECT_FIELDS.has(key) && typeof value === 'string' && value.trim() !== '')
+      otherFields[key] = value;
+  }
+  return {
+    kind: type === 'cpf' ? 'person' : 'company',
+    name: reader.text(raw, type === 'cpf' ? 'nome' : 'razaoSocial', where),
+    tradeName: reader.text(raw, 'nomeFantasia', where),
+    birthDate: reader.take(parseBrazilianDate(raw.dataNascimento), `${where}.dataNascimento`),
+    foundationDate: reader.take(parseBrazilianDate(raw.dataFundacao), `${where}.dataFundacao`),
+    status: reader.text(raw, 'situacao', where),
+    motherName: reader.text(raw, 'nomeMae', where),
+    address: readAddress(reader, raw, where),
+    phone: reader.text(raw, 'telefone', where),
+    email: reader.text(raw, 'email', where),
+    presumedIncomeCents: reader.take(
+      parseMoneyCents(raw.rendaPresumida, context.bureau),
+      `${where}.rendaPresumida`,
+    ),
+    presumedIncomeText: reader.text(raw, 'textoRendaPresumida', where),
+    legalNature: reader.text(raw, 'naturezaJuridica', where),
+    activity: reader.text(raw, 'ramoAtividade', where),
+    otherFields,
+  };
+}
+
+/**
+ * The score. The default probability is read as a percentage in every form the bureaus use: `"12,5%"` → 12.5, a
+ * bare number-like text `"12,5"` → 12.5 (it is a percentage too, never a 0–1 fraction), and a text meaning not
+ * calculated (`"Não calculado"`, `"N/A"`, `"-"`, empty) → null. The score value is a whole number or null.
+ */
+function readScore(reader: Reader, raw: unknown): Score | null {
+  if (raw === undefined) {
+    reader.warnings.push('consultaCredito.score: section missing');
+    return null;
+  }
+  reader.check(scoreSchema, raw, 'score');
+  if (!isObject(raw)) return null;
+  return {
+    value: reader.take(parseWholeNumber(raw.score), 'score.score'),
+    probabilityPct: reader.take(parsePercentage(raw.probabilidade), 'score.probabilidade'),
+    message: reader.text(raw, 'mensagem', 'score'),
+    raw: { score: raw.score, probabilidade: raw.probabilidade, mensagem: raw.mensagem },
+  };
+}
+
+function readSection<Item>(
+  reader: Reader,
+  summary: RawObject | null,
+  key: string,
+  items: Item[],
+  bureau: Bureau,
+): Section<Item> {
+  const entry = summary?.[key];
+  let count = items.length;
+  let totalCents: number | null = null;
+  if (isObject(entry)) {
+    const total = entry.quantidadeTotal;
+    if (typeof total === 'number' && Number.isSafeInteger(total) && total >= 0) count = total;
+    else
+      reader.warnings.push(
+        `resumoConsulta.${key}.quantidadeTotal: ${JSON.stringify(total)} is not a count; using the ${items.length} items listed`,
+      );
+    // No valorTotal (bureau A cheques on a CPF) means the bureau does not say: unknown, not zero.
+    totalCents = reader.take(parseMoneyCents(entry.valorTotal, bureau), `resumoConsulta.${key}.valorTotal`);
+  } else {
+    reader.warnings.push(`resumoConsulta.${key}: missing; using the ${items.length} items listed`);
+  }
+  return { count, totalCents, items };
+}
+
+function readCheque(reader: Reader, item: RawObject, where: string, bureau: Bureau): ChequeItem {
+  return {
+    date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
+    amountCents: reader.take(parseMoneyCents(item.valor, bureau), `${where}.valor`),
+    raw: item,
+  };
+}
+
+/**
+ * Maps a bureau A or B credit report, for a person or a company, to one {@link NormalisedReport}.
+ *
+ * Lenient by design: a missing section, an unexpected type or an unreadable value becomes a warning and a null,
+ * and the raw response is meant to be archived beside the result.
+ * @throws MalformedReportError only when the envelope itself is not a successful report.
+ */
+export function normaliseCreditReport(response: unknown, context: NormaliseContext): NormalisedReport {
+  if (!isObject(response)) throw new MalformedReportError('the response is not a JSON object');
+  if (response.status !== SUCCESS_STATUS) {
+    throw new MalformedReportError(
+      `the response status is ${JSON.stringify(response.status)}, not "sucesso"`,
+    );
+  }
+  const data = response.dados;
+  if (!isObject(data)) throw new MalformedReportError('the response has no "dados" object');
+
+  const reader = new Reader();
+  const documentType: DocumentType = context.document.length === 11 ? 'cpf' : 'cnpj';
+  const { bureau } = context;
+  const credit = isObject(data.consultaCredito) ? data.consultaCredito : {};
+  if (!isObject(data.consultaCredito)) reader.warnings.push('dados.consultaCredito: missing');
+
+  const returned = isObject(data.resumoRetorno) ? data.resumoRetorno : {};
+  reader.check(queryReturnSchema, data.resumoRetorno, 'resumoRetorno');
+  const queryCode = typeof returned.codigoConsulta === 'number' ? returned.codigoConsulta : null;
+
+  const summary = isObject(credit.resumoConsulta) ? credit.resumoConsulta : null;
+  reader.check(queryResumeSchema, credit.resumoConsulta, 'resumoConsulta');
+
+  const protests = reader.items(
+    credit,
+    'protestos',
+    bureau === 'a' ? protestBureauASchema : protestBureauBSchema,
+    (item, where): ProtestItem => ({
+      date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
+      amountCents: reader.take(parseMoneyCents(item.valor, bureau), `${where}.valor`),
+      notary: reader.text(item, 'cartorio', where),
+      city: reader.text(item, 'cidade', where),
+      state: reader.text(item, 'estado', where),
+      documentKind: reader.text(item, 'tipoDocumento', where),
+      documentNumber: reader.text(item, 'numeroDocumento', where),
+    }),
+  );
+  const pendingDebts = reader.items(
+    credit,
+    'pendenciasFinanceiras',
+    bureau === 'a' ? unspecifiedItemSchema : pendingDebtBureauBSchema,
+    (item, where): PendingDebtItem => ({
+      date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
+      amountCents: reader.take(parseMoneyCents(item.valor, bureau), `${where}.valor`),
+      creditor: reader.text(item, 'informante', where),
+      kind: reader.text(item, 'tipoPendencia', where),
+      status: reader.text(item, 'situacao', where),
+      city: reader.text(item, 'cidade', where),
+      raw: item,
+    }),
+  );
+  const bounced = reader.items(credit, 'chequesSemFundo', unspecifiedItemSchema, (item, where) =>
+    readCheque(reader, item, where, bureau),
+  );
+
+  let stoppedCheques: Section<ChequeItem> | null = null;
+  let queryHistory: QueryHistoryItem[] | null = null;
+  let companyParticipations: CompanyParticipation[] | null = null;
+  if (bureau === 'a') {
+    const stopped = reader.items(credit, 'chequesSustados', unspecifiedItemSchema, (item, where) =>
+      readCheque(reader, item, where, bureau),
+    );
+    stoppedCheques = readSection(reader, summary, 'chequesSustados', stopped, bureau);
+    queryHistory = reader.items(credit, 'historicoConsultas', queryHistoryItemSchema, (item, where) => ({
+      date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
+      company: reader.text(item, 'empresa', where),
+    }));
+  } else {
+    companyParticipations = reader.items(
+      credit,
+      'participacaoEmEmpresas',
+      companyParticipationSchema,
+      (item, where) => ({
+        company: reader.text(item, 'empresa', where),
+        cnpj: reader.text(item, 'cnpj', where),
+        sharePct: reader.take(
+          parsePercentage(item.participacaoEmPorcentagem),
+          `${where}.participacaoEmPorcentagem`,
+        ),
+        state: reader.text(item, 'uf', where),
+        entryDate: reader.take(parseBrazilianDate(item.dataEntrada), `${where}.dataEntrada`),
+      }),
+    );
+  }
+
+  const report: NormalisedReport = {
+    schemaVersion: 1,
+    document: context.document,
+    documentType,
+    bureau,
+    queryCode,
+    pdfUrl: reader.text(returned, 'pdf', 'resumoRetorno'),
+    clientReference: reader.text(returned, 'cliente', 'resumoRetorno'),
+    fetchedAt: context.fetchedAt,
+    subject: readSubject(reader, credit.dadosCadastrais, context, documentType),
+    score: readScore(reader, credit.score),
+    protests: readSection(reader, summary, 'protestos', protests, bureau),
+    pendingDebts: readSection(reader, summary, 'pendenciasFinanceiras', pendingDebts, bureau),
+    bouncedCheques: readSection(reader, summary, 'chequesSemFundo', bounced, bureau),
+    stoppedCheques,
+    queryHistory,
+    companyParticipations,
+    warnings: reader.warnings,
+  };
+  return report;
+}
