@@ -108,10 +108,23 @@ interface Profile {
   readonly stoppedCheques: number;
 }
 
+type Tier = 'clean' | 'some' | 'bad';
+
+/** How many records of one kind a profile has: none when clean, else with a chance and a maximum per tier. */
+function recordCount(
+  random: SeededRandom,
+  tier: Tier,
+  odds: Readonly<Record<Exclude<Tier, 'clean'>, readonly [chance: number, most: number]>>,
+): number {
+  if (tier === 'clean') return 0;
+  const [chance, most] = odds[tier];
+  return random.chance(chance) ? random.integer(1, most) : 0;
+}
+
 function profileOf(random: SeededRandom): Profile {
   const roll = random.next();
   // About half clean, a third with some trouble, the rest in real difficulty.
-  const tier = roll < 0.5 ? 'clean' : roll < 0.85 ? 'some' : 'bad';
+  const tier: Tier = roll < 0.5 ? 'clean' : roll < 0.85 ? 'some' : 'bad';
   const score =
     tier === 'clean'
       ? random.integer(650, 980)
@@ -122,21 +135,10 @@ function profileOf(random: SeededRandom): Profile {
   return {
     score,
     probability: probabilityRoll < 0.08 ? 'not calculated' : probabilityRoll < 0.3 ? 'number' : 'percent',
-    protests:
-      tier === 'clean'
-        ? 0
-        : random.chance(tier === 'bad' ? 0.8 : 0.35)
-          ? random.integer(1, tier === 'bad' ? 6 : 2)
-          : 0,
-    pendingDebts:
-      tier === 'clean'
-        ? 0
-        : random.chance(tier === 'bad' ? 0.9 : 0.6)
-          ? random.integer(1, tier === 'bad' ? 7 : 3)
-          : 0,
-    bouncedCheques: tier !== 'clean' && random.chance(tier === 'bad' ? 0.45 : 0.1) ? random.integer(1, 4) : 0,
-    stoppedCheques:
-      tier !== 'clean' && random.chance(tier === 'bad' ? 0.25 : 0.05) ? random.integer(1, 3) : 0,
+    protests: recordCount(random, tier, { some: [0.35, 2], bad: [0.8, 6] }),
+    pendingDebts: recordCount(random, tier, { some: [0.6, 3], bad: [0.9, 7] }),
+    bouncedCheques: recordCount(random, tier, { some: [0.1, 4], bad: [0.45, 4] }),
+    stoppedCheques: recordCount(random, tier, { some: [0.05, 3], bad: [0.25, 3] }),
   };
 }
 

@@ -73,6 +73,18 @@ class Reader {
     return text === '' ? null : text;
   }
 
+  /** The `data` and `valor` that every kind of item has. */
+  dateAndAmount(
+    item: RawObject,
+    where: string,
+    bureau: Bureau,
+  ): { date: string | null; amountCents: number | null } {
+    return {
+      date: this.take(parseBrazilianDate(item.data), `${where}.data`),
+      amountCents: this.take(parseMoneyCents(item.valor, bureau), `${where}.valor`),
+    };
+  }
+
   take<T>(parsed: Parsed<T>, where: string): T | null {
     if (parsed.problem !== undefined) {
       this.warnings.push(`${where}: ${parsed.problem}`);
@@ -255,11 +267,7 @@ function readSection<Item>(
 }
 
 function readCheque(reader: Reader, item: RawObject, where: string, bureau: Bureau): ChequeItem {
-  return {
-    date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
-    amountCents: reader.take(parseMoneyCents(item.valor, bureau), `${where}.valor`),
-    raw: item,
-  };
+  return { ...reader.dateAndAmount(item, where, bureau), raw: item };
 }
 
 /**
@@ -297,8 +305,7 @@ export function normaliseCreditReport(response: unknown, context: NormaliseConte
     'protestos',
     bureau === 'a' ? protestBureauASchema : protestBureauBSchema,
     (item, where): ProtestItem => ({
-      date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
-      amountCents: reader.take(parseMoneyCents(item.valor, bureau), `${where}.valor`),
+      ...reader.dateAndAmount(item, where, bureau),
       notary: reader.text(item, 'cartorio', where),
       city: reader.text(item, 'cidade', where),
       state: reader.text(item, 'estado', where),
@@ -311,8 +318,7 @@ export function normaliseCreditReport(response: unknown, context: NormaliseConte
     'pendenciasFinanceiras',
     bureau === 'a' ? unspecifiedItemSchema : pendingDebtBureauBSchema,
     (item, where): PendingDebtItem => ({
-      date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
-      amountCents: reader.take(parseMoneyCents(item.valor, bureau), `${where}.valor`),
+      ...reader.dateAndAmount(item, where, bureau),
       creditor: reader.text(item, 'informante', where),
       kind: reader.text(item, 'tipoPendencia', where),
       status: reader.text(item, 'situacao', where),
