@@ -1,0 +1,632 @@
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
+import {
+  type BatchLayout,
+  type BatchRecord,
+  type FileFailure,
+  type NewRow,
+  type ReportKey,
+  type RowRecord,
+  reportKeyId,
+  type Settlement,
+  type StoredReport,
+} from '../../core/batch/index.ts';
+import type { BatchStore, ClaimResult, IngestTotals, NewBatch } from '../../core/ports/index.ts';
+import type { Bureau, NormalisedReport } from '../../core/report/index.ts';
+import { reportColumns } from '../../core/summary/index.ts';
+
+export interface DynamoDbBatchStoreConfig {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Items expire (DynamoDB TTL) this many days after they are written. */
+  readonly retentionDays: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+type Item = Record<string, unknown>;
+
+const META = 'META';
+const ROW_PREFIX = 'ROW#';
+const WRITE_BATCH = 25;
+const GET_BATCH = 100;
+const PARALLEL_WRITES = 8;
+
+const batchKey = (batchId: string) => ({ pk: `BATCH#${batchId}`, sk: META });
+const rowKey = (batchId: string, row: number) => ({
+  pk: `BATCH#${batchId}`,
+  sk: `${ROW_PREFIX}${String(row).padStart(9, '0')}`,
+});
+const reportKeyOf = (key: ReportKey) => ({ pk: `REPORT#${key.bureau}#${key.document}`, sk: key.fetchedAt });
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof ConditionalCheckFailedException ||
+  (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+
+function toBatch(item: Item): BatchRecord {
+  return {
+    batchId: item.batchId as string,
+    sourceBucket: item.sourceBucket as string,
+    sourceKey: item.sourceKey as string,
+    sourceSha256: (item.sourceSha256 as string | undefined) ?? null,
+    bureau: item.bureau as Bureau,
+    createdAt: item.createdAt as string,
+    status: item.status as BatchRecord['status'],
+    failure: (item.failure as FileFailure | undefined) ?? null,
+    layout: (item.layout as BatchLayout | undefined) ?? null,
+    excelSummary: item.excelSummary === true,
+    rows: (item.rows as number | undefined) ?? 0,
+    invalid: (item.invalid as number | undefined) ?? 0,
+    duplicates: (item.duplicates as number | undefined) ?? 0,
+    toScreen: (item.toScreen as number | undefined) ?? null,
+    settled: (item.settled as number | undefined) ?? 0,
+    screened: (item.screened as number | undefined) ?? 0,
+    cached: (item.cached as number | undefined) ?? 0,
+    failed: (item.failed as number | undefined) ?? 0,
+    ingestCheckpoint: (item.ingestCheckpoint as number | undefined) ?? 0,
+    tokenState: (item.tokenState as BatchRecord['tokenState'] | undefined) ?? 'unverified',
+    completedAt: (item.completedAt as string | undefined) ?? null,
+  };
+}
+
+function toRow(item: Item): RowRecord {
+  return {
+    batchId: item.batchId as string,
+    row: item.row as number,
+    input: (item.input as string | undefined) ?? '',
+    document: (item.document as string | undefined) ?? null,
+    documentType: (item.documentType as RowRecord['documentType'] | undefined) ?? null,
+    state: item.state as RowRecord['state'],
+    detail: (item.detail as string | undefined) ?? null,
+    duplicateOf: (item.duplicateOf as number | undefined) ?? null,
+    passThrough: (item.passThrough as string[] | undefined) ?? [],
+    attempts: (item.attempts as number | undefined) ?? 0,
+    transientFailures: (item.transientFailures as number | undefined) ?? 0,
+    report: (item.report as RowRecord['report'] | undefined) ?? null,
+    reportKey: (item.reportKey as ReportKey | undefined) ?? null,
+  };
+}
+
+/**
+ * The batch store on one DynamoDB table (see `lib/pipeline-definition.ts`): a `META` item per batch with its
+ * counters, one item per input row, `REPORT#<bureau>#<document>` items per report date. Every item carries a TTL.
+ *
+ * Exactly-once rests on conditions, not on SQS: a row is claimed with a lease before the bureau is called, and
+ * settled in a transaction with the batch counters that succeeds only for the claim's holder.
+ */
+export class DynamoDbBatchStore implements BatchStore {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #retentionSeconds: number;
+  readonly #now: () => number;
+
+  constructor(config: DynamoDbBatchStoreConfig) {
+    if (config.tableName === '') throw new Error('DynamoDbBatchStore needs a table name');
+    this.#client = config.client;
+    this.#table = config.tableName;
+    this.#retentionSeconds = config.retentionDays * 86_400;
+    this.#now = config.now ?? Date.now;
+  }
+
+  #expiresAt(): number {
+    return Math.floor(this.#now() / 1000) + this.#retentionSeconds;
+  }
+
+  async createBatch(batch: NewBatch): Promise<boolean> {
+    try {
+      await this.#client.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: {
+            ...batchKey(batch.batchId),
+            ...batch,
+            status: 'ingesting',
+            createdAt: new Date(this.#now()).toISOString(),
+            tokenState: 'unverified',
+            settled: 0,
+            screened: 0,
+            cached: 0,
+            failed: 0,
+            ingestCheckpoint: 0,
+            expiresAt: this.#expiresAt(),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async getBatch(batchId: string): Promise<BatchRecord | null> {
+    const result = await this.#client.send(
+      new GetCommand({ TableName: this.#table, Key: batchKey(batchId), ConsistentRead: true }),
+    );
+    return result.Item ? toBatch(result.Item) : null;
+  }
+
+  async recordSourceCheck(batchId: string, sha256: string, layout: BatchLayout | null): Promise<void> {
+    await this.#client.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: batchKey(batchId),
+        UpdateExpression: 'SET sourceSha256 = :sha, layout = :layout',
+        ExpressionAttributeValues: { ':sha': sha256, ':layout': layout },
+      }),
+    );
+  }
+
+  async failFile(batchId: string, failure: FileFailure): Promise<void> {
+    await this.#client.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: batchKey(batchId),
+        UpdateExpression: 'SET #status = :finalising, failure = :failure, toScreen = :zero',
+        ConditionExpression: '#status = :ingesting',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':finalising': 'finalising',
+          ':ingesting': 'ingesting',
+          ':failure': failure,
+          ':zero': 0,
+        },
+      }),
+    );
+  }
+
+  async writeRows(batchId: string, rows: readonly NewRow[]): Promise<void> {
+    const expiresAt = this.#expiresAt();
+    const limit = pLimit(PARALLEL_WRITES);
+    const writes: Promise<void>[] = [];
+    for (let start = 0; start < rows.length; start += WRITE_BATCH) {
+      const items = rows.slice(start, start + WRITE_BATCH).map((row) => ({
+        PutRequest: {
+          Item: {
+            ...rowKey(batchId, row.row),
+            batchId,
+            ...row,
+            // Long garbage cells are cut: the row keeps enough to be recognised, not a megabyte of it.
+            input: row.input.slice(0, 200),
+            attempts: 0,
+            transientFailures: 0,
+            expiresAt,
+          },
+        },
+      }));
+      writes.push(limit(() => this.#batchWrite(items)));
+    }
+    await Promise.all(writes);
+  }
+
+  async #batchWrite(requests: Item[]): Promise<void> {
+    let pending = requests;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      if (attempt > 10)
+        throw new Error(`DynamoDB left ${pending.length} writes unprocessed after ${attempt} attempts`);
+      const result = await this.#client.send(
+        new BatchWriteCommand({ RequestItems: { [this.#table]: pending } }),
+      );
+      pending = (result.UnprocessedItems?.[this.#table] as Item[] | undefined) ?? [];
+    }
+  }
+
+  async getRows(batchId: string, rows: readonly number[]): Promise<RowRecord[]> {
+    const found: RowRecord[] = [];
+    for (let start = 0; start < rows.length; start += GET_BATCH) {
+      const keys = rows.slice(start, start + GET_BATCH).map((row) => rowKey(batchId, row));
+      for (const item of await this.#batchGet(keys)) found.push(toRow(item));
+    }
+    return found.sort((first, second) => first.row - second.row);
+  }
+
+  async #batchGet(keys: Item[]): Promise<Item[]> {
+    const items: Item[] = [];
+    let pending = keys;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      if (attempt > 10)
+        throw new Error(`DynamoDB left ${pending.length} reads unprocessed after ${attempt} attempts`);
+      const result = await this.#client.send(
+        new BatchGetCommand({ RequestItems: { [this.#table]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      items.push(...((result.Responses?.[this.#table] as Item[] | undefined) ?? []));
+      pending = (result.UnprocessedKeys?.[this.#table]?.Keys as Item[] | undefined) ?? [];
+    }
+    return items;
+  }
+
+  async saveIngestCheckpoint(batchId: string, row: number): Promise<void> {
+    await this.#client.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: batchKey(batchId),
+        UpdateExpression: 'SET ingestCheckpoint = :row',
+        ExpressionAttributeValues: { ':row': row },
+      }),
+    );
+  }
+
+  async finishIngest(batchId: string, totals: IngestTotals): Promise<BatchRecord> {
+    const result = await this.#client.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: batchKey(batchId),
+        UpdateExpression:
+          'SET #status = :running, #rows = :rows, invalid = :invalid, duplicates = :duplicates, toScreen = :toScreen, ingestCheckpoint = :rows',
+        ConditionExpression: '#status = :ingesting',
+        ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
+        ExpressionAttributeValues: {
+          ':running': 'running',
+          ':ingesting': 'ingesting',
+          ':rows': totals.rows,
+          ':invalid': totals.invalid,
+          ':duplicates': totals.duplicates,
+          ':toScreen': totals.toScreen,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toBatch(result.Attributes as Item);
+  }
+
+  async claimRow(batchId: string, row: number, leaseSeconds: number): Promise<ClaimResult> {
+    const claimToken = randomUUID();
+    const now = this.#now();
+    try {
+      const result = await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: rowKey(batchId, row),
+          UpdateExpression:
+            'SET #state = :claimed, claimToken = :token, claimExpiresAt = :expires ADD attempts :one',
+          ConditionExpression: '#state = :queued OR (#state = :claimed AND claimExpiresAt < :now)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':claimed': 'claimed',
+            ':queued': 'queued',
+            ':token': claimToken,
+            ':expires': now + leaseSeconds * 1000,
+            ':now': now,
+            ':one': 1,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { claimed: true, claimToken, row: toRow(result.Attributes as Item) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const current = await this.#client.send(
+        new GetCommand({ TableName: this.#table, Key: rowKey(batchId, row), ConsistentRead: true }),
+      );
+      return { claimed: false, row: current.Item ? toRow(current.Item) : null };
+    }
+  }
+
+  async releaseRow(
+    batchId: string,
+    row: number,
+    claimToken: string,
+    transientFailure: boolean,
+  ): Promise<void> {
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: rowKey(batchId, row),
+          UpdateExpression: `SET #state = :queued REMOVE claimToken, claimExpiresAt${transientFailure ? ' ADD transientFailures :one' : ''}`,
+          ConditionExpression: 'claimToken = :token',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':queued': 'queued',
+            ':token': claimToken,
+            ...(transientFailure ? { ':one': 1 } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      // The lease ran out and another worker holds the row now: nothing of ours to give back.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async settleRow(
+    batchId: string,
+    row: number,
+    claimToken: string,
+    settlement: Settlement,
+  ): Promise<boolean> {
+    const report = settlement.outcome === 'failed' ? null : settlement.report;
+    const detail =
+      settlement.outcome === 'failed'
+        ? settlement.reason
+        : settlement.outcome === 'cached'
+          ? `report of ${settlement.report.key.fetchedAt} reused`
+          : null;
+    const counter = settlement.outcome;
+    const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> =
+      [
+        {
+          Update: {
+            TableName: this.#table,
+            Key: rowKey(batchId, row),
+            UpdateExpression:
+              'SET #state = :state, detail = :detail, report = :report, reportKey = :reportKey REMOVE claimToken, claimExpiresAt',
+            ConditionExpression: '#state = :claimed AND claimToken = :token',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: {
+              ':state': settlement.outcome,
+              ':detail': detail,
+              ':report': report ? reportColumns(report.report) : null,
+              ':reportKey': report ? report.key : null,
+              ':claimed': 'claimed',
+              ':token': claimToken,
+            },
+          },
+        },
+        {
+          Update: {
+            TableName: this.#table,
+            Key: batchKey(batchId),
+            UpdateExpression: 'ADD settled :one, #counter :one',
+            ExpressionAttributeNames: { '#counter': counter },
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        },
+      ];
+    if (settlement.outcome === 'screened') {
+      transactItems.push({
+        Put: {
+          TableName: this.#table,
+          Item: {
+            ...reportKeyOf(settlement.report.key),
+            ...settlement.report.key,
+            report: JSON.stringify(settlement.report.report),
+            rawKey: settlement.report.rawKey,
+            expiresAt: this.#expiresAt(),
+          },
+        },
+      });
+    }
+    try {
+      await this.#client.send(new TransactWriteCommand({ TransactItems: transactItems }));
+      return true;
+    } catch (error) {
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+      ) {
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  async settleAbandonedRow(batchId: string, row: number, reason: string): Promise<boolean> {
+    try {
+      await this.#client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.#table,
+                Key: rowKey(batchId, row),
+                UpdateExpression: 'SET #state = :failed, detail = :detail REMOVE claimToken, claimExpiresAt',
+                ConditionExpression: '#state IN (:queued, :claimed)',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: {
+                  ':failed': 'failed',
+                  ':detail': reason,
+                  ':queued': 'queued',
+                  ':claimed': 'claimed',
+                },
+              },
+            },
+            {
+              Update: {
+                TableName: this.#table,
+                Key: batchKey(batchId),
+                UpdateExpression: 'ADD settled :one, failed :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+      ) {
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  async acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean> {
+    const now = this.#now();
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'SET probeLeaseUntil = :until',
+          ConditionExpression:
+            'tokenState = :unverified AND (attribute_not_exists(probeLeaseUntil) OR probeLeaseUntil < :now)',
+          ExpressionAttributeValues: {
+            ':until': now + leaseSeconds * 1000,
+            ':unverified': 'unverified',
+            ':now': now,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async markToken(batchId: string, state: 'verified' | 'rejected'): Promise<void> {
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'SET tokenState = :state REMOVE probeLeaseUntil',
+          // A rejection is final: a late success of another request must not undo it.
+          ConditionExpression: state === 'verified' ? 'tokenState <> :rejected' : 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':state': state,
+            ...(state === 'verified' ? { ':rejected': 'rejected' } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async releaseTokenProbe(batchId: string): Promise<void> {
+    await this.#client.send(
+      new UpdateCommand({
+        TableName: this.#table,
+        Key: batchKey(batchId),
+        UpdateExpression: 'REMOVE probeLeaseUntil',
+      }),
+    );
+  }
+
+  async claimFinalisation(batchId: string): Promise<boolean> {
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'SET #status = :finalising',
+          ConditionExpression: '#status = :running AND settled = toScreen',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':finalising': 'finalising', ':running': 'running' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async completeBatch(batchId: string, manifestKey: string): Promise<void> {
+    const batch = await this.getBatch(batchId);
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'SET #status = :final, completedAt = :now, manifestKey = :manifest',
+          ConditionExpression: '#status = :finalising',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':final': batch?.failure ? 'failed' : 'completed',
+            ':now': new Date(this.#now()).toISOString(),
+            ':manifest': manifestKey,
+            ':finalising': 'finalising',
+          },
+        }),
+      );
+    } catch (error) {
+      // Completed by an earlier, interrupted run of the same finalisation.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async *rows(batchId: string): AsyncIterable<readonly RowRecord[]> {
+    let startKey: Item | undefined;
+    do {
+      const page = await this.#client.send(
+        new QueryCommand({
+          TableName: this.#table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rows)',
+          ExpressionAttributeValues: { ':pk': `BATCH#${batchId}`, ':rows': ROW_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      if (page.Items && page.Items.length > 0) yield page.Items.map(toRow);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  async latestReport(bureau: Bureau, document: string): Promise<StoredReport | null> {
+    const result = await this.#client.send(
+      new QueryCommand({
+        TableName: this.#table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `REPORT#${bureau}#${document}` },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
+    const item = result.Items?.[0];
+    return item ? toStoredReport(item) : null;
+  }
+
+  async getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>> {
+    const unique = new Map(keys.map((key) => [reportKeyId(key), reportKeyOf(key)]));
+    const found = new Map<string, StoredReport>();
+    const ids = [...unique.values()];
+    for (let start = 0; start < ids.length; start += GET_BATCH) {
+      for (const item of await this.#batchGet(ids.slice(start, start + GET_BATCH))) {
+        const stored = toStoredReport(item);
+        found.set(reportKeyId(stored.key), stored);
+      }
+    }
+    return found;
+  }
+
+  async listBatches(limit: number): Promise<BatchRecord[]> {
+    const batches: BatchRecord[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page = await this.#client.send(
+        new ScanCommand({
+          TableName: this.#table,
+          FilterExpression: 'sk = :meta AND begins_with(pk, :batch)',
+          ExpressionAttributeValues: { ':meta': META, ':batch': 'BATCH#' },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      batches.push(...(page.Items ?? []).map(toBatch));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return batches.sort((first, second) => second.createdAt.localeCompare(first.createdAt)).slice(0, limit);
+  }
+}
+
+function toStoredReport(item: Item): StoredReport {
+  return {
+    key: {
+      bureau: item.bureau as Bureau,
+      document: item.document as string,
+      fetchedAt: item.fetchedAt as string,
+    },
+    report: JSON.parse(item.report as string) as NormalisedReport,
+    rawKey: item.rawKey as string,
+  };
+}

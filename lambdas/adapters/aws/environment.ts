@@ -1,0 +1,49 @@
+import {
+  DEFAULT_SETTINGS,
+  type PipelineSettings,
+  validateSettings,
+} from '../../../lib/pipeline-definition.ts';
+
+/** Where a deployed function finds its resources; read once at cold start. */
+export interface PipelineEnvironment {
+  readonly tableName: string;
+  readonly bucketName: string;
+  readonly workQueueUrl: string;
+  readonly finaliseQueueUrl: string;
+  readonly eventBusName: string;
+  readonly bureauBaseUrl: string;
+  /** Secrets Manager id of the bureau token: the token itself is never in the environment. */
+  readonly tokenSecretId: string;
+  readonly settings: PipelineSettings;
+}
+
+/** An environment variable that must be set; a missing one fails at cold start, naming it. */
+export function requiredEnv(name: string, environment: NodeJS.ProcessEnv = process.env): string {
+  const value = environment[name];
+  if (value === undefined || value.trim() === '')
+    throw new Error(`missing setting: environment variable ${name} is not set`);
+  return value;
+}
+
+export function readPipelineEnvironment(environment: NodeJS.ProcessEnv = process.env): PipelineEnvironment {
+  const settingsJson = requiredEnv('PIPELINE_SETTINGS', environment);
+  let settings: PipelineSettings;
+  try {
+    settings = validateSettings({
+      ...DEFAULT_SETTINGS,
+      ...(JSON.parse(settingsJson) as Partial<PipelineSettings>),
+    });
+  } catch (error) {
+    throw new Error(`PIPELINE_SETTINGS is not valid: ${(error as Error).message}`);
+  }
+  return {
+    tableName: requiredEnv('TABLE_NAME', environment),
+    bucketName: requiredEnv('BUCKET_NAME', environment),
+    workQueueUrl: requiredEnv('WORK_QUEUE_URL', environment),
+    finaliseQueueUrl: requiredEnv('FINALISE_QUEUE_URL', environment),
+    eventBusName: requiredEnv('EVENT_BUS_NAME', environment),
+    bureauBaseUrl: requiredEnv('BUREAU_BASE_URL', environment),
+    tokenSecretId: requiredEnv('BUREAU_TOKEN_SECRET_ID', environment),
+    settings,
+  };
+}

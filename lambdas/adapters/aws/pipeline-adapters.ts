@@ -1,0 +1,67 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { claimLeaseSeconds, type PipelineSettings } from '../../../lib/pipeline-definition.ts';
+import { DEFAULT_RETRY_POLICY } from '../../core/batch/index.ts';
+import type { WorkerSettings } from '../../worker/screen-documents.ts';
+import { DynamoDbBatchStore } from './dynamodb-batch-store.ts';
+import { DynamoDbRateLimiter } from './dynamodb-rate-limiter.ts';
+import { S3ObjectStore } from './s3-object-store.ts';
+import { SqsMessageVisibility } from './sqs-message-visibility.ts';
+import { SqsWorkQueue } from './sqs-work-queue.ts';
+
+/** SDK clients, created once by the caller: in Lambda with defaults, locally with emulator endpoints. */
+export interface PipelineClients {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  readonly sqs: SQSClient;
+}
+
+export interface PipelineResources {
+  readonly tableName: string;
+  readonly bucketName: string;
+  readonly workQueueUrl: string;
+  readonly finaliseQueueUrl: string;
+}
+
+/** Every storage and queue adapter of the pipeline, the same in AWS and on a laptop. */
+export function createPipelineAdapters(
+  clients: PipelineClients,
+  resources: PipelineResources,
+  settings: PipelineSettings,
+) {
+  return {
+    store: new DynamoDbBatchStore({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.retentionDays,
+    }),
+    objects: new S3ObjectStore({ client: clients.s3, bucket: resources.bucketName }),
+    queue: new SqsWorkQueue({
+      client: clients.sqs,
+      workQueueUrl: resources.workQueueUrl,
+      finaliseQueueUrl: resources.finaliseQueueUrl,
+    }),
+    visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
+    limiter: new DynamoDbRateLimiter({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      limits: {
+        a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
+        b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
+      },
+    }),
+  };
+}
+
+/** The worker's settings, derived from the pipeline's. */
+export function workerSettings(settings: PipelineSettings): WorkerSettings {
+  return {
+    freshnessHours: settings.freshnessHours,
+    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: settings.maxAttempts },
+    claimLeaseSeconds: claimLeaseSeconds(settings),
+    callsPerInvocation: settings.callsPerInvocation,
+    rateLimitRetriesPerInvocation: 3,
+    probeWaitSeconds: Math.min(10, settings.bureauTimeoutSeconds),
+  };
+}

@@ -1,0 +1,50 @@
+import { Readable } from 'node:stream';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { ObjectStore } from '../../core/ports/index.ts';
+
+export interface S3ObjectStoreConfig {
+  readonly client: S3Client;
+  readonly bucket: string;
+}
+
+/** The pipeline bucket. Encryption is the bucket's own (KMS by default); nothing here sets keys per object. */
+export class S3ObjectStore implements ObjectStore {
+  readonly #client: S3Client;
+  readonly bucket: string;
+
+  constructor(config: S3ObjectStoreConfig) {
+    if (config.bucket === '') throw new Error('S3ObjectStore needs a bucket name');
+    this.#client = config.client;
+    this.bucket = config.bucket;
+  }
+
+  async *read(key: string): AsyncIterable<Uint8Array> {
+    const result = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    if (!result.Body) throw new Error(`s3://${this.bucket}/${key} has no body`);
+    // In Node the body is a Readable: streamed, never read whole into memory.
+    yield* result.Body as AsyncIterable<Uint8Array>;
+  }
+
+  async putJson(key: string, value: unknown): Promise<void> {
+    await this.#client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: JSON.stringify(value),
+        ContentType: 'application/json; charset=utf-8',
+      }),
+    );
+  }
+
+  async writeStream(key: string, contentType: string, body: AsyncIterable<string>): Promise<void> {
+    const upload = new Upload({
+      client: this.#client,
+      params: { Bucket: this.bucket, Key: key, Body: Readable.from(body), ContentType: contentType },
+      // 8 MiB parts, two in flight: a million-row summary streams out in bounded memory.
+      partSize: 8 * 1024 * 1024,
+      queueSize: 2,
+    });
+    await upload.done();
+  }
+}

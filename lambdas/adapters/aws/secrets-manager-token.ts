@@ -1,0 +1,54 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
+/** Where the bureau token comes from: read when first needed and kept, never put in an environment variable. */
+export interface TokenSource {
+  token(): Promise<string>;
+}
+
+/**
+ * Reads the token from Secrets Manager once per container and keeps it. The secret is either the bare token or a
+ * JSON object with a `token` field (what the console's key/value editor writes).
+ */
+export class SecretsManagerTokenSource implements TokenSource {
+  readonly #client: SecretsManagerClient;
+  readonly #secretId: string;
+  #cached: Promise<string> | undefined;
+
+  constructor(client: SecretsManagerClient, secretId: string) {
+    if (secretId === '') throw new Error('SecretsManagerTokenSource needs a secret id');
+    this.#client = client;
+    this.#secretId = secretId;
+  }
+
+  token(): Promise<string> {
+    this.#cached ??= this.#load().catch((error: unknown) => {
+      this.#cached = undefined; // a failed read is retried by the next invocation
+      throw error;
+    });
+    return this.#cached;
+  }
+
+  async #load(): Promise<string> {
+    const result = await this.#client.send(new GetSecretValueCommand({ SecretId: this.#secretId }));
+    const text = result.SecretString?.trim() ?? '';
+    let token = text;
+    if (text.startsWith('{')) {
+      const parsed = JSON.parse(text) as { token?: unknown };
+      token = typeof parsed.token === 'string' ? parsed.token : '';
+    }
+    if (token === '')
+      throw new Error(`secret ${this.#secretId} holds no bureau token (a string, or JSON with "token")`);
+    return token;
+  }
+}
+
+/** A token given directly (local runs). */
+export class StaticTokenSource implements TokenSource {
+  readonly #token: string;
+  constructor(token: string) {
+    this.#token = token;
+  }
+  async token(): Promise<string> {
+    return this.#token;
+  }
+}

@@ -1,0 +1,32 @@
+import type { BureauGateway, BureauResponse } from '../../core/ports/index.ts';
+import type { Bureau } from '../../core/report/index.ts';
+import type { TokenSource } from '../aws/secrets-manager-token.ts';
+import { type BureauEndpoints, CreditReportClient } from './credit-report-client.ts';
+import { ServiceTransport, type ServiceTransportConfig } from './http-transport.ts';
+
+/**
+ * The bureau client, built on first use once the token has been read (from Secrets Manager in AWS), then kept for
+ * the life of the container so its connections stay alive between invocations.
+ */
+export class LazyBureauGateway implements BureauGateway {
+  #client: Promise<CreditReportClient> | undefined;
+
+  constructor(
+    private readonly tokenSource: TokenSource,
+    private readonly config: Omit<ServiceTransportConfig, 'token'>,
+    private readonly endpoints?: BureauEndpoints,
+  ) {}
+
+  async fetchReport(
+    bureau: Bureau,
+    document: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<BureauResponse> {
+    this.#client ??= this.tokenSource
+      .token()
+      .then(
+        (token) => new CreditReportClient(new ServiceTransport({ ...this.config, token }), this.endpoints),
+      );
+    return (await this.#client).fetchReport(bureau, document, options);
+  }
+}

@@ -1,0 +1,124 @@
+import type { DocumentType } from '../documents/index.ts';
+import type { Bureau, NormalisedReport } from '../report/index.ts';
+import type { ReportColumns } from '../summary/index.ts';
+
+/** Life of a batch: rows are written and queued, then screened, then its results are written once. */
+export type BatchStatus = 'ingesting' | 'running' | 'finalising' | 'completed' | 'failed';
+
+/**
+ * Whether the bureau token has been seen to work for this batch. Until it has, only one request at a time (the
+ * probe) may go out, so a wrong token costs one request, not a worker fleet's worth.
+ */
+export type TokenState = 'unverified' | 'verified' | 'rejected';
+
+export interface FileFailure {
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface BatchLayout {
+  readonly documentColumn: string;
+  readonly passThroughColumns: readonly string[];
+  readonly encoding: string;
+  readonly delimiter: string | null;
+  readonly hasHeader: boolean;
+}
+
+export interface BatchRecord {
+  readonly batchId: string;
+  readonly sourceBucket: string;
+  readonly sourceKey: string;
+  readonly sourceSha256: string | null;
+  readonly bureau: Bureau;
+  readonly createdAt: string;
+  readonly status: BatchStatus;
+  /** Why the whole file was refused (no document column, too many rows, …); null otherwise. */
+  readonly failure: FileFailure | null;
+  readonly layout: BatchLayout | null;
+  readonly excelSummary: boolean;
+  readonly rows: number;
+  readonly invalid: number;
+  readonly duplicates: number;
+  /** Unique valid documents queued; null until ingest has finished. */
+  readonly toScreen: number | null;
+  readonly settled: number;
+  readonly screened: number;
+  readonly cached: number;
+  readonly failed: number;
+  /** Last data row whose item is written and whose message is sent (resuming an interrupted ingest). */
+  readonly ingestCheckpoint: number;
+  readonly tokenState: TokenState;
+  readonly completedAt: string | null;
+}
+
+/** States of a row item. The first four are the life of a document to screen; the last two are settled at ingest. */
+export type RowState =
+  | 'queued'
+  | 'claimed'
+  | 'screened'
+  | 'cached'
+  | 'failed'
+  | 'invalid_document'
+  | 'duplicate';
+
+export const SETTLED_STATES: readonly RowState[] = [
+  'screened',
+  'cached',
+  'failed',
+  'invalid_document',
+  'duplicate',
+];
+
+/** Where a report is kept: one item per bureau, document and date, so the previous report is always known. */
+export interface ReportKey {
+  readonly bureau: Bureau;
+  readonly document: string;
+  readonly fetchedAt: string;
+}
+
+/** One string per report key, to match reports fetched in bulk to the rows that point at them. */
+export const reportKeyId = (key: ReportKey): string => `${key.bureau}#${key.document}#${key.fetchedAt}`;
+
+export interface StoredReport {
+  readonly key: ReportKey;
+  readonly report: NormalisedReport;
+  /** S3 key of the archived raw response. */
+  readonly rawKey: string;
+}
+
+/** A data row as ingest writes it. */
+export interface NewRow {
+  readonly row: number;
+  readonly input: string;
+  readonly document: string | null;
+  readonly documentType: DocumentType | null;
+  readonly state: 'queued' | 'invalid_document' | 'duplicate';
+  readonly detail: string | null;
+  readonly duplicateOf: number | null;
+  readonly passThrough: readonly string[];
+}
+
+export interface RowRecord extends Omit<NewRow, 'state'> {
+  readonly batchId: string;
+  readonly state: RowState;
+  readonly attempts: number;
+  readonly transientFailures: number;
+  readonly report: ReportColumns | null;
+  readonly reportKey: ReportKey | null;
+}
+
+/** How a screened document ends. */
+export type Settlement =
+  | { readonly outcome: 'screened'; readonly report: StoredReport }
+  | { readonly outcome: 'cached'; readonly report: StoredReport }
+  | { readonly outcome: 'failed'; readonly reason: string };
+
+/** The result of a finished batch, as the manifest and the `BatchCompleted` event carry it. */
+export interface BatchCounts {
+  readonly rows: number;
+  readonly screened: number;
+  readonly cached: number;
+  readonly duplicate: number;
+  readonly invalid_document: number;
+  readonly failed: number;
+}

@@ -1,0 +1,4 @@
+export * from './batch-identity.ts';
+export * from './batch-model.ts';
+export * from './retry-policy.ts';
+export * from './work-message.ts';

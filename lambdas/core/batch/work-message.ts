@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { BUREAUS } from '../report/index.ts';
+
+/** The SQS message that asks a worker to screen one document of a batch (the first row it appears on). */
+export const workMessageSchema = z.object({
+  version: z.literal(1),
+  batchId: z.string().min(1),
+  row: z.number().int().positive(),
+  document: z.string().regex(/^(\d{11}|[0-9A-Z]{12}\d{2})$/),
+  bureau: z.enum(BUREAUS),
+});
+export type WorkMessage = z.infer<typeof workMessageSchema>;
+
+/** The SQS message that asks the finaliser to write a batch's results. */
+export const finaliseMessageSchema = z.object({ version: z.literal(1), batchId: z.string().min(1) });
+export type FinaliseMessage = z.infer<typeof finaliseMessageSchema>;
+
+/** Reads a message body; null when it is not one (such a message is poison: it goes to the DLQ, never retried). */
+export function parseMessage<Schema extends z.ZodType>(schema: Schema, body: string): z.infer<Schema> | null {
+  try {
+    const result = schema.safeParse(JSON.parse(body));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+}

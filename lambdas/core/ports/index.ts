@@ -1,0 +1,134 @@
+/**
+ * The small interfaces the pipeline's use cases need from the outside world. The AWS adapters implement them
+ * (DynamoDB, S3, SQS, EventBridge, the bureau's HTTP API); the use cases never import an SDK.
+ */
+import type {
+  BatchCounts,
+  BatchLayout,
+  BatchRecord,
+  FileFailure,
+  NewRow,
+  ReportKey,
+  RowRecord,
+  Settlement,
+  StoredReport,
+} from '../batch/batch-model.ts';
+import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
+import type { Bureau } from '../report/index.ts';
+
+export interface NewBatch {
+  readonly batchId: string;
+  readonly sourceBucket: string;
+  readonly sourceKey: string;
+  readonly bureau: Bureau;
+  readonly excelSummary: boolean;
+}
+
+export interface IngestTotals {
+  readonly rows: number;
+  readonly invalid: number;
+  readonly duplicates: number;
+  readonly toScreen: number;
+}
+
+export type ClaimResult =
+  | { readonly claimed: true; readonly claimToken: string; readonly row: RowRecord }
+  /** Settled already (a duplicate delivery), or held by another worker whose lease is running. */
+  | { readonly claimed: false; readonly row: RowRecord | null };
+
+export interface BatchStore {
+  /** Creates the batch record; false when it exists already (the same upload event seen again). */
+  createBatch(batch: NewBatch): Promise<boolean>;
+  getBatch(batchId: string): Promise<BatchRecord | null>;
+  recordSourceCheck(batchId: string, sha256: string, layout: BatchLayout | null): Promise<void>;
+  /** Refuses the whole file: no row is screened. */
+  failFile(batchId: string, failure: FileFailure): Promise<void>;
+  writeRows(batchId: string, rows: readonly NewRow[]): Promise<void>;
+  /** Rows that exist among these numbers (resuming an interrupted ingest). */
+  getRows(batchId: string, rows: readonly number[]): Promise<RowRecord[]>;
+  saveIngestCheckpoint(batchId: string, row: number): Promise<void>;
+  /** Ends ingest: the batch runs, with its totals known. */
+  finishIngest(batchId: string, totals: IngestTotals): Promise<BatchRecord>;
+  /** Takes a row for screening (conditional: queued, or claimed with an expired lease). */
+  claimRow(batchId: string, row: number, leaseSeconds: number): Promise<ClaimResult>;
+  /** Gives a claimed row back (a transient failure or a 429); counts the transient failure when there was one. */
+  releaseRow(batchId: string, row: number, claimToken: string, transientFailure: boolean): Promise<void>;
+  /** Settles a claimed row and counts it on the batch, atomically; false when the claim was lost meanwhile. */
+  settleRow(batchId: string, row: number, claimToken: string, settlement: Settlement): Promise<boolean>;
+  /** Tries to become the one request that proves the token for this batch. */
+  acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean>;
+  markToken(batchId: string, state: 'verified' | 'rejected'): Promise<void>;
+  releaseTokenProbe(batchId: string): Promise<void>;
+  /**
+   * Settles as failed a row whose message reached the dead-letter queue (queued or stuck in a claim), counting
+   * it on the batch; false when it was settled already.
+   */
+  settleAbandonedRow(batchId: string, row: number, reason: string): Promise<boolean>;
+  /** Becomes the one finaliser of a batch whose rows are all settled; false for everyone else. */
+  claimFinalisation(batchId: string): Promise<boolean>;
+  completeBatch(batchId: string, manifestKey: string): Promise<void>;
+  /** Every row of a batch in input order, page by page. */
+  rows(batchId: string): AsyncIterable<readonly RowRecord[]>;
+  /** The newest stored report of a document at a bureau. */
+  latestReport(bureau: Bureau, document: string): Promise<StoredReport | null>;
+  getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>>;
+  listBatches(limit: number): Promise<BatchRecord[]>;
+}
+
+export interface ObjectStore {
+  readonly bucket: string;
+  /** The object's bytes as a stream. */
+  read(key: string): AsyncIterable<Uint8Array>;
+  putJson(key: string, value: unknown): Promise<void>;
+  /** Streams text into an object (multipart for large ones). */
+  writeStream(key: string, contentType: string, body: AsyncIterable<string>): Promise<void>;
+}
+
+export interface WorkQueue {
+  /** Sends work messages in batches of ten, several calls in flight; resolves when all are accepted. */
+  sendWork(messages: readonly WorkMessage[]): Promise<void>;
+  sendFinalise(message: FinaliseMessage): Promise<void>;
+}
+
+/** Changes when an SQS message becomes visible again: the retry delay of a document. */
+export interface MessageVisibility {
+  delay(receiptHandle: string, seconds: number): Promise<void>;
+}
+
+export interface BatchCompletedEvent {
+  readonly batchId: string;
+  readonly status: string;
+  readonly counts: BatchCounts;
+  readonly keys: { readonly summary: string; readonly reports: string; readonly manifest: string };
+}
+
+export interface EventPublisher {
+  batchCompleted(event: BatchCompletedEvent): Promise<void>;
+}
+
+/** The global rate limit across every worker, per bureau. */
+export interface RateLimiter {
+  /** Waits for a request slot; rejects with the signal's reason if aborted while waiting. */
+  acquire(bureau: Bureau, signal?: AbortSignal): Promise<void>;
+  /** Holds every worker off until `untilMs` (the upstream answered 429). */
+  pauseUntil(bureau: Bureau, untilMs: number): Promise<void>;
+}
+
+export interface BureauResponse {
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly httpStatus: number;
+  readonly receivedAt: string;
+}
+
+/** The credit bureau: throws the bureau-api error taxonomy (InvalidToken, RateLimited, Transient, Rejected). */
+export interface BureauGateway {
+  fetchReport(bureau: Bureau, document: string, options?: { signal?: AbortSignal }): Promise<BureauResponse>;
+}
+
+/** Minimal structured logger (Powertools-compatible); documents must be masked before they get here. */
+export interface Logger {
+  debug(message: string, details?: Record<string, unknown>): void;
+  info(message: string, details?: Record<string, unknown>): void;
+  warn(message: string, details?: Record<string, unknown>): void;
+  error(message: string, details?: Record<string, unknown>): void;
+}

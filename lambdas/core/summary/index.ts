@@ -1,0 +1,2 @@
+export { type ReportColumns, reportColumns } from './report-columns.ts';
+export * from './summary-csv.ts';

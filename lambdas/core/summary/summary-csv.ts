@@ -1,0 +1,128 @@
+import type { DocumentType } from '../documents/index.ts';
+import type { Bureau } from '../report/index.ts';
+import type { ReportColumns } from './report-columns.ts';
+
+/** Final status of an input row: every row of every file ends in exactly one. */
+export const ROW_STATUSES = ['screened', 'cached', 'duplicate', 'invalid_document', 'failed'] as const;
+export type SummaryStatus = (typeof ROW_STATUSES)[number];
+
+/** One line of the summary: an input row, its final status and reason, and the report figures when there are any. */
+export interface SummaryRow {
+  readonly row: number;
+  /** The normalised document, or the cell as typed when it is not a document. */
+  readonly document: string;
+  readonly documentType: DocumentType | null;
+  readonly bureau: Bureau;
+  readonly status: SummaryStatus;
+  readonly statusDetail: string;
+  readonly report: ReportColumns | null;
+  readonly passThrough: readonly string[];
+}
+
+/**
+ * `standard`: RFC 4180, comma, decimal point, UTF-8 without BOM, for programs. `excel`: what Brazilian Excel opens
+ * without an import wizard: semicolon, decimal comma, UTF-8 with BOM.
+ */
+export type CsvDialect = 'standard' | 'excel';
+
+export const SUMMARY_COLUMNS = [
+  'row',
+  'document',
+  'document_type',
+  'bureau',
+  'status',
+  'status_detail',
+  'name',
+  'score',
+  'default_probability_pct',
+  'protests_count',
+  'protests_amount',
+  'pending_debts_count',
+  'pending_debts_amount',
+  'bounced_cheques_count',
+  'bounced_cheques_amount',
+  'stopped_cheques_count',
+  'query_code',
+  'report_pdf',
+  'screened_at',
+] as const;
+
+const UTF8_BOM = '\uFEFF';
+// OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** Prefixes a would-be formula with an apostrophe, so spreadsheets show it as text instead of running it. */
+export function neutraliseFormula(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
+}
+
+function quote(cell: string, delimiter: string): string {
+  return cell.includes('"') || cell.includes('\n') || cell.includes('\r') || cell.includes(delimiter)
+    ? `"${cell.replaceAll('"', '""')}"`
+    : cell;
+}
+
+function amount(cents: number | null, dialect: CsvDialect): string {
+  if (cents === null) return '';
+  const text = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+  return dialect === 'excel' ? text.replace('.', ',') : text;
+}
+
+function decimal(value: number | null, dialect: CsvDialect): string {
+  if (value === null) return '';
+  const text = String(value);
+  return dialect === 'excel' ? text.replace('.', ',') : text;
+}
+
+const whole = (value: number | null): string => (value === null ? '' : String(value));
+
+export class SummaryCsvWriter {
+  readonly #delimiter: string;
+
+  constructor(
+    readonly dialect: CsvDialect,
+    readonly passThroughColumns: readonly string[],
+  ) {
+    this.#delimiter = dialect === 'excel' ? ';' : ',';
+  }
+
+  #line(cells: readonly string[]): string {
+    return `${cells.map((cell) => quote(neutraliseFormula(cell), this.#delimiter)).join(this.#delimiter)}\r\n`;
+  }
+
+  /** The header line (with a BOM first in the Excel dialect). */
+  header(): string {
+    return (
+      (this.dialect === 'excel' ? UTF8_BOM : '') +
+      this.#line([...SUMMARY_COLUMNS, ...this.passThroughColumns])
+    );
+  }
+
+  row(row: SummaryRow): string {
+    const report = row.report;
+    const dialect = this.dialect;
+    const passThrough = this.passThroughColumns.map((_, index) => row.passThrough[index] ?? '');
+    return this.#line([
+      String(row.row),
+      row.document,
+      row.documentType ?? '',
+      row.bureau,
+      row.status,
+      row.statusDetail,
+      report?.name ?? '',
+      whole(report?.score ?? null),
+      decimal(report?.defaultProbabilityPct ?? null, dialect),
+      whole(report?.protestsCount ?? null),
+      amount(report?.protestsCents ?? null, dialect),
+      whole(report?.pendingDebtsCount ?? null),
+      amount(report?.pendingDebtsCents ?? null, dialect),
+      whole(report?.bouncedChequesCount ?? null),
+      amount(report?.bouncedChequesCents ?? null, dialect),
+      whole(report?.stoppedChequesCount ?? null),
+      whole(report?.queryCode ?? null),
+      report?.reportPdf ?? '',
+      report?.screenedAt ?? '',
+      ...passThrough,
+    ]);
+  }
+}

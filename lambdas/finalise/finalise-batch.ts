@@ -1,0 +1,171 @@
+import { resultKeys } from '../../lib/pipeline-definition.ts';
+import { type BatchCounts, type BatchRecord, type RowRecord, reportKeyId } from '../core/batch/index.ts';
+import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../core/ports/index.ts';
+import {
+  type ReportColumns,
+  SummaryCsvWriter,
+  type SummaryRow,
+  type SummaryStatus,
+} from '../core/summary/index.ts';
+import { duplicateTargetsKey } from '../ingest/ingest-upload.ts';
+
+export interface FinaliseDependencies {
+  readonly store: BatchStore;
+  readonly objects: ObjectStore;
+  readonly events: EventPublisher;
+  readonly logger: Logger;
+}
+
+/** What consumers read first: written last, so its presence means every other result file is complete. */
+export interface BatchManifest {
+  readonly manifestVersion: 1;
+  readonly batchId: string;
+  /** `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`); `file_rejected`. */
+  readonly status: 'completed' | 'token_rejected' | 'file_rejected';
+  readonly bureau: string;
+  readonly source: { readonly bucket: string; readonly key: string; readonly sha256: string | null };
+  readonly createdAt: string;
+  readonly completedAt: string;
+  readonly counts: BatchCounts;
+  readonly files: { readonly summary: string; readonly reports: string } | null;
+  readonly dialect: 'standard' | 'excel';
+  readonly failure: { readonly code: string; readonly message: string } | null;
+}
+
+const NOT_SETTLED = 'not settled when the batch was finalised';
+
+function statusOf(row: RowRecord): SummaryStatus {
+  switch (row.state) {
+    case 'screened':
+    case 'cached':
+    case 'duplicate':
+    case 'invalid_document':
+    case 'failed':
+      return row.state;
+    default:
+      return 'failed'; // never lost: a row that somehow escaped settling is reported, as failed
+  }
+}
+
+async function* summaryLines(
+  batch: BatchRecord,
+  store: BatchStore,
+  duplicateTargets: ReadonlySet<number>,
+  counts: Record<SummaryStatus, number>,
+  logger: Logger,
+): AsyncGenerator<string> {
+  const writer = new SummaryCsvWriter(
+    batch.excelSummary ? 'excel' : 'standard',
+    batch.layout?.passThroughColumns ?? [],
+  );
+  yield writer.header();
+  // Only rows that have duplicates are remembered, and only their few report figures.
+  const firstReports = new Map<number, ReportColumns | null>();
+  for await (const page of store.rows(batch.batchId)) {
+    let text = '';
+    for (const row of page) {
+      const status = statusOf(row);
+      if (status === 'failed' && row.state !== 'failed')
+        logger.error('row not settled at finalisation', { batchId: batch.batchId, row: row.row });
+      counts[status]++;
+      if (duplicateTargets.has(row.row)) firstReports.set(row.row, row.report);
+      const summary: SummaryRow = {
+        row: row.row,
+        document: row.document ?? row.input,
+        documentType: row.documentType,
+        bureau: batch.bureau,
+        status,
+        statusDetail: row.detail ?? (status === 'failed' ? NOT_SETTLED : ''),
+        report: status === 'duplicate' ? (firstReports.get(row.duplicateOf ?? 0) ?? null) : row.report,
+        passThrough: row.passThrough,
+      };
+      text += writer.row(summary);
+    }
+    yield text;
+  }
+}
+
+async function* reportLines(batch: BatchRecord, store: BatchStore): AsyncGenerator<string> {
+  for await (const page of store.rows(batch.batchId)) {
+    const keys = page.flatMap((row) =>
+      row.reportKey && (row.state === 'screened' || row.state === 'cached') ? [row.reportKey] : [],
+    );
+    if (keys.length === 0) continue;
+    const reports = await store.getReports(keys);
+    let text = '';
+    for (const key of keys) {
+      const stored = reports.get(reportKeyId(key));
+      if (stored) text += `${JSON.stringify(stored.report)}\n`;
+    }
+    yield text;
+  }
+}
+
+/**
+ * Writes a finished batch's results: `summary.csv` (one line per input row, in input order), `reports.jsonl` (one
+ * normalised report per screened or cached document) and, last, `manifest.json`; then marks the batch complete and
+ * publishes `BatchCompleted`. Runs once per batch (the finalisation claim); safe to run again after a crash.
+ */
+export async function finaliseBatch(
+  batchId: string,
+  deps: FinaliseDependencies,
+): Promise<BatchManifest | null> {
+  const { store, objects, events, logger } = deps;
+  const batch = await store.getBatch(batchId);
+  if (batch === null || batch.status === 'completed' || batch.status === 'failed') return null;
+  if (batch.status !== 'finalising') {
+    logger.warn('finalise message for a batch that is still running; ignored', {
+      batchId,
+      status: batch.status,
+    });
+    return null;
+  }
+  const keys = resultKeys(batchId);
+  const counts: Record<SummaryStatus, number> = {
+    screened: 0,
+    cached: 0,
+    duplicate: 0,
+    invalid_document: 0,
+    failed: 0,
+  };
+  let files: BatchManifest['files'] = null;
+  if (batch.failure === null) {
+    const targets: number[] = await readJson(objects, duplicateTargetsKey(batchId));
+    const contentType = 'text/csv; charset=utf-8';
+    await objects.writeStream(
+      keys.summary,
+      contentType,
+      summaryLines(batch, store, new Set(targets), counts, logger),
+    );
+    await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
+    files = { summary: keys.summary, reports: keys.reports };
+  }
+  const manifest: BatchManifest = {
+    manifestVersion: 1,
+    batchId,
+    status: batch.failure
+      ? 'file_rejected'
+      : batch.tokenState === 'rejected'
+        ? 'token_rejected'
+        : 'completed',
+    bureau: batch.bureau,
+    source: { bucket: batch.sourceBucket, key: batch.sourceKey, sha256: batch.sourceSha256 },
+    createdAt: batch.createdAt,
+    completedAt: new Date().toISOString(),
+    counts: { rows: Object.values(counts).reduce((sum, count) => sum + count, 0), ...counts },
+    files,
+    dialect: batch.excelSummary ? 'excel' : 'standard',
+    failure: batch.failure,
+  };
+  await objects.putJson(keys.manifest, manifest);
+  await store.completeBatch(batchId, keys.manifest);
+  await events.batchCompleted({ batchId, status: manifest.status, counts: manifest.counts, keys });
+  logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
+  return manifest;
+}
+
+async function readJson<T>(objects: ObjectStore, key: string): Promise<T> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of objects.read(key)) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}

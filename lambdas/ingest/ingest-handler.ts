@@ -1,0 +1,28 @@
+import type { S3Event } from 'aws-lambda';
+import { INCOMING_PREFIX } from '../core/batch/index.ts';
+import { type IngestDependencies, type IngestOutcome, ingestUpload } from './ingest-upload.ts';
+
+/** The ingest Lambda: one batch per uploaded object under `incoming/`. */
+export function createIngestHandler(deps: IngestDependencies) {
+  return async (event: S3Event): Promise<IngestOutcome[]> => {
+    const outcomes: IngestOutcome[] = [];
+    for (const record of event.Records) {
+      // Keys in S3 events are URL-encoded, with spaces as '+'.
+      const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
+      if (!key.startsWith(INCOMING_PREFIX)) continue;
+      outcomes.push(
+        await ingestUpload(
+          {
+            bucket: record.s3.bucket.name,
+            key,
+            sequencer: record.s3.object.sequencer,
+            eTag: record.s3.object.eTag,
+            versionId: record.s3.object.versionId,
+          },
+          deps,
+        ),
+      );
+    }
+    return outcomes;
+  };
+}

@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { batchIdFor, bureauForKey, type NewRow, type WorkMessage } from '../core/batch/index.ts';
+import { CustomerListError, type CustomerRow, IntakeTally, openCustomerList } from '../core/intake/index.ts';
+import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../core/ports/index.ts';
+import type { Bureau } from '../core/report/index.ts';
+
+/** One uploaded object, as the S3 event describes it. */
+export interface UploadedObject {
+  readonly bucket: string;
+  readonly key: string;
+  readonly sequencer?: string;
+  readonly eTag?: string;
+  readonly versionId?: string;
+}
+
+export interface IngestSettings {
+  readonly defaultBureau: Bureau;
+  readonly maxRows: number;
+  readonly excelSummary: boolean;
+}
+
+export interface IngestDependencies {
+  readonly store: BatchStore;
+  readonly objects: ObjectStore;
+  readonly queue: WorkQueue;
+  readonly logger: Logger;
+  readonly settings: IngestSettings;
+  readonly now?: () => Date;
+}
+
+export type IngestOutcome =
+  | { readonly batchId: string; readonly outcome: 'queued'; readonly rows: number; readonly toScreen: number }
+  | { readonly batchId: string; readonly outcome: 'file_rejected'; readonly reason: string }
+  | { readonly batchId: string; readonly outcome: 'already_ingested' };
+
+/** Rows written and queued per step; the checkpoint moves after each step. */
+const CHUNK_ROWS = 1000;
+
+/** Key of the list of rows that have duplicates (the finaliser repeats their report columns on the duplicates). */
+export const duplicateTargetsKey = (batchId: string) => `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
+
+function newRow(row: CustomerRow): NewRow {
+  return {
+    row: row.row,
+    input: row.input,
+    document: row.document,
+    documentType: row.type,
+    state: row.status === 'valid' ? 'queued' : row.status === 'duplicate' ? 'duplicate' : 'invalid_document',
+    detail:
+      row.status === 'invalid' ? row.reason : row.status === 'duplicate' ? `row ${row.duplicateOf}` : null,
+    duplicateOf: row.duplicateOf,
+    passThrough: row.passThrough,
+  };
+}
+
+async function* hashing(
+  source: AsyncIterable<Uint8Array>,
+  hash: ReturnType<typeof createHash>,
+): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
+/**
+ * Turns an uploaded customer list into a batch: one item per row, one SQS message per unique valid document.
+ * Invalid and duplicate rows are settled here and never queued.
+ *
+ * The file is read twice. The first pass validates it whole (layout, row limit, hash) and spends nothing, so a file
+ * refused at row 900,000 never started a single bureau query. The second pass writes and queues in chunks, moving a
+ * checkpoint; an interrupted invocation retried by S3 resumes from it without resetting rows a worker has settled.
+ */
+export async function ingestUpload(upload: UploadedObject, deps: IngestDependencies): Promise<IngestOutcome> {
+  const { store, objects, queue, logger, settings } = deps;
+  const now = deps.now ?? (() => new Date());
+  const bureau = bureauForKey(upload.key, settings.defaultBureau);
+  const batchId = batchIdFor(upload, now());
+  const created = await store.createBatch({
+    batchId,
+    sourceBucket: upload.bucket,
+    sourceKey: upload.key,
+    bureau,
+    excelSummary: settings.excelSummary,
+  });
+  const existing = created ? null : await store.getBatch(batchId);
+  if (existing && existing.status !== 'ingesting') {
+    logger.info('upload already ingested', { batchId });
+    return { batchId, outcome: 'already_ingested' };
+  }
+  const checkpoint = existing?.ingestCheckpoint ?? 0;
+  logger.info('ingest started', { batchId, key: upload.key, bureau, resumingAfterRow: checkpoint });
+
+  // Pass 1: the whole file must be usable before anything is queued.
+  const firstHash = createHash('sha256');
+  const tally = new IntakeTally();
+  let layout: Awaited<ReturnType<typeof openCustomerList>>['layout'];
+  try {
+    const list = await openCustomerList(hashing(objects.read(upload.key), firstHash), {
+      maxRows: settings.maxRows,
+    });
+    for await (const row of list.rows) tally.add(row);
+    layout = list.layout;
+  } catch (error) {
+    if (!(error instanceof CustomerListError)) throw error;
+    logger.warn('file rejected', { batchId, code: error.code, reason: error.message });
+    await store.failFile(batchId, { code: error.code, message: error.message });
+    await queue.sendFinalise({ version: 1, batchId });
+    return { batchId, outcome: 'file_rejected', reason: error.message };
+  }
+  const sha256 = firstHash.digest('hex');
+  await store.recordSourceCheck(batchId, sha256, {
+    documentColumn: layout.documentColumn,
+    passThroughColumns: layout.passThroughColumns,
+    encoding: layout.encoding,
+    delimiter: layout.delimiter,
+    hasHeader: layout.hasHeader,
+  });
+
+  // Pass 2: write rows and queue unique valid documents, chunk by chunk.
+  const secondHash = createHash('sha256');
+  const list = await openCustomerList(hashing(objects.read(upload.key), secondHash), {
+    maxRows: settings.maxRows,
+  });
+  const duplicateTargets = new Set<number>();
+  let chunk: CustomerRow[] = [];
+  let resumed = false;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    const last = (chunk.at(-1) as CustomerRow).row;
+    if (last > checkpoint) {
+      let rows = chunk.filter((row) => row.row > checkpoint).map(newRow);
+      let requeue: NewRow[] = [];
+      if (checkpoint > 0 && !resumed) {
+        // The chunk after the checkpoint may be half written: keep what a worker may already have touched.
+        resumed = true;
+        const existingRows = await store.getRows(
+          batchId,
+          rows.map((row) => row.row),
+        );
+        const written = new Set(existingRows.map((row) => row.row));
+        const stillQueued = new Set(
+          existingRows.filter((row) => row.state === 'queued').map((row) => row.row),
+        );
+        requeue = rows.filter((row) => stillQueued.has(row.row));
+        rows = rows.filter((row) => !written.has(row.row));
+      }
+      await store.writeRows(batchId, rows);
+      const messages: WorkMessage[] = [...rows, ...requeue]
+        .filter((row) => row.state === 'queued' && row.document !== null)
+        .map((row) => ({ version: 1, batchId, row: row.row, document: row.document as string, bureau }));
+      await queue.sendWork(messages);
+      await store.saveIngestCheckpoint(batchId, last);
+    }
+    chunk = [];
+  };
+  for await (const row of list.rows) {
+    if (row.duplicateOf !== null) duplicateTargets.add(row.duplicateOf);
+    chunk.push(row);
+    if (chunk.length >= CHUNK_ROWS) await flush();
+  }
+  await flush();
+  if (secondHash.digest('hex') !== sha256) {
+    // The object changed between the passes (overwritten in place): let S3's retry start over on the new one.
+    throw new Error(`s3://${upload.bucket}/${upload.key} changed while it was being ingested`);
+  }
+  await objects.putJson(
+    duplicateTargetsKey(batchId),
+    [...duplicateTargets].sort((first, second) => first - second),
+  );
+
+  const counts = tally.counts;
+  const batch = await store.finishIngest(batchId, {
+    rows: counts.rows,
+    invalid: counts.invalid,
+    duplicates: counts.duplicates,
+    toScreen: counts.unique,
+  });
+  logger.info('ingest finished', {
+    batchId,
+    rows: counts.rows,
+    toScreen: counts.unique,
+    invalid: counts.invalid,
+    duplicates: counts.duplicates,
+  });
+  // Fast workers (or a file without a single valid document) may have settled everything already.
+  if (batch.settled === batch.toScreen && (await store.claimFinalisation(batchId))) {
+    await queue.sendFinalise({ version: 1, batchId });
+  }
+  return { batchId, outcome: 'queued', rows: counts.rows, toScreen: counts.unique };
+}

@@ -1,0 +1,131 @@
+/**
+ * Names and settings of the pipeline's resources, shared by the CDK construct (AWS) and the local runner
+ * (`credit-screen screen`), so both build the same table, queues and event-source behaviour. Plain data: no CDK.
+ */
+import type { Bureau } from '../lambdas/core/report/index.ts';
+
+/** The DynamoDB table: one table for batches, their rows, reports and rate-limit buckets. */
+export const TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds after which DynamoDB deletes an item (LGPD retention). */
+  timeToLiveAttribute: 'expiresAt',
+} as const;
+
+/** Settings the two environments share; the construct's props and the runner's options override the defaults. */
+export interface PipelineSettings {
+  /** Bureau used when the upload key does not name one (`incoming/a/…`, `incoming/b/…`). */
+  readonly defaultBureau: Bureau;
+  /** Bureau requests per second across all workers, per bureau. */
+  readonly rateLimitPerSecond: Readonly<Record<Bureau, number>>;
+  /** Largest burst of the global token bucket, per bureau. */
+  readonly rateLimitBurst: Readonly<Record<Bureau, number>>;
+  /** Concurrent worker invocations (the SQS event source's MaximumConcurrency, at least 2). */
+  readonly workerConcurrency: number;
+  /** Concurrent bureau calls inside one worker invocation. */
+  readonly callsPerInvocation: number;
+  /** Messages per worker invocation. */
+  readonly workerBatchSize: number;
+  /** Reuse a stored report younger than this instead of paying again; 0 turns it off. */
+  readonly freshnessHours: number;
+  /** Days personal data is kept (S3 lifecycle and DynamoDB TTL). */
+  readonly retentionDays: number;
+  /** Bureau calls per document before it is settled as failed. */
+  readonly maxAttempts: number;
+  /** Per-request timeout of bureau calls. */
+  readonly bureauTimeoutSeconds: number;
+  /** Worker function timeout; queue visibility is six times this, as AWS recommends for SQS sources. */
+  readonly workerTimeoutSeconds: number;
+  /** Receives before SQS moves a message to the dead-letter queue (crash loops, poison messages). */
+  readonly maxReceiveCount: number;
+  /** Write the summary in the Brazilian Excel dialect (`;`, decimal comma, BOM). */
+  readonly excelSummary: boolean;
+  /** Data rows accepted in one file; a larger file is refused whole. */
+  readonly maxRows: number;
+}
+
+export const DEFAULT_SETTINGS: PipelineSettings = {
+  defaultBureau: 'a',
+  rateLimitPerSecond: { a: 10, b: 10 },
+  rateLimitBurst: { a: 10, b: 10 },
+  workerConcurrency: 5,
+  callsPerInvocation: 5,
+  workerBatchSize: 10,
+  freshnessHours: 24,
+  retentionDays: 90,
+  maxAttempts: 5,
+  bureauTimeoutSeconds: 20,
+  workerTimeoutSeconds: 60,
+  maxReceiveCount: 10,
+  excelSummary: false,
+  maxRows: 1_000_000,
+};
+
+/** Checks settings where they are given, naming what is wrong. */
+export function validateSettings(settings: PipelineSettings): PipelineSettings {
+  const problems: string[] = [];
+  for (const bureau of ['a', 'b'] as const) {
+    if (!(settings.rateLimitPerSecond[bureau] > 0)) problems.push(`rateLimitPerSecond.${bureau} must be > 0`);
+    if (!(settings.rateLimitBurst[bureau] >= 1)) problems.push(`rateLimitBurst.${bureau} must be ≥ 1`);
+  }
+  if (!Number.isInteger(settings.workerConcurrency) || settings.workerConcurrency < 2) {
+    problems.push('workerConcurrency must be a whole number ≥ 2 (the SQS event source minimum)');
+  }
+  if (!Number.isInteger(settings.callsPerInvocation) || settings.callsPerInvocation < 1)
+    problems.push('callsPerInvocation must be ≥ 1');
+  if (
+    !Number.isInteger(settings.workerBatchSize) ||
+    settings.workerBatchSize < 1 ||
+    settings.workerBatchSize > 10
+  ) {
+    problems.push('workerBatchSize must be 1–10');
+  }
+  if (!(settings.freshnessHours >= 0)) problems.push('freshnessHours must be ≥ 0');
+  if (!Number.isInteger(settings.retentionDays) || settings.retentionDays < 1)
+    problems.push('retentionDays must be a whole number ≥ 1');
+  if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1)
+    problems.push('maxAttempts must be ≥ 1');
+  if (!(settings.bureauTimeoutSeconds > 0)) problems.push('bureauTimeoutSeconds must be > 0');
+  if (!(settings.workerTimeoutSeconds >= settings.bureauTimeoutSeconds * 2)) {
+    problems.push('workerTimeoutSeconds must be at least twice bureauTimeoutSeconds');
+  }
+  if (!Number.isInteger(settings.maxReceiveCount) || settings.maxReceiveCount <= settings.maxAttempts) {
+    problems.push(
+      'maxReceiveCount must be greater than maxAttempts, so retries settle items before the DLQ does',
+    );
+  }
+  if (!Number.isInteger(settings.maxRows) || settings.maxRows < 1)
+    problems.push('maxRows must be a whole number ≥ 1');
+  if (problems.length > 0) throw new Error(`invalid pipeline settings: ${problems.join('; ')}`);
+  return settings;
+}
+
+/** Visibility timeout of the work queue: six times the worker timeout (AWS's guidance for Lambda SQS sources). */
+export function workQueueVisibilitySeconds(settings: PipelineSettings): number {
+  return settings.workerTimeoutSeconds * 6;
+}
+
+/** How long a worker's claim on a row lasts: a bureau call with its timeout, plus margin. A crash frees it then. */
+export function claimLeaseSeconds(settings: PipelineSettings): number {
+  return settings.bureauTimeoutSeconds * 2 + 10;
+}
+
+/** S3 layout of the pipeline bucket. */
+export const S3_LAYOUT = {
+  incoming: 'incoming/',
+  raw: 'raw/',
+  results: 'results/',
+  work: 'work/',
+} as const;
+
+export const resultKeys = (batchId: string) => ({
+  summary: `${S3_LAYOUT.results}${batchId}/summary.csv`,
+  reports: `${S3_LAYOUT.results}${batchId}/reports.jsonl`,
+  manifest: `${S3_LAYOUT.results}${batchId}/manifest.json`,
+});
+
+/** Source and detail-type of the EventBridge events. */
+export const EVENTS = {
+  source: 'credit-screen',
+  batchCompleted: 'BatchCompleted',
+} as const;
