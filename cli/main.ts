@@ -3,6 +3,7 @@ import { CliError } from './cli-error.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerEmulatorCommand } from './commands/emulator.ts';
 import { registerNormalizeCommand } from './commands/normalize.ts';
+import { registerScreenCommand } from './commands/screen.ts';
 
 /** Builds the `credit-screen` program; commands register themselves so each lives in its own file. */
 export function buildProgram(): Command {
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
   registerCheckCommand(program);
   registerEmulatorCommand(program);
   registerNormalizeCommand(program);
+  registerScreenCommand(program);
   return program;
 }
 

@@ -76,14 +76,30 @@ function decimal(value: number | null, dialect: CsvDialect): string {
 
 const whole = (value: number | null): string => (value === null ? '' : String(value));
 
+/**
+ * Headers of the input's own columns in the summary: their own names, except that a name the summary already uses
+ * (an input column called `name` or `score`) gets an `input_` prefix, so every header stays unique.
+ */
+export function passThroughHeaders(columns: readonly string[]): string[] {
+  const taken = new Set<string>(SUMMARY_COLUMNS);
+  return columns.map((column) => {
+    let header = column;
+    while (taken.has(header.toLowerCase())) header = `input_${header}`;
+    taken.add(header.toLowerCase());
+    return header;
+  });
+}
+
 export class SummaryCsvWriter {
   readonly #delimiter: string;
+  readonly #passThroughHeaders: readonly string[];
 
   constructor(
     readonly dialect: CsvDialect,
     readonly passThroughColumns: readonly string[],
   ) {
     this.#delimiter = dialect === 'excel' ? ';' : ',';
+    this.#passThroughHeaders = passThroughHeaders(passThroughColumns);
   }
 
   #line(cells: readonly string[]): string {

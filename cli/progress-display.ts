@@ -1,0 +1,53 @@
+import cliProgress from 'cli-progress';
+
+/** Progress of a batch: a bar with rate and ETA on a terminal, a plain line every few seconds otherwise. */
+export class ProgressDisplay {
+  readonly #bar: cliProgress.SingleBar | null;
+  #started = false;
+  #lastLine = 0;
+
+  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {
+    this.#bar = stream.isTTY
+      ? new cliProgress.SingleBar(
+          {
+            stream,
+            format: 'screening |{bar}| {value}/{total} rows | {rate} rows/s | ETA {eta_formatted}',
+            hideCursor: true,
+            etaBuffer: 50,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : null;
+  }
+
+  update(settled: number, total: number | null): void {
+    const elapsedSeconds = (Date.now() - this.#startedAt()) / 1000;
+    // The first second says nothing about the rate (the first rows settle at ingest, all at once).
+    const rate = elapsedSeconds < 1 ? '…' : (settled / elapsedSeconds).toFixed(1);
+    if (this.#bar) {
+      if (total === null) return;
+      if (!this.#started) {
+        this.#bar.start(total, 0, { rate });
+        this.#started = true;
+      }
+      this.#bar.setTotal(total);
+      this.#bar.update(settled, { rate });
+      return;
+    }
+    if (Date.now() - this.#lastLine >= 2000 || (total !== null && settled === total)) {
+      this.#lastLine = Date.now();
+      const share = total ? ` (${Math.floor((settled / total) * 100)}%)` : '';
+      this.stream.write(`progress: ${settled}/${total ?? '?'} rows settled${share}, ${rate} rows/s\n`);
+    }
+  }
+
+  #firstUpdate: number | undefined;
+  #startedAt(): number {
+    this.#firstUpdate ??= Date.now();
+    return this.#firstUpdate;
+  }
+
+  stop(): void {
+    this.#bar?.stop();
+  }
+}

