@@ -41,6 +41,8 @@ export interface WorkerSettings {
   readonly rateLimitRetriesPerInvocation: number;
   /** How long a worker waits for another worker's token probe before giving its message back. */
   readonly probeWaitSeconds: number;
+  /** Timeout of one bureau call; no call starts later than this before the invocation's deadline. */
+  readonly bureauTimeoutSeconds: number;
 }
 
 export interface WorkerDependencies {
@@ -183,7 +185,9 @@ async function screenOne(
   for (let rateLimited = 0; ; rateLimited++) {
     try {
       await deps.limiter.acquire(message.bureau, signal);
-      const response = await deps.bureau.fetchReport(message.bureau, message.document, { signal });
+      // No signal here on purpose: a call in flight is never cut (the bureau may have charged it already); it ends
+      // by itself within its own timeout, which the invocation's deadline leaves room for.
+      const response = await deps.bureau.fetchReport(message.bureau, message.document);
       if (probing) await store.markToken(message.batchId, 'verified');
       const stored = await archive(message, response, deps);
       return await settle({ outcome: 'screened', report: stored });
@@ -204,7 +208,9 @@ async function screenOne(
           reason: `bureau token rejected: ${error.serviceMessage ?? `HTTP ${error.status}`}`,
         });
       }
-      if (probing) await store.releaseTokenProbe(message.batchId);
+      if (probing && (error instanceof RejectedError || error instanceof TransientError)) {
+        await store.releaseTokenProbe(message.batchId);
+      }
       if (error instanceof RejectedError) {
         logger.warn('bureau rejected the query', { ...log, error: error.toJSON() });
         return settle({
@@ -228,8 +234,11 @@ async function screenOne(
         await store.releaseRow(message.batchId, message.row, claimToken, true);
         return retryAfter(backoffSeconds(settings.retry, attempt, deps.random));
       }
-      // Our own fault (storage, a bug) or an abort: give the row back untouched and let SQS retry.
+      // The invocation is ending before the call could start, or our own fault (storage, a bug): give the row
+      // back untouched and let SQS retry. No bureau call was cut off on the way.
+      if (probing) await store.releaseTokenProbe(message.batchId).catch(() => undefined);
       await store.releaseRow(message.batchId, message.row, claimToken, false).catch(() => undefined);
+      if (signal?.aborted) return retryAfter(1);
       throw error;
     }
   }

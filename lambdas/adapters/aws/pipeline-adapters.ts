@@ -63,5 +63,6 @@ export function workerSettings(settings: PipelineSettings): WorkerSettings {
     callsPerInvocation: settings.callsPerInvocation,
     rateLimitRetriesPerInvocation: 3,
     probeWaitSeconds: Math.min(10, settings.bureauTimeoutSeconds),
+    bureauTimeoutSeconds: settings.bureauTimeoutSeconds,
   };
 }

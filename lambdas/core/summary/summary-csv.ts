@@ -110,7 +110,7 @@ export class SummaryCsvWriter {
   header(): string {
     return (
       (this.dialect === 'excel' ? UTF8_BOM : '') +
-      this.#line([...SUMMARY_COLUMNS, ...this.passThroughColumns])
+      this.#line([...SUMMARY_COLUMNS, ...this.#passThroughHeaders])
     );
   }
 

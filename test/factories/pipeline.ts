@@ -1,0 +1,89 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Papa from 'papaparse';
+import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/bureau-emulator.ts';
+import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings } from '../../lib/pipeline-definition.ts';
+import { LocalPipeline } from '../../local/local-pipeline.ts';
+
+/** Settings that make a local batch finish in seconds: high limits, short timeouts. */
+export const FAST_SETTINGS: PipelineSettings = {
+  ...DEFAULT_SETTINGS,
+  rateLimitPerSecond: { a: 500, b: 500 },
+  rateLimitBurst: { a: 50, b: 50 },
+  workerConcurrency: 4,
+  callsPerInvocation: 5,
+  bureauTimeoutSeconds: 2,
+  workerTimeoutSeconds: 5,
+  maxReceiveCount: 10,
+};
+
+export interface TestPipeline {
+  readonly emulator: BureauEmulator;
+  readonly pipeline: LocalPipeline;
+  stop(): Promise<void>;
+}
+
+/** A real local pipeline (DynamoDB Local, fauxqs, the handlers) against a real bureau emulator. */
+export async function startTestPipeline(
+  options: {
+    settings?: Partial<PipelineSettings>;
+    emulator?: BureauEmulatorOptions;
+    token?: string;
+    bureau?: (emulator: BureauEmulator) => BureauGateway;
+  } = {},
+): Promise<TestPipeline> {
+  const emulator = await BureauEmulator.start(options.emulator);
+  try {
+    const pipeline = await LocalPipeline.start({
+      settings: { ...FAST_SETTINGS, ...options.settings },
+      bureauBaseUrl: emulator.url,
+      token: options.token ?? emulator.token,
+      bureau: options.bureau?.(emulator),
+    });
+    return {
+      emulator,
+      pipeline,
+      stop: async () => {
+        await pipeline.stop();
+        await emulator.close();
+      },
+    };
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+}
+
+/** Writes a CSV into a fresh temporary directory and returns its path. */
+export async function writeCsv(name: string, content: string | Buffer): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'credit-screen-test-'));
+  const path = join(directory, name);
+  await writeFile(path, content);
+  return path;
+}
+
+export type SummaryLine = Record<string, string>;
+
+/** Parses a summary CSV (either dialect) into one object per row, keyed by header. */
+export function parseSummary(text: string): SummaryLine[] {
+  const parsed = Papa.parse<SummaryLine>(text.replace(/^\uFEFF/, ''), { header: true, skipEmptyLines: true });
+  return parsed.data;
+}
+
+/** Runs one file through the pipeline and returns its manifest, summary lines and report lines. */
+export async function screenFile(test: TestPipeline, file: string, bureau: 'a' | 'b' = 'a') {
+  const outcome = await test.pipeline.submit(file, bureau);
+  await test.pipeline.waitForCompletion(outcome.batchId, { pollMs: 100 });
+  const directory = await mkdtemp(join(tmpdir(), 'credit-screen-results-'));
+  const { manifest } = await test.pipeline.downloadResults(outcome.batchId, directory);
+  const summary = manifest.files ? parseSummary(await test.pipeline.readText(manifest.files.summary)) : [];
+  const reports = manifest.files
+    ? (await test.pipeline.readText(manifest.files.reports))
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
+  return { batchId: outcome.batchId, outcome, manifest, summary, reports, directory };
+}
