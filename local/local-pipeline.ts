@@ -17,7 +17,7 @@ import { createDeadLetterHandler } from '../lambdas/dead-letter/dead-letter-hand
 import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
 import { createFinaliseHandler } from '../lambdas/finalise/finalise-handler.ts';
 import { createIngestHandler } from '../lambdas/ingest/ingest-handler.ts';
-import type { IngestOutcome } from '../lambdas/ingest/ingest-upload.ts';
+import type { IngestOutcome, UploadedObject } from '../lambdas/ingest/ingest-upload.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
 import { type PipelineSettings, resultKeys, validateSettings } from '../lib/pipeline-definition.ts';
 import { LocalStack } from './local-stack.ts';
@@ -32,6 +32,8 @@ export interface LocalPipelineOptions {
   /** Replace the HTTP bureau client (tests inject faults with it). */
   readonly bureau?: BureauGateway;
   readonly logger?: Logger;
+  /** Start the SQS event sources (workers, dead letters, finaliser). Tests that drive handlers themselves say no. @default true */
+  readonly eventSources?: boolean;
 }
 
 export interface BatchProgress {
@@ -122,7 +124,7 @@ export class LocalPipeline {
     const settings = validateSettings(options.settings);
     const stack = await LocalStack.start(settings);
     const pipeline = new LocalPipeline(stack, settings, options);
-    for (const source of pipeline.#sources) source.start();
+    if (options.eventSources !== false) for (const source of pipeline.#sources) source.start();
     return pipeline;
   }
 
@@ -130,8 +132,18 @@ export class LocalPipeline {
     return this.#adapters.store;
   }
 
+  /** The adapters the handlers use (tests drive use cases with them directly). */
+  get adapters() {
+    return this.#adapters;
+  }
+
   /** Uploads a customer list under `incoming/<bureau>/` and delivers the S3 event to the ingest handler. */
   async submit(file: string, bureau: Bureau): Promise<IngestOutcome> {
+    return this.deliverUploadEvent(await this.upload(file, bureau));
+  }
+
+  /** Puts a file where customers drop theirs, without telling ingest (what S3 does before its notification). */
+  async upload(file: string, bureau: Bureau): Promise<UploadedObject & { size: number }> {
     const key = `incoming/${bureau}/${Date.now()}-${basename(file)}`;
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
@@ -140,6 +152,17 @@ export class LocalPipeline {
       params: { Bucket: bucket, Key: key, Body: createReadStream(file) },
     }).done();
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return {
+      bucket,
+      key,
+      eTag: (head.ETag ?? '').replaceAll('"', ''),
+      sequencer: randomBytes(8).toString('hex').toUpperCase(),
+      size: (await stat(file)).size,
+    };
+  }
+
+  /** Delivers the S3 `ObjectCreated` event of an upload to the ingest handler, as S3 would. */
+  async deliverUploadEvent(upload: UploadedObject & { size: number }): Promise<IngestOutcome> {
     const event: S3Event = {
       Records: [
         {
@@ -154,19 +177,23 @@ export class LocalPipeline {
           s3: {
             s3SchemaVersion: '1.0',
             configurationId: 'local',
-            bucket: { name: bucket, ownerIdentity: { principalId: 'local' }, arn: `arn:aws:s3:::${bucket}` },
+            bucket: {
+              name: upload.bucket,
+              ownerIdentity: { principalId: 'local' },
+              arn: `arn:aws:s3:::${upload.bucket}`,
+            },
             object: {
-              key: encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+'),
-              size: (await stat(file)).size,
-              eTag: (head.ETag ?? '').replaceAll('"', ''),
-              sequencer: randomBytes(8).toString('hex').toUpperCase(),
+              key: encodeURIComponent(upload.key).replace(/%2F/g, '/').replace(/%20/g, '+'),
+              size: upload.size,
+              eTag: upload.eTag ?? '',
+              sequencer: upload.sequencer ?? '',
             },
           },
         },
       ],
     };
     const [outcome] = await this.#ingest(event);
-    if (!outcome) throw new Error(`the upload ${key} was not ingested`);
+    if (!outcome) throw new Error(`the upload ${upload.key} was not ingested`);
     return outcome;
   }
 

@@ -158,7 +158,8 @@ export async function finaliseBatch(
     failure: batch.failure,
   };
   await objects.putJson(keys.manifest, manifest);
-  await store.completeBatch(batchId, keys.manifest);
+  // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
+  if (!(await store.completeBatch(batchId, keys.manifest))) return null;
   await events.batchCompleted({ batchId, status: manifest.status, counts: manifest.counts, keys });
   logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
   return manifest;

@@ -18,6 +18,8 @@ export interface IngestSettings {
   readonly defaultBureau: Bureau;
   readonly maxRows: number;
   readonly excelSummary: boolean;
+  /** Rows written and queued per step; the checkpoint moves after each step. @default 1000 */
+  readonly chunkRows?: number;
 }
 
 export interface IngestDependencies {
@@ -34,8 +36,7 @@ export type IngestOutcome =
   | { readonly batchId: string; readonly outcome: 'file_rejected'; readonly reason: string }
   | { readonly batchId: string; readonly outcome: 'already_ingested' };
 
-/** Rows written and queued per step; the checkpoint moves after each step. */
-const CHUNK_ROWS = 1000;
+const DEFAULT_CHUNK_ROWS = 1000;
 
 /** Key of the list of rows that have duplicates (the finaliser repeats their report columns on the duplicates). */
 export const duplicateTargetsKey = (batchId: string) => `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
@@ -158,7 +159,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   for await (const row of list.rows) {
     if (row.duplicateOf !== null) duplicateTargets.add(row.duplicateOf);
     chunk.push(row);
-    if (chunk.length >= CHUNK_ROWS) await flush();
+    if (chunk.length >= (settings.chunkRows ?? DEFAULT_CHUNK_ROWS)) await flush();
   }
   await flush();
   if (secondHash.digest('hex') !== sha256) {

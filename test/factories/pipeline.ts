@@ -32,6 +32,7 @@ export async function startTestPipeline(
     emulator?: BureauEmulatorOptions;
     token?: string;
     bureau?: (emulator: BureauEmulator) => BureauGateway;
+    eventSources?: boolean;
   } = {},
 ): Promise<TestPipeline> {
   const emulator = await BureauEmulator.start(options.emulator);
@@ -41,6 +42,7 @@ export async function startTestPipeline(
       bureauBaseUrl: emulator.url,
       token: options.token ?? emulator.token,
       bureau: options.bureau?.(emulator),
+      eventSources: options.eventSources,
     });
     return {
       emulator,

@@ -532,7 +532,7 @@ export class DynamoDbBatchStore implements BatchStore {
     }
   }
 
-  async completeBatch(batchId: string, manifestKey: string): Promise<void> {
+  async completeBatch(batchId: string, manifestKey: string): Promise<boolean> {
     const batch = await this.getBatch(batchId);
     try {
       await this.#client.send(
@@ -550,9 +550,11 @@ export class DynamoDbBatchStore implements BatchStore {
           },
         }),
       );
+      return true;
     } catch (error) {
-      // Completed by an earlier, interrupted run of the same finalisation.
-      if (!isConditionFailure(error)) throw error;
+      // Completed by another run of the same finalisation (a repeated or concurrent delivery).
+      if (isConditionFailure(error)) return false;
+      throw error;
     }
   }
 

@@ -66,7 +66,8 @@ export interface BatchStore {
   settleAbandonedRow(batchId: string, row: number, reason: string): Promise<boolean>;
   /** Becomes the one finaliser of a batch whose rows are all settled; false for everyone else. */
   claimFinalisation(batchId: string): Promise<boolean>;
-  completeBatch(batchId: string, manifestKey: string): Promise<void>;
+  /** Marks the batch done; true only for the one caller that made the change (who then announces it). */
+  completeBatch(batchId: string, manifestKey: string): Promise<boolean>;
   /** Every row of a batch in input order, page by page. */
   rows(batchId: string): AsyncIterable<readonly RowRecord[]>;
   /** The newest stored report of a document at a bureau. */

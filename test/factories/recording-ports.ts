@@ -1,0 +1,40 @@
+import type { FinaliseMessage, WorkMessage } from '../../lambdas/core/batch/index.ts';
+import type { MessageVisibility, WorkQueue } from '../../lambdas/core/ports/index.ts';
+import type { QueueRecord } from '../../lambdas/worker/screen-documents.ts';
+
+/** A work queue that keeps what is sent, so a test decides when (and how often) each message is delivered. */
+export class RecordingWorkQueue implements WorkQueue {
+  readonly work: WorkMessage[] = [];
+  readonly finalise: FinaliseMessage[] = [];
+  /** Fails the n-th `sendWork` call (1-based), as an ingest interrupted mid-file would. */
+  failOnSend: number | null = null;
+  #sends = 0;
+
+  async sendWork(messages: readonly WorkMessage[]): Promise<void> {
+    this.#sends++;
+    if (this.#sends === this.failOnSend) throw new Error('SQS unreachable (simulated)');
+    this.work.push(...messages);
+  }
+
+  async sendFinalise(message: FinaliseMessage): Promise<void> {
+    this.finalise.push(message);
+  }
+}
+
+export class RecordingVisibility implements MessageVisibility {
+  readonly delays: { receiptHandle: string; seconds: number }[] = [];
+  async delay(receiptHandle: string, seconds: number): Promise<void> {
+    this.delays.push({ receiptHandle, seconds });
+  }
+}
+
+let sequence = 0;
+/** A queue record carrying a message, as SQS would deliver it (each delivery has its own id). */
+export function deliveryOf(message: WorkMessage): QueueRecord {
+  sequence++;
+  return {
+    messageId: `delivery-${sequence}`,
+    receiptHandle: `receipt-${sequence}`,
+    body: JSON.stringify(message),
+  };
+}

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerSettings } from '../../lambdas/adapters/aws/pipeline-adapters.ts';
+import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
+import { CreditReportClient, ServiceTransport } from '../../lambdas/adapters/bureau-api/index.ts';
+import type { WorkMessage } from '../../lambdas/core/batch/index.ts';
+import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
+import { settleDeadLetters } from '../../lambdas/dead-letter/settle-dead-letters.ts';
+import { finaliseBatch } from '../../lambdas/finalise/finalise-batch.ts';
+import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
+import {
+  finaliseIfLast,
+  screenDocuments,
+  type WorkerSettings,
+} from '../../lambdas/worker/screen-documents.ts';
+import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
+import { startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
+import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../factories/recording-ports.ts';
+
+let test: TestPipeline;
+let bureau: BureauGateway;
+beforeAll(async () => {
+  test = await startTestPipeline({ eventSources: false });
+  bureau = new CreditReportClient(
+    new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+  );
+}, 60_000);
+afterAll(async () => {
+  await test?.stop();
+});
+
+/** Ingests a list without delivering its messages: the test delivers them, as often as it likes. */
+async function ingestQuietly(
+  documents: readonly string[],
+  options: { chunkRows?: number; queue?: RecordingWorkQueue } = {},
+) {
+  const queue = options.queue ?? new RecordingWorkQueue();
+  const upload = await test.pipeline.upload(await writeCsv('list.csv', customerListCsv(documents)), 'a');
+  const ingest = () =>
+    ingestUpload(upload, {
+      ...test.pipeline.adapters,
+      queue,
+      logger: new MemoryLogger(),
+      settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false, chunkRows: options.chunkRows },
+    });
+  return { upload, queue, ingest };
+}
+
+function workerDeps(
+  queue: RecordingWorkQueue,
+  overrides: { bureau?: BureauGateway; settings?: Partial<WorkerSettings> } = {},
+) {
+  return {
+    ...test.pipeline.adapters,
+    queue,
+    visibility: new RecordingVisibility(),
+    logger: new MemoryLogger(),
+    bureau: overrides.bureau ?? bureau,
+    settings: { ...workerSettings(test.pipeline.settings), ...overrides.settings },
+  };
+}
+
+const chargesOf = (document: string) => test.emulator.stats().chargesByDocument[document] ?? 0;
+
+describe('exactly-once screening', () => {
+  it('calls the bureau once when SQS delivers the same message twice at the same moment', async () => {
+    const [document] = distinctDocuments(1, 'duplicate delivery');
+    const { queue, ingest } = await ingestQuietly([document as string]);
+    const { batchId } = await ingest();
+    const message = queue.work[0] as WorkMessage;
+    const deps = workerDeps(queue);
+    const [first, second] = await Promise.all([
+      screenDocuments([deliveryOf(message)], deps),
+      screenDocuments([deliveryOf(message)], deps),
+    ]);
+    expect(chargesOf(document as string)).toBe(1);
+    // One delivery settled the row; the other was told to come back later, and then finds it done.
+    expect(first.batchItemFailures.length + second.batchItemFailures.length).toBeLessThanOrEqual(1);
+    expect((await screenDocuments([deliveryOf(message)], deps)).batchItemFailures).toEqual([]);
+    expect(chargesOf(document as string)).toBe(1);
+    expect(await test.pipeline.store.getBatch(batchId)).toMatchObject({
+      settled: 1,
+      screened: 1,
+      status: 'finalising',
+    });
+    expect(queue.finalise).toEqual([{ version: 1, batchId }]);
+  });
+
+  it('pays twice only for the document in flight when a worker dies between the answer and the settle', async () => {
+    const documents = distinctDocuments(3, 'crash');
+    const { queue, ingest } = await ingestQuietly(documents);
+    const { batchId } = await ingest();
+    const [crashing, ...others] = queue.work as [WorkMessage, ...WorkMessage[]];
+    // The worker gets the bureau's answer and then never runs again (the process was killed).
+    const dying: BureauGateway = {
+      fetchReport: async (...args) => {
+        await bureau.fetchReport(...args);
+        return new Promise(() => {});
+      },
+    };
+    void screenDocuments(
+      [deliveryOf(crashing)],
+      workerDeps(queue, { bureau: dying, settings: { claimLeaseSeconds: 1 } }),
+    );
+    await expect.poll(() => chargesOf(crashing.document), { timeout: 5000 }).toBe(1);
+    // SQS brings the message back; once the dead worker's lease has run out, another worker takes the row.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const deps = workerDeps(queue);
+    expect(
+      (await screenDocuments([deliveryOf(crashing), ...others.map(deliveryOf)], deps)).batchItemFailures,
+    ).toEqual([]);
+    expect(chargesOf(crashing.document)).toBe(2);
+    for (const message of others) expect(chargesOf(message.document)).toBe(1);
+    expect(await test.pipeline.store.getBatch(batchId)).toMatchObject({ settled: 3, screened: 3 });
+  });
+
+  it('finalises once however many workers see the last row settle, and announces the batch once', async () => {
+    const { queue, ingest } = await ingestQuietly(distinctDocuments(4, 'race'));
+    const { batchId } = await ingest();
+    const deps = workerDeps(queue);
+    await Promise.all(queue.work.map((message) => screenDocuments([deliveryOf(message)], deps)));
+    await Promise.all(Array.from({ length: 20 }, () => finaliseIfLast(batchId, deps)));
+    expect(queue.finalise).toEqual([{ version: 1, batchId }]);
+    // The finalise message itself may be delivered twice, concurrently.
+    const eventsBefore = test.pipeline.events.events.length;
+    const runs = await Promise.all(
+      Array.from({ length: 5 }, () => finaliseBatch(batchId, { ...deps, events: test.pipeline.events })),
+    );
+    expect(runs.filter((manifest) => manifest !== null)).toHaveLength(1);
+    expect(test.pipeline.events.events.length - eventsBefore).toBe(1);
+    expect(await test.pipeline.store.getBatch(batchId)).toMatchObject({ status: 'completed' });
+  });
+
+  it('resumes an interrupted ingest without resetting rows a worker already settled, and charges nothing twice', async () => {
+    const documents = distinctDocuments(120, 'resume');
+    const queue = new RecordingWorkQueue();
+    queue.failOnSend = 2; // the second chunk's messages never leave
+    const { ingest } = await ingestQuietly(documents, { chunkRows: 50, queue });
+    await expect(ingest()).rejects.toThrow('SQS unreachable');
+    const deps = workerDeps(queue);
+    // Workers screen what the first chunk queued while S3 retries the ingest.
+    await screenDocuments(queue.work.slice(0, 10).map(deliveryOf), deps);
+    const outcome = await ingest();
+    expect(outcome).toMatchObject({ outcome: 'queued', rows: 120, toScreen: 120 });
+    for (let start = 0; start < queue.work.length; start += 10) {
+      await screenDocuments(queue.work.slice(start, start + 10).map(deliveryOf), deps);
+    }
+    for (const document of documents) expect(chargesOf(document)).toBe(1);
+    const manifest = await finaliseBatch(outcome.batchId, { ...deps, events: test.pipeline.events });
+    expect(manifest?.counts).toMatchObject({ rows: 120, screened: 120, failed: 0 });
+  }, 60_000);
+
+  it('settles a row whose message reached the dead-letter queue as failed, and the batch still completes', async () => {
+    const { queue, ingest } = await ingestQuietly(distinctDocuments(3, 'dead letter'));
+    const { batchId } = await ingest();
+    const [lost, ...rest] = queue.work as [WorkMessage, ...WorkMessage[]];
+    const deps = workerDeps(queue);
+    expect(await settleDeadLetters([deliveryOf(lost)], deps)).toEqual({ batchItemFailures: [] });
+    // A second copy of the same dead letter changes nothing.
+    await settleDeadLetters([deliveryOf(lost)], deps);
+    await screenDocuments(rest.map(deliveryOf), deps);
+    expect(chargesOf(lost.document)).toBe(0);
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    expect(manifest?.counts).toMatchObject({ rows: 3, screened: 2, failed: 1 });
+  });
+});
