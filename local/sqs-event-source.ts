@@ -18,7 +18,7 @@ export interface SqsEventSourceOptions {
   readonly handler: (
     event: SQSEvent,
     context: { getRemainingTimeInMillis(): number },
-  ) => Promise<SQSBatchResponse | undefined | void>;
+  ) => Promise<SQSBatchResponse | undefined>;
   /** Called when an invocation throws (every message of its batch then returns after its visibility timeout). */
   readonly onInvocationError?: (error: unknown) => void;
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
@@ -57,6 +57,14 @@ async function screen(file: string, options: ScreenOptions): Promise<void> {
   const liveToken = options.token ?? process.env.BUREAU_TOKEN;
   if (options.live && !liveToken)
     throw new CliError('--live needs the account token in BUREAU_TOKEN (or --token)');
+
+  // A missing or unreadable file is reported before anything is started.
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+  } catch (error) {
+    throw asCliError(file, error);
+  }
 
   const controller = new AbortController();
   const interrupt = () => controller.abort(new CliError('interrupted; everything started was stopped', 130));

@@ -1,0 +1,67 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SAMPLE_FILES } from '../../scripts/generate-samples.ts';
+import { parseSummary } from '../factories/pipeline.ts';
+import { runCli } from '../factories/run-cli.ts';
+
+describe('credit-screen screen', () => {
+  it('screens the Excel sample end to end on this machine and leaves the results and the emulator stats', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'credit-screen-cli-'));
+    const result = await runCli([
+      'screen',
+      SAMPLE_FILES.excel,
+      '--excel',
+      '--out',
+      out,
+      '--rate-limit',
+      '200',
+    ]);
+    expect(result.stderr).not.toContain('Error');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/completed in .* s \(bureau A\)/);
+    expect(result.stdout).toMatch(/screened\s+290/);
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const stats = JSON.parse(await readFile(join(out, 'emulator-stats.json'), 'utf8'));
+    const summary = parseSummary(await readFile(join(out, 'summary.csv'), 'utf8'));
+    expect(manifest.counts).toEqual({
+      rows: 311,
+      screened: 290,
+      cached: 0,
+      duplicate: 5,
+      invalid_document: 16,
+      failed: 0,
+    });
+    expect(summary).toHaveLength(311);
+    expect(stats.charged).toBe(290);
+    expect(
+      Object.values(stats.chargesByDocument as Record<string, number>).every((count) => count === 1),
+    ).toBe(true);
+    expect((await readFile(join(out, 'reports.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(290);
+  }, 120_000);
+
+  it('exits non-zero with one clear line when the bureau rejects the token, after at most a couple of requests', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'credit-screen-cli-'));
+    const result = await runCli(['screen', SAMPLE_FILES.standard, '--token', 'wrong', '--out', out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/credit-screen: the bureau rejected the token/);
+    const stats = JSON.parse(await readFile(join(out, 'emulator-stats.json'), 'utf8'));
+    expect(stats.requests).toBeLessThanOrEqual(2);
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).status).toBe('token_rejected');
+  }, 120_000);
+
+  it('refuses to call a real gateway without --live', async () => {
+    const result = await runCli(['screen', SAMPLE_FILES.standard, '--base-url', 'https://gateway.invalid']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'credit-screen: --base-url calls a real bureau gateway and spends real credits: add --live to confirm',
+    );
+  });
+
+  it('exits non-zero with one clear line for an unusable file', async () => {
+    const result = await runCli(['screen', '/no/such/file.csv']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot read /no/such/file.csv: no such file');
+  }, 60_000);
+});
