@@ -1,0 +1,38 @@
+/**
+ * CDK app: `npx cdk synth` / `npx cdk deploy`. Settings come from context (cdk.json, or `-c name=value`):
+ * bureauBaseUrl (required to deploy), tokenSecretArn, rateLimitPerSecond, workerConcurrency, freshnessHours,
+ * retentionDays, excelSummary, defaultBureau, stackName.
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CreditScreenStack } from '../lib/credit-screen-stack.ts';
+
+const app = new App();
+const context = (name: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(name);
+  return value === undefined || value === null || value === '' ? undefined : String(value);
+};
+const number = (name: string): number | undefined => {
+  const value = context(name);
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed))
+    throw new Error(`context ${name} must be a number, got ${JSON.stringify(value)}`);
+  return parsed;
+};
+const rate = number('rateLimitPerSecond');
+
+new CreditScreenStack(app, context('stackName') ?? 'CreditScreen', {
+  description: 'credit-screen: batch credit screening of CPF/CNPJ lists',
+  tokenSecretArn: context('tokenSecretArn'),
+  pipeline: {
+    bureauBaseUrl: context('bureauBaseUrl') ?? 'https://bureau-gateway.invalid',
+    rateLimitPerSecond: rate === undefined ? undefined : { a: rate, b: rate },
+    workerConcurrency: number('workerConcurrency'),
+    freshnessHours: number('freshnessHours'),
+    retentionDays: number('retentionDays'),
+    excelSummary: context('excelSummary') === 'true',
+    defaultBureau: context('defaultBureau') === 'b' ? 'b' : undefined,
+  },
+});
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,0 +1,170 @@
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CreditScreenPipeline, type CreditScreenPipelineProps } from '../../lib/credit-screen-pipeline.ts';
+import { CreditScreenStack } from '../../lib/credit-screen-stack.ts';
+
+function synthesize(props: Partial<CreditScreenPipelineProps> = {}) {
+  const app = new App();
+  const stack = new CreditScreenStack(app, 'Test', {
+    pipeline: { bureauBaseUrl: 'https://gateway.example.invalid', ...props },
+  });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+let built: ReturnType<typeof synthesize>;
+beforeAll(() => {
+  built = synthesize({ retentionDays: 30, workerConcurrency: 7, rateLimitPerSecond: { a: 25 } });
+}, 120_000);
+
+describe('CreditScreenPipeline', () => {
+  it('encrypts everything with one rotated customer-managed key', () => {
+    const { template } = built;
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    const key = { 'Fn::GetAtt': [Match.stringLikeRegexp('^PipelineKey'), 'Arn'] };
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          { ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: key } },
+        ],
+      },
+    });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: key },
+    });
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(4);
+    for (const queue of queues)
+      expect(queue.Properties.KmsMasterKeyId['Fn::GetAtt'][0]).toMatch(/^PipelineKey/);
+  });
+
+  it('blocks public access to the buckets and refuses plain HTTP', () => {
+    const { template } = built;
+    for (const [, bucket] of Object.entries(template.findResources('AWS::S3::Bucket'))) {
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+    }
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('keeps personal data only for the retention period (S3 lifecycle, DynamoDB TTL)', () => {
+    const { template } = built;
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith(
+          ['incoming/', 'raw/', 'results/', 'work/'].map((prefix) =>
+            Match.objectLike({ Prefix: prefix, ExpirationInDays: 30, Status: 'Enabled' }),
+          ),
+        ),
+      },
+    });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+  });
+
+  it('runs four Node.js 22 ARM functions, with the token secret referenced by ARN and never by value', () => {
+    const { template } = built;
+    const functions = template.findResources('AWS::Lambda::Function', {
+      Properties: { Runtime: 'nodejs22.x' },
+    });
+    expect(Object.keys(functions)).toHaveLength(4);
+    for (const [, fn] of Object.entries(functions)) {
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      const variables = fn.Properties.Environment.Variables;
+      expect(variables.BUREAU_TOKEN_SECRET_ID).toEqual({
+        Ref: expect.stringMatching(/^PipelineBureauToken/),
+      });
+      expect(Object.keys(variables).filter((name) => /TOKEN/.test(name))).toEqual(['BUREAU_TOKEN_SECRET_ID']);
+      expect(JSON.parse(variables.PIPELINE_SETTINGS)).toMatchObject({
+        retentionDays: 30,
+        workerConcurrency: 7,
+        rateLimitPerSecond: { a: 25, b: 10 },
+      });
+    }
+  });
+
+  it('feeds the worker from the work queue with partial batch failures and bounded concurrency, behind a DLQ', () => {
+    const { template } = built;
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 7 },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 360,
+      RedrivePolicy: { maxReceiveCount: 10, deadLetterTargetArn: Match.anyValue() },
+    });
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+  });
+
+  it('starts a batch on uploads under incoming/ only', () => {
+    built.template.hasResourceProperties('Custom::S3BucketNotifications', {
+      NotificationConfiguration: {
+        LambdaFunctionConfigurations: [
+          Match.objectLike({
+            Events: ['s3:ObjectCreated:*'],
+            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'incoming/' }] } },
+          }),
+        ],
+      },
+    });
+  });
+
+  it('alarms on dead letters and on worker and ingest errors', () => {
+    const alarms = built.template.findResources('AWS::CloudWatch::Alarm');
+    expect(
+      Object.values(alarms)
+        .map((alarm) => alarm.Properties.MetricName)
+        .sort(),
+    ).toEqual([
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateNumberOfMessagesVisible',
+      'Errors',
+      'Errors',
+    ]);
+  });
+
+  it('exposes the stack outputs the CLI reads', () => {
+    for (const output of ['BucketName', 'TableName', 'WorkQueueUrl', 'FinaliseQueueUrl', 'TokenSecretArn'])
+      built.template.hasOutput(output, {});
+  });
+
+  it('passes the AWS Solutions checks (cdk-nag) with every acknowledgement explained', () => {
+    const report = new AwsSolutionsChecks(built.app).validateScope(built.stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+    const acknowledgements = built.stack.node
+      .findAll()
+      .flatMap((construct) =>
+        construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY),
+      )
+      .flatMap((entry) => Object.values(entry.data as Record<string, string>));
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const reason of acknowledgements) expect(reason.length).toBeGreaterThan(20);
+  });
+
+  it('refuses props that cannot work, before anything is deployed', () => {
+    const stack = new Stack(new App(), 'Bad');
+    expect(() => new CreditScreenPipeline(stack, 'A', { bureauBaseUrl: 'http://gateway' })).toThrow(
+      'must be https',
+    );
+    expect(
+      () => new CreditScreenPipeline(stack, 'B', { bureauBaseUrl: 'https://gateway', workerConcurrency: 1 }),
+    ).toThrow('workerConcurrency must be a whole number ≥ 2');
+    expect(() => new CreditScreenPipeline(stack, 'C', { bureauBaseUrl: 'not a url' })).toThrow(
+      'bureauBaseUrl is not a URL',
+    );
+  });
+});
