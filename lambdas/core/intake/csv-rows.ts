@@ -43,6 +43,13 @@ export async function* parseCsvRows(
   let rowsSoFar = 0;
   const parse = (input: string, last: boolean): string[][] => {
     const result = parser.parse(input, 0, !last) as Papa.ParseResult<string[]>;
+    if (last && result.errors.some((error) => error.code === 'MissingQuotes')) {
+      // Otherwise the rest of the file would silently become one cell, and the customers in it would vanish.
+      throw new CustomerListError(
+        'unbalanced_quote',
+        `a quote opened after data line ${rowsSoFar} is never closed: fix the quoting and upload the file again`,
+      );
+    }
     carried = input.substring(result.meta.cursor);
     rowsSoFar += result.data.length;
     if (carried.length > maxRowCharacters) {

@@ -197,3 +197,60 @@ describe('openCustomerList', () => {
     });
   });
 });
+
+describe('openCustomerList on a header without rows', () => {
+  it('refuses the file with a clear reason once the rows are read', async () => {
+    await expect(readAll(utf8('cpf_cnpj;nome\r\n;;\r\n'))).rejects.toMatchObject({
+      code: 'empty_file',
+      message: 'the file has a header row but no data rows',
+    });
+  });
+});
+
+describe('openCustomerList on hostile input', () => {
+  it('refuses an unbalanced quote in a small file instead of swallowing the rows after it', async () => {
+    await expect(readAll(utf8('cpf,nome\n51954022212,"Ana\n11222333000181,Bia\n'))).rejects.toMatchObject({ code: 'unbalanced_quote' });
+  });
+
+  it('stops a 100 MB line without a line break after about 1 MiB, in bounded memory', async () => {
+    let produced = 0;
+    async function* endlessLine(): AsyncGenerator<Uint8Array> {
+      yield utf8('cpf,nome\n51954022212,');
+      const block = new Uint8Array(64 * 1024).fill(0x41);
+      while (produced < 100 * 1024 * 1024) {
+        produced += block.length;
+        yield block;
+      }
+    }
+    const { openCustomerList } = await import('../../../lambdas/core/intake/index.ts');
+    const consume = async () => {
+      const list = await openCustomerList(endlessLine());
+      for await (const _row of list.rows) {
+        // reading
+      }
+    };
+    await expect(consume()).rejects.toMatchObject({ code: 'row_too_long' });
+    expect(produced).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('reads binary garbage as nothing usable, never as documents', async () => {
+    const garbage = new Uint8Array(64 * 1024);
+    let seed = 7;
+    for (let index = 0; index < garbage.length; index++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      garbage[index] = seed >>> 24;
+    }
+    const outcome = await readAll(garbage).then(
+      ({ rows }) => rows.filter((row) => row.status !== 'invalid').length,
+      (error: unknown) => (error as { code: string }).code,
+    );
+    expect(['no_document_column', 'row_too_long', 'unbalanced_quote', 0]).toContain(outcome);
+  });
+
+  it('reads a file whose encoding changes half way without losing a row', async () => {
+    const first = utf8('cpf;nome\n51954022212;Conceição\n');
+    const second = windows1252('11222333000181;Açúcar\n');
+    const { rows } = await readAll(Buffer.concat([first, second]));
+    expect(rows.map((row) => row.document)).toEqual(['51954022212', '11222333000181']);
+  });
+});
