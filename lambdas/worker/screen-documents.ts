@@ -99,7 +99,8 @@ export async function screenDocuments(
             messageId: record.messageId,
             error: describe(error),
           });
-          outcome = retryAfter(null);
+          // Soon, but not at once: a fault that persists (storage down) should not spin.
+          outcome = retryAfter(backoffSeconds(deps.settings.retry, 1, deps.random));
         }
         if (!outcome.done) {
           failures.push({ itemIdentifier: record.messageId });

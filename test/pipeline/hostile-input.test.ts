@@ -24,7 +24,11 @@ async function ingest(name: string, content: string | Buffer) {
     logger: new MemoryLogger(),
     settings: { defaultBureau: 'a', maxRows: 50, excelSummary: false },
   });
-  return { outcome, queued: queue.work.map((message) => message.document), batch: await test.pipeline.store.getBatch(outcome.batchId) };
+  return {
+    outcome,
+    queued: queue.work.map((message) => message.document),
+    batch: await test.pipeline.store.getBatch(outcome.batchId),
+  };
 }
 
 function garbage(size: number): Buffer {
@@ -43,7 +47,11 @@ describe('the ingest Lambda on hostile and broken files', () => {
     ['a header without rows', 'cpf_cnpj;nome\r\n', 'empty_file'],
     ['no document column', 'nome,idade\nAna,30\n', 'no_document_column'],
     ['an unbalanced quote', 'cpf,nome\n51954022212,"Ana\n11222333000181,Bia\n', 'unbalanced_quote'],
-    ['a 5 MB line with no line break', `cpf,nome\n51954022212,${'A'.repeat(5 * 1024 * 1024)}`, 'row_too_long'],
+    [
+      'a 5 MB line with no line break',
+      `cpf,nome\n51954022212,${'A'.repeat(5 * 1024 * 1024)}`,
+      'row_too_long',
+    ],
     ['more rows than the limit', `cpf\n${'51954022212\n'.repeat(51)}`, 'row_limit_exceeded'],
   ])('refuses %s whole, with one clear reason, queuing nothing', async (_label, content, code) => {
     const { outcome, queued, batch } = await ingest('hostile.csv', content);
@@ -71,7 +79,10 @@ describe('the ingest Lambda on hostile and broken files', () => {
       '11.222.333/0001-81',
       '519.540.222-12',
     ];
-    const { outcome, queued } = await ingest('damaged.csv', `cpf_cnpj;obs\n${cells.map((cell) => `"${cell.replaceAll('"', '""')}";x`).join('\n')}\n`);
+    const { outcome, queued } = await ingest(
+      'damaged.csv',
+      `cpf_cnpj;obs\n${cells.map((cell) => `"${cell.replaceAll('"', '""')}";x`).join('\n')}\n`,
+    );
     expect(outcome).toMatchObject({ outcome: 'queued', rows: 9, toScreen: 2 });
     expect(queued.sort()).toEqual(['11222333000181', '51954022212']);
     const rows = [];
@@ -90,7 +101,10 @@ describe('the ingest Lambda on hostile and broken files', () => {
   });
 
   it('reads a file that switches encoding half way, queuing every valid document', async () => {
-    const { queued } = await ingest('mixed.csv', Buffer.concat([utf8('cpf;nome\n51954022212;Conceição\n'), windows1252('11222333000181;Açúcar\n')]));
+    const { queued } = await ingest(
+      'mixed.csv',
+      Buffer.concat([utf8('cpf;nome\n51954022212;Conceição\n'), windows1252('11222333000181;Açúcar\n')]),
+    );
     expect(queued.sort()).toEqual(['11222333000181', '51954022212']);
   });
 });
@@ -101,11 +115,15 @@ describe('formula injection through the whole pipeline', () => {
     // A bureau whose registration name is a spreadsheet formula.
     full = await startTestPipeline({
       bureau: (emulator) => {
-        const real = new CreditReportClient(new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }));
+        const real = new CreditReportClient(
+          new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
+        );
         const hostile: BureauGateway = {
           fetchReport: async (...args) => {
             const response = await real.fetchReport(...args);
-            const body = structuredClone(response.body) as { dados: { consultaCredito: { dadosCadastrais: Record<string, string> } } };
+            const body = structuredClone(response.body) as {
+              dados: { consultaCredito: { dadosCadastrais: Record<string, string> } };
+            };
             body.dados.consultaCredito.dadosCadastrais.nome = '=HYPERLINK("http://evil.invalid","clique")';
             return { ...response, body };
           },
@@ -119,9 +137,16 @@ describe('formula injection through the whole pipeline', () => {
   });
 
   it('neutralises formulas from the customer file and from the bureau in every summary cell', async () => {
-    const file = await writeCsv('formulas.csv', 'cpf,note,other\n51954022212,=1+1,@SUM(A1)\n51954022213,+55 11 9999,-5\n');
+    const file = await writeCsv(
+      'formulas.csv',
+      'cpf,note,other\n51954022212,=1+1,@SUM(A1)\n51954022213,+55 11 9999,-5\n',
+    );
     const { summary } = await screenFile(full, file);
-    expect(summary[0]).toMatchObject({ note: "'=1+1", other: "'@SUM(A1)", name: '\'=HYPERLINK("http://evil.invalid","clique")' });
+    expect(summary[0]).toMatchObject({
+      note: "'=1+1",
+      other: "'@SUM(A1)",
+      name: '\'=HYPERLINK("http://evil.invalid","clique")',
+    });
     expect(summary[1]).toMatchObject({ status: 'invalid_document', note: "'+55 11 9999", other: "'-5" });
   }, 60_000);
 });

@@ -244,7 +244,8 @@ export async function openCustomerList(
     } finally {
       await parsed.close();
     }
-    if (rowNumber === 0) throw new CustomerListError('empty_file', 'the file has a header row but no data rows');
+    if (rowNumber === 0)
+      throw new CustomerListError('empty_file', 'the file has a header row but no data rows');
   }
 
   return { layout, rows: rows() };

@@ -209,7 +209,9 @@ describe('openCustomerList on a header without rows', () => {
 
 describe('openCustomerList on hostile input', () => {
   it('refuses an unbalanced quote in a small file instead of swallowing the rows after it', async () => {
-    await expect(readAll(utf8('cpf,nome\n51954022212,"Ana\n11222333000181,Bia\n'))).rejects.toMatchObject({ code: 'unbalanced_quote' });
+    await expect(readAll(utf8('cpf,nome\n51954022212,"Ana\n11222333000181,Bia\n'))).rejects.toMatchObject({
+      code: 'unbalanced_quote',
+    });
   });
 
   it('stops a 100 MB line without a line break after about 1 MiB, in bounded memory', async () => {

@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CreditReportClient, ServiceTransport } from '../../lambdas/adapters/bureau-api/index.ts';
+import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
+import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
+import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
+
+let test: TestPipeline | undefined;
+afterEach(async () => {
+  await test?.stop();
+  test = undefined;
+});
+
+/** The promises every run must keep, whatever the fault: every row once, with a final status and a reason. */
+function expectNothingLost(summary: Record<string, string>[], rows: number) {
+  expect(summary.map((line) => Number(line.row))).toEqual(
+    Array.from({ length: rows }, (_, index) => index + 1),
+  );
+  for (const line of summary) {
+    expect(['screened', 'cached', 'duplicate', 'invalid_document', 'failed']).toContain(line.status);
+    if (line.status === 'failed') expect(line.status_detail?.length).toBeGreaterThan(5);
+  }
+}
+
+const charges = (t: TestPipeline) => Object.values(t.emulator.stats().chargesByDocument);
+
+describe('fault injection on the whole local pipeline', () => {
+  it('30% upstream errors (5xx and 200-not-success): every row once, nothing charged twice, the batch completes', async () => {
+    test = await startTestPipeline({
+      emulator: { errorRate: 0.3 },
+      settings: { maxAttempts: 3, maxReceiveCount: 8 },
+    });
+    const documents = distinctDocuments(200, 'thirty percent');
+    const { summary, manifest } = await screenFile(
+      test,
+      await writeCsv('faulty.csv', customerListCsv(documents)),
+    );
+    expectNothingLost(summary, 200);
+    expect(charges(test).every((count) => count === 1)).toBe(true);
+    expect(manifest.counts.screened + manifest.counts.failed).toBe(200);
+    expect(manifest.counts.screened).toBe(test.emulator.stats().charged);
+    // Some queries fail for good (refused, or out of attempts), each with its reason.
+    const failed = summary.filter((line) => line.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    expect(
+      failed.every((line) =>
+        /^(rejected by the bureau|bureau unavailable after 3 attempts)/.test(line.status_detail ?? ''),
+      ),
+    ).toBe(true);
+  }, 120_000);
+
+  it('an upstream limit below ours: 429s are honoured with Retry-After and the batch completes', async () => {
+    test = await startTestPipeline({
+      emulator: { rateLimitPerSecond: 20, rateLimitBurst: 5 },
+      settings: { rateLimitPerSecond: { a: 60, b: 60 }, rateLimitBurst: { a: 10, b: 10 } },
+    });
+    const { summary, manifest } = await screenFile(
+      test,
+      await writeCsv('limited.csv', customerListCsv(distinctDocuments(120, 'limited'))),
+    );
+    const stats = test.emulator.stats();
+    expectNothingLost(summary, 120);
+    expect(manifest.counts).toMatchObject({ screened: 120, failed: 0 });
+    expect(stats.byStatus['429']).toBeGreaterThan(0);
+    expect(charges(test).every((count) => count === 1)).toBe(true);
+  }, 120_000);
+
+  it('equal limits: at most a handful of 429s', async () => {
+    test = await startTestPipeline({
+      emulator: { rateLimitPerSecond: 30, rateLimitBurst: 30 },
+      settings: { rateLimitPerSecond: { a: 30, b: 30 }, rateLimitBurst: { a: 6, b: 6 } },
+    });
+    const { manifest } = await screenFile(
+      test,
+      await writeCsv('equal.csv', customerListCsv(distinctDocuments(150, 'equal'))),
+    );
+    expect(manifest.counts).toMatchObject({ screened: 150 });
+    expect(test.emulator.stats().byStatus['429'] ?? 0).toBeLessThanOrEqual(5);
+    expect(test.emulator.stats().maxObservedRatePerSec).toBeLessThanOrEqual(30 + 6);
+  }, 120_000);
+
+  it('a hanging upstream: timeouts fire, queries are retried, nothing waits forever', async () => {
+    test = await startTestPipeline({
+      emulator: { hangRate: 0.15 },
+      settings: { bureauTimeoutSeconds: 1, workerTimeoutSeconds: 3 },
+    });
+    const started = Date.now();
+    const { summary, manifest } = await screenFile(
+      test,
+      await writeCsv('hanging.csv', customerListCsv(distinctDocuments(60, 'hanging'))),
+    );
+    expectNothingLost(summary, 60);
+    expect(test.emulator.stats().hung).toBeGreaterThan(0);
+    expect(manifest.counts.screened + manifest.counts.failed).toBe(60);
+    expect(manifest.counts.screened).toBeGreaterThan(50);
+    expect(charges(test).every((count) => count === 1)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(90_000);
+  }, 120_000);
+
+  it('a worker that fails between the bureau answer and the settle: only that document is paid twice', async () => {
+    const documents = distinctDocuments(40, 'crash mid batch');
+    const victim = documents[17] as string;
+    let crashed = false;
+    test = await startTestPipeline({
+      bureau: (emulator) => {
+        const real = new CreditReportClient(
+          new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
+        );
+        const crashing: BureauGateway = {
+          fetchReport: async (bureau, document, options) => {
+            const response = await real.fetchReport(bureau, document, options);
+            if (document === victim && !crashed) {
+              crashed = true;
+              throw new Error('worker crashed after the bureau answered (simulated)');
+            }
+            return response;
+          },
+        };
+        return crashing;
+      },
+    });
+    const { summary, manifest } = await screenFile(
+      test,
+      await writeCsv('crash.csv', customerListCsv(documents)),
+    );
+    expectNothingLost(summary, 40);
+    expect(manifest.counts).toMatchObject({ screened: 40, failed: 0 });
+    const stats = test.emulator.stats();
+    expect(stats.chargesByDocument[victim]).toBe(2);
+    expect(
+      Object.entries(stats.chargesByDocument)
+        .filter(([document]) => document !== victim)
+        .every(([, count]) => count === 1),
+    ).toBe(true);
+    expect(stats.charged).toBe(41);
+  }, 120_000);
+});
