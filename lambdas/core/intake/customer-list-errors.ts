@@ -3,7 +3,8 @@ export type CustomerListErrorCode =
   | 'empty_file'
   | 'no_document_column'
   | 'row_limit_exceeded'
-  | 'row_too_long';
+  | 'row_too_long'
+  | 'unbalanced_quote';
 
 /** A file-level problem with a message meant for the person who uploaded the file. */
 export class CustomerListError extends Error {
