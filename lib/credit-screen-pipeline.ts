@@ -348,7 +348,7 @@ export class CreditScreenPipeline extends Construct {
     this.workerFunction.addEventSource(
       new SqsEventSource(this.workQueue, {
         batchSize: settings.workerBatchSize,
-        maxBatchingWindow: Duration.seconds(1),
+        maxBatchingWindow: Duration.seconds(settings.workerBatchingWindowSeconds),
         maxConcurrency: settings.workerConcurrency,
         reportBatchItemFailures: true,
       }),

@@ -26,6 +26,8 @@ export interface PipelineSettings {
   readonly callsPerInvocation: number;
   /** Messages per worker invocation. */
   readonly workerBatchSize: number;
+  /** How long the SQS event source gathers messages before invoking a worker with fewer than a full batch. */
+  readonly workerBatchingWindowSeconds: number;
   /** Reuse a stored report younger than this instead of paying again; 0 turns it off. */
   readonly freshnessHours: number;
   /** Days personal data is kept (S3 lifecycle and DynamoDB TTL). */
@@ -51,6 +53,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   workerConcurrency: 5,
   callsPerInvocation: 5,
   workerBatchSize: 10,
+  workerBatchingWindowSeconds: 1,
   freshnessHours: 24,
   retentionDays: 90,
   maxAttempts: 5,

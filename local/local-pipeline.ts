@@ -83,6 +83,7 @@ export class LocalPipeline {
         defaultBureau: settings.defaultBureau,
         maxRows: settings.maxRows,
         excelSummary: settings.excelSummary,
+        freshnessHours: settings.freshnessHours,
       },
     });
     const onInvocationError = (error: unknown) =>
@@ -94,6 +95,7 @@ export class LocalPipeline {
         sqs,
         queueUrl: resources.workQueueUrl,
         batchSize: settings.workerBatchSize,
+        batchingWindowSeconds: settings.workerBatchingWindowSeconds,
         maxConcurrency: settings.workerConcurrency,
         functionTimeoutSeconds: settings.workerTimeoutSeconds,
         handler: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
@@ -130,6 +132,12 @@ export class LocalPipeline {
 
   get store() {
     return this.#adapters.store;
+  }
+
+  /** Invocations of the worker, dead-letter and finaliser handlers so far (diagnostics and benchmarks). */
+  get invocations(): { worker: number; deadLetter: number; finalise: number } {
+    const [worker, deadLetter, finalise] = this.#sources.map((source) => source.invocations);
+    return { worker: worker ?? 0, deadLetter: deadLetter ?? 0, finalise: finalise ?? 0 };
   }
 
   /** The adapters the handlers use (tests drive use cases with them directly). */

@@ -13,6 +13,11 @@ export interface SqsEventSourceOptions {
   readonly batchSize: number;
   /** Invocations at once (the event source's MaximumConcurrency). */
   readonly maxConcurrency: number;
+  /**
+   * Longest wait to fill a batch before invoking with fewer messages (MaximumBatchingWindowInSeconds).
+   * @default 0
+   */
+  readonly batchingWindowSeconds?: number;
   /** The function's timeout: handlers get a context whose remaining time counts down from it. */
   readonly functionTimeoutSeconds: number;
   readonly handler: (
@@ -59,17 +64,29 @@ export class SqsEventSource {
   async #poll(): Promise<void> {
     const { sqs, queueUrl, batchSize } = this.#options;
     while (this.#running) {
-      let received: Message[];
+      const received: Message[] = [];
       try {
-        const response = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: batchSize,
-            WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['All'],
-          }),
+        // Like Lambda's event source: keep receiving until the batch is full or the batching window has passed.
+        const windowEnds = Date.now() + (this.#options.batchingWindowSeconds ?? 0) * 1000;
+        do {
+          const response = await sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: queueUrl,
+              MaxNumberOfMessages: batchSize - received.length,
+              WaitTimeSeconds: received.length === 0 ? 1 : 0,
+              MessageSystemAttributeNames: ['All'],
+            }),
+          );
+          const messages = response.Messages ?? [];
+          received.push(...messages);
+          if (messages.length === 0 && received.length > 0)
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        } while (
+          this.#running &&
+          received.length > 0 &&
+          received.length < batchSize &&
+          Date.now() < windowEnds
         );
-        received = response.Messages ?? [];
       } catch (error) {
         if (!this.#running) return;
         this.#options.onInvocationError?.(error);

@@ -9,5 +9,6 @@ export const handler = createIngestHandler({
     defaultBureau: runtime.environment.settings.defaultBureau,
     maxRows: runtime.environment.settings.maxRows,
     excelSummary: runtime.environment.settings.excelSummary,
+    freshnessHours: runtime.environment.settings.freshnessHours,
   },
 });

@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
-import { batchIdFor, bureauForKey, type NewRow, type WorkMessage } from '../core/batch/index.ts';
+import {
+  batchIdFor,
+  bureauForKey,
+  cachedDetail,
+  type NewRow,
+  type WorkMessage,
+} from '../core/batch/index.ts';
 import { CustomerListError, type CustomerRow, IntakeTally, openCustomerList } from '../core/intake/index.ts';
 import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../core/ports/index.ts';
 import type { Bureau } from '../core/report/index.ts';
+import { reportColumns } from '../core/summary/index.ts';
 
 /** One uploaded object, as the S3 event describes it. */
 export interface UploadedObject {
@@ -16,6 +23,8 @@ export interface UploadedObject {
 
 export interface IngestSettings {
   readonly defaultBureau: Bureau;
+  /** Reuse a stored report younger than this instead of queuing the document; 0 turns reuse off. @default 0 */
+  readonly freshnessHours?: number;
   readonly maxRows: number;
   readonly excelSummary: boolean;
   /** Rows written and queued per step; the checkpoint moves after each step. @default 1000 */
@@ -37,6 +46,36 @@ export type IngestOutcome =
   | { readonly batchId: string; readonly outcome: 'already_ingested' };
 
 const DEFAULT_CHUNK_ROWS = 1000;
+
+/**
+ * Settles as `cached` the queued rows whose document has a stored report younger than the freshness window: one
+ * read per hundred documents here instead of a query per document in the workers, and nothing queued or paid.
+ */
+async function reuseFreshReports(
+  rows: NewRow[],
+  bureau: Bureau,
+  deps: IngestDependencies,
+): Promise<NewRow[]> {
+  const hours = deps.settings.freshnessHours ?? 0;
+  const queued = rows.filter((row) => row.state === 'queued' && row.document !== null);
+  if (hours <= 0 || queued.length === 0) return rows;
+  const stored = await deps.store.latestReports(
+    bureau,
+    queued.map((row) => row.document as string),
+  );
+  const freshSince = (deps.now ?? (() => new Date()))().getTime() - hours * 3_600_000;
+  return rows.map((row) => {
+    const report = row.state === 'queued' && row.document !== null ? stored.get(row.document) : undefined;
+    if (report === undefined || Date.parse(report.key.fetchedAt) <= freshSince) return row;
+    return {
+      ...row,
+      state: 'cached',
+      detail: cachedDetail(report),
+      report: reportColumns(report.report),
+      reportKey: report.key,
+    };
+  });
+}
 
 /** Key of the list of rows that have duplicates (the finaliser repeats their report columns on the duplicates). */
 export const duplicateTargetsKey = (batchId: string) => `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
@@ -127,6 +166,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   const duplicateTargets = new Set<number>();
   let chunk: CustomerRow[] = [];
   let resumed = false;
+  let cachedSoFar = existing?.ingestCached ?? 0;
   const flush = async () => {
     if (chunk.length === 0) return;
     const last = (chunk.at(-1) as CustomerRow).row;
@@ -146,13 +186,16 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
         );
         requeue = rows.filter((row) => stillQueued.has(row.row));
         rows = rows.filter((row) => !written.has(row.row));
+        cachedSoFar += existingRows.filter((row) => row.state === 'cached').length;
       }
+      rows = await reuseFreshReports(rows, bureau, deps);
+      cachedSoFar += rows.filter((row) => row.state === 'cached').length;
       await store.writeRows(batchId, rows);
       const messages: WorkMessage[] = [...rows, ...requeue]
         .filter((row) => row.state === 'queued' && row.document !== null)
         .map((row) => ({ version: 1, batchId, row: row.row, document: row.document as string, bureau }));
       await queue.sendWork(messages);
-      await store.saveIngestCheckpoint(batchId, last);
+      await store.saveIngestCheckpoint(batchId, last, cachedSoFar);
     }
     chunk = [];
   };
@@ -177,6 +220,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     invalid: counts.invalid,
     duplicates: counts.duplicates,
     toScreen: counts.unique,
+    cached: cachedSoFar,
   });
   logger.info('ingest finished', {
     batchId,

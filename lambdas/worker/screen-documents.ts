@@ -9,6 +9,7 @@ import {
   TransientError,
 } from '../adapters/bureau-api/service-errors.ts';
 import {
+  type BatchRecord,
   backoffSeconds,
   parseMessage,
   type RetryPolicy,
@@ -32,7 +33,6 @@ import type {
 import { normaliseCreditReport, type ReportArchive } from '../core/report/index.ts';
 
 export interface WorkerSettings {
-  readonly freshnessHours: number;
   readonly retry: RetryPolicy;
   /** How long a claim on a row lasts (a crash frees the row after this). */
   readonly claimLeaseSeconds: number;
@@ -86,14 +86,19 @@ export async function screenDocuments(
   deps: WorkerDependencies,
   signal?: AbortSignal,
 ): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> {
-  const limit = pLimit(deps.settings.callsPerInvocation);
   const failures: { itemIdentifier: string }[] = [];
+  // The limit is on bureau calls, not on messages: claims and settles of every message overlap with the calls.
+  const invocation: Invocation = {
+    batches: new Map(),
+    settledBatches: new Set(),
+    callSlot: pLimit(deps.settings.callsPerInvocation),
+  };
   await Promise.all(
     records.map((record) =>
-      limit(async () => {
+      (async () => {
         let outcome: Outcome;
         try {
-          outcome = await screenOne(record, deps, signal);
+          outcome = await screenOne(record, deps, invocation, signal);
         } catch (error) {
           deps.logger.error('unexpected failure; the message will be retried', {
             messageId: record.messageId,
@@ -115,10 +120,29 @@ export async function screenDocuments(
               });
           }
         }
-      }),
+      })(),
     ),
   );
+  // Once per batch touched, not once per row: did this invocation settle a batch's last row?
+  for (const batchId of invocation.settledBatches) {
+    await finaliseIfLast(batchId, deps).catch((error: unknown) => {
+      deps.logger.error('could not check for finalisation; a later settle will', {
+        batchId,
+        error: describe(error),
+      });
+    });
+  }
   return { batchItemFailures: failures };
+}
+
+/** What one invocation shares between its messages. */
+interface Invocation {
+  /** Batch records read once per invocation (most messages of an invocation belong to the same batch). */
+  readonly batches: Map<string, Promise<BatchRecord | null>>;
+  /** Batches in which this invocation settled rows, to check once at the end whether they are complete. */
+  readonly settledBatches: Set<string>;
+  /** Bounds the bureau calls in flight in this invocation (`callsPerInvocation`). */
+  readonly callSlot: ReturnType<typeof pLimit>;
 }
 
 function describe(error: unknown): Record<string, unknown> {
@@ -129,6 +153,7 @@ function describe(error: unknown): Record<string, unknown> {
 async function screenOne(
   record: QueueRecord,
   deps: WorkerDependencies,
+  invocation: Invocation,
   signal?: AbortSignal,
 ): Promise<Outcome> {
   const { store, logger, settings } = deps;
@@ -141,7 +166,14 @@ async function screenOne(
   }
   const log = { batchId: message.batchId, row: message.row, document: maskDocument(message.document) };
 
-  const batch = await store.getBatch(message.batchId);
+  let cached = invocation.batches.get(message.batchId);
+  if (cached === undefined) {
+    cached = store.getBatch(message.batchId);
+    invocation.batches.set(message.batchId, cached);
+  }
+  // A token rejected after this read is still caught: the call that is refused marks the batch, and every later
+  // call gets the same refusal (at most one invocation's calls, which the token probe already keeps to one at first).
+  const batch = await cached;
   if (batch === null) {
     logger.warn('batch no longer exists (expired); message dropped', log);
     return DONE;
@@ -157,19 +189,11 @@ async function screenOne(
     const settled = await store.settleRow(message.batchId, message.row, claimToken, settlement);
     if (!settled)
       logger.warn('claim lost before settling (lease expired); the other holder settles the row', log);
-    else await finaliseIfLast(message.batchId, deps);
+    else invocation.settledBatches.add(message.batchId);
     return DONE;
   };
 
   if (batch.tokenState === 'rejected') return settle({ outcome: 'failed', reason: TOKEN_REJECTED });
-
-  if (settings.freshnessHours > 0) {
-    const stored = await store.latestReport(message.bureau, message.document);
-    if (stored && Date.parse(stored.key.fetchedAt) > now() - settings.freshnessHours * 3_600_000) {
-      logger.debug('fresh report reused', { ...log, fetchedAt: stored.key.fetchedAt });
-      return settle({ outcome: 'cached', report: stored });
-    }
-  }
 
   // Until the token has worked once for this batch, one request at a time: a wrong token costs one request.
   let probing = false;
@@ -185,13 +209,15 @@ async function screenOne(
 
   for (let rateLimited = 0; ; rateLimited++) {
     try {
-      await deps.limiter.acquire(message.bureau, signal);
-      // No signal here on purpose: a call in flight is never cut (the bureau may have charged it already); it ends
-      // by itself within its own timeout, which the invocation's deadline leaves room for.
-      const response = await deps.bureau.fetchReport(message.bureau, message.document);
+      // The rate-limit token is taken inside the call slot, right before the call: never held while waiting.
+      const response = await invocation.callSlot(async () => {
+        await deps.limiter.acquire(message.bureau, signal);
+        // No signal here on purpose: a call in flight is never cut (the bureau may have charged it already); it
+        // ends by itself within its own timeout, which the invocation's deadline leaves room for.
+        return deps.bureau.fetchReport(message.bureau, message.document);
+      });
       if (probing) await store.markToken(message.batchId, 'verified');
-      const stored = await archive(message, response, deps);
-      return await settle({ outcome: 'screened', report: stored });
+      return await settleAndArchive(message, response, deps, settle);
     } catch (error) {
       if (error instanceof RateLimitedError) {
         const delay = rateLimitDelaySeconds(error.retryAfterSeconds, deps.random);
@@ -262,11 +288,17 @@ async function waitForToken(
   }
 }
 
-async function archive(
+/**
+ * Settles a paid answer and archives the raw response, at the same time. The settle is what matters: the answer was
+ * paid for, so a failed archive never sends the document back to the queue (a retry would pay again); it is logged
+ * as an error, and the normalised report is kept in DynamoDB all the same.
+ */
+async function settleAndArchive(
   message: WorkMessage,
   response: { body: Readonly<Record<string, unknown>>; httpStatus: number; receivedAt: string },
   deps: WorkerDependencies,
-): Promise<StoredReport> {
+  settle: (settlement: Settlement) => Promise<Outcome>,
+): Promise<Outcome> {
   const report = normaliseCreditReport(response.body, {
     bureau: message.bureau,
     document: message.document,
@@ -289,12 +321,25 @@ async function archive(
     httpStatus: response.httpStatus,
     response: response.body,
   };
-  await deps.objects.putJson(rawKey, archived);
-  return {
+  const stored: StoredReport = {
     key: { bureau: message.bureau, document: message.document, fetchedAt: response.receivedAt },
     report,
     rawKey,
   };
+  const [archive, settled] = await Promise.allSettled([
+    deps.objects.putJson(rawKey, archived),
+    settle({ outcome: 'screened', report: stored }),
+  ]);
+  if (archive.status === 'rejected') {
+    deps.logger.error('raw response not archived; the normalised report is kept', {
+      batchId: message.batchId,
+      row: message.row,
+      rawKey,
+      error: describe(archive.reason),
+    });
+  }
+  if (settled.status === 'rejected') throw settled.reason;
+  return settled.value;
 }
 
 /** After a settle: if that was the batch's last row, exactly one caller wins the finalisation and queues it. */

@@ -31,7 +31,7 @@ afterAll(async () => {
 /** Ingests a list without delivering its messages: the test delivers them, as often as it likes. */
 async function ingestQuietly(
   documents: readonly string[],
-  options: { chunkRows?: number; queue?: RecordingWorkQueue } = {},
+  options: { chunkRows?: number; queue?: RecordingWorkQueue; freshnessHours?: number } = {},
 ) {
   const queue = options.queue ?? new RecordingWorkQueue();
   const upload = await test.pipeline.upload(await writeCsv('list.csv', customerListCsv(documents)), 'a');
@@ -40,7 +40,13 @@ async function ingestQuietly(
       ...test.pipeline.adapters,
       queue,
       logger: new MemoryLogger(),
-      settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false, chunkRows: options.chunkRows },
+      settings: {
+        defaultBureau: 'a',
+        maxRows: 1000,
+        excelSummary: false,
+        chunkRows: options.chunkRows,
+        freshnessHours: options.freshnessHours,
+      },
     });
   return { upload, queue, ingest };
 }
@@ -162,4 +168,34 @@ describe('exactly-once screening', () => {
     const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
     expect(manifest?.counts).toMatchObject({ rows: 3, screened: 2, failed: 1 });
   });
+
+  it('reuses fresh reports at ingest, counting them right across an interrupted ingest, and pays only for the rest', async () => {
+    const known = distinctDocuments(60, 'known before');
+    const first = await ingestQuietly(known);
+    const { batchId: firstBatch } = await first.ingest();
+    const deps = workerDeps(first.queue);
+    for (let start = 0; start < first.queue.work.length; start += 10) {
+      await screenDocuments(first.queue.work.slice(start, start + 10).map(deliveryOf), deps);
+    }
+    expect(await test.pipeline.store.getBatch(firstBatch)).toMatchObject({ settled: 60 });
+    const chargedBefore = test.emulator.stats().charged;
+
+    const fresh = distinctDocuments(40, 'new ones');
+    const queue = new RecordingWorkQueue();
+    queue.failOnSend = 2;
+    const second = await ingestQuietly([...known, ...fresh], { chunkRows: 30, queue, freshnessHours: 24 });
+    await expect(second.ingest()).rejects.toThrow('SQS unreachable');
+    const outcome = await second.ingest();
+    expect(outcome).toMatchObject({ outcome: 'queued', rows: 100, toScreen: 100 });
+    const afterIngest = await test.pipeline.store.getBatch(outcome.batchId);
+    expect(afterIngest).toMatchObject({ cached: 60, settled: 60 });
+    const secondDeps = workerDeps(queue);
+    for (let start = 0; start < queue.work.length; start += 10) {
+      await screenDocuments(queue.work.slice(start, start + 10).map(deliveryOf), secondDeps);
+    }
+    expect(test.emulator.stats().charged - chargedBefore).toBe(40);
+    expect(queue.finalise).toEqual([{ version: 1, batchId: outcome.batchId }]);
+    const manifest = await finaliseBatch(outcome.batchId, { ...secondDeps, events: test.pipeline.events });
+    expect(manifest?.counts).toMatchObject({ rows: 100, cached: 60, screened: 40 });
+  }, 60_000);
 });

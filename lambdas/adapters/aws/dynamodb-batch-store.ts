@@ -50,6 +50,10 @@ const rowKey = (batchId: string, row: number) => ({
   sk: `${ROW_PREFIX}${String(row).padStart(9, '0')}`,
 });
 const reportKeyOf = (key: ReportKey) => ({ pk: `REPORT#${key.bureau}#${key.document}`, sk: key.fetchedAt });
+const latestKeyOf = (key: { bureau: Bureau; document: string }) => ({
+  pk: `REPORT#${key.bureau}#${key.document}`,
+  sk: 'LATEST',
+});
 
 const isConditionFailure = (error: unknown) =>
   error instanceof ConditionalCheckFailedException ||
@@ -76,6 +80,7 @@ function toBatch(item: Item): BatchRecord {
     cached: (item.cached as number | undefined) ?? 0,
     failed: (item.failed as number | undefined) ?? 0,
     ingestCheckpoint: (item.ingestCheckpoint as number | undefined) ?? 0,
+    ingestCached: (item.ingestCached as number | undefined) ?? 0,
     tokenState: (item.tokenState as BatchRecord['tokenState'] | undefined) ?? 'unverified',
     completedAt: (item.completedAt as string | undefined) ?? null,
   };
@@ -250,13 +255,13 @@ export class DynamoDbBatchStore implements BatchStore {
     return items;
   }
 
-  async saveIngestCheckpoint(batchId: string, row: number): Promise<void> {
+  async saveIngestCheckpoint(batchId: string, row: number, cachedSoFar: number): Promise<void> {
     await this.#client.send(
       new UpdateCommand({
         TableName: this.#table,
         Key: batchKey(batchId),
-        UpdateExpression: 'SET ingestCheckpoint = :row',
-        ExpressionAttributeValues: { ':row': row },
+        UpdateExpression: 'SET ingestCheckpoint = :row, ingestCached = :cached',
+        ExpressionAttributeValues: { ':row': row, ':cached': cachedSoFar },
       }),
     );
   }
@@ -267,7 +272,7 @@ export class DynamoDbBatchStore implements BatchStore {
         TableName: this.#table,
         Key: batchKey(batchId),
         UpdateExpression:
-          'SET #status = :running, #rows = :rows, invalid = :invalid, duplicates = :duplicates, toScreen = :toScreen, ingestCheckpoint = :rows',
+          'SET #status = :running, #rows = :rows, invalid = :invalid, duplicates = :duplicates, toScreen = :toScreen, ingestCheckpoint = :rows, ingestCached = :cached ADD settled :cached, cached :cached',
         ConditionExpression: '#status = :ingesting',
         ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
         ExpressionAttributeValues: {
@@ -277,6 +282,7 @@ export class DynamoDbBatchStore implements BatchStore {
           ':invalid': totals.invalid,
           ':duplicates': totals.duplicates,
           ':toScreen': totals.toScreen,
+          ':cached': totals.cached,
         },
         ReturnValues: 'ALL_NEW',
       }),
@@ -351,12 +357,7 @@ export class DynamoDbBatchStore implements BatchStore {
     settlement: Settlement,
   ): Promise<boolean> {
     const report = settlement.outcome === 'failed' ? null : settlement.report;
-    const detail =
-      settlement.outcome === 'failed'
-        ? settlement.reason
-        : settlement.outcome === 'cached'
-          ? `report of ${settlement.report.key.fetchedAt} reused`
-          : null;
+    const detail = settlement.outcome === 'failed' ? settlement.reason : null;
     const counter = settlement.outcome;
     const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> =
       [
@@ -389,18 +390,17 @@ export class DynamoDbBatchStore implements BatchStore {
         },
       ];
     if (settlement.outcome === 'screened') {
-      transactItems.push({
-        Put: {
-          TableName: this.#table,
-          Item: {
-            ...reportKeyOf(settlement.report.key),
-            ...settlement.report.key,
-            report: JSON.stringify(settlement.report.report),
-            rawKey: settlement.report.rawKey,
-            expiresAt: this.#expiresAt(),
-          },
-        },
-      });
+      const stored = {
+        ...settlement.report.key,
+        report: JSON.stringify(settlement.report.report),
+        rawKey: settlement.report.rawKey,
+        expiresAt: this.#expiresAt(),
+      };
+      // The dated item keeps the history (the previous report is always known); LATEST is found without a query.
+      transactItems.push(
+        { Put: { TableName: this.#table, Item: { ...reportKeyOf(settlement.report.key), ...stored } } },
+        { Put: { TableName: this.#table, Item: { ...latestKeyOf(settlement.report.key), ...stored } } },
+      );
     }
     try {
       await this.#client.send(new TransactWriteCommand({ TransactItems: transactItems }));
@@ -577,16 +577,21 @@ export class DynamoDbBatchStore implements BatchStore {
 
   async latestReport(bureau: Bureau, document: string): Promise<StoredReport | null> {
     const result = await this.#client.send(
-      new QueryCommand({
-        TableName: this.#table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `REPORT#${bureau}#${document}` },
-        ScanIndexForward: false,
-        Limit: 1,
-      }),
+      new GetCommand({ TableName: this.#table, Key: latestKeyOf({ bureau, document }) }),
     );
-    const item = result.Items?.[0];
-    return item ? toStoredReport(item) : null;
+    return result.Item ? toStoredReport(result.Item) : null;
+  }
+
+  async latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>> {
+    const found = new Map<string, StoredReport>();
+    const keys = [...new Set(documents)].map((document) => latestKeyOf({ bureau, document }));
+    for (let start = 0; start < keys.length; start += GET_BATCH) {
+      for (const item of await this.#batchGet(keys.slice(start, start + GET_BATCH))) {
+        const stored = toStoredReport(item);
+        found.set(stored.key.document, stored);
+      }
+    }
+    return found;
   }
 
   async getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>> {

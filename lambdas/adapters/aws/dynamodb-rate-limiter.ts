@@ -1,13 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimiter } from '../../core/ports/index.ts';
 import {
-  assertValidLimits,
-  fullBucket,
-  pausedBucket,
+  type Gcra,
+  gcraOf,
+  pausedTat,
+  slotTime,
   type TokenBucketLimits,
-  type TokenBucketState,
-  takeTokens,
 } from '../../core/rate-limit/index.ts';
 import type { Bureau } from '../../core/report/index.ts';
 
@@ -20,97 +19,175 @@ export interface DynamoDbRateLimiterConfig {
 }
 
 const bucketKey = (bureau: Bureau) => ({ pk: `RATE#${bureau}`, sk: 'BUCKET' });
+// Slots are reserved at most this far ahead; beyond it a caller waits without reserving (and so can still give up).
+const MAX_RESERVATION_AHEAD_MS = 2_000;
+// Waiters of this process served by one reservation.
+const MAX_SLOTS_PER_RESERVATION = 10;
 
-function abortable(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+interface Waiter {
+  resolve(): void;
+  reject(reason: unknown): void;
+  readonly signal?: AbortSignal;
+  cleanup?: () => void;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+/** The TAT in a condition-failure's item (returned unmarshalled by lib-dynamodb, or as `{ N }` by the raw client). */
+function tatOf(item: Record<string, unknown> | undefined): number | null {
+  const value = item?.tat;
+  if (typeof value === 'number') return value;
+  if (typeof value === 'object' && value !== null && 'N' in value) return Number((value as { N: string }).N);
+  return null;
 }
 
 /**
- * A token bucket per bureau in one DynamoDB item, shared by every worker, so adding workers never raises the rate.
- * Each take is a read and a conditional write on the item's version (optimistic locking); a lost race simply
- * reads again. The arithmetic is `lambdas/core/rate-limit`.
+ * The global rate limit, per bureau, shared by every worker through one DynamoDB item: a token bucket in its GCRA
+ * form (`lambdas/core/rate-limit/gcra.ts`). Reserving slots is a single conditional `UpdateItem` that adds intervals
+ * to the item's TAT atomically and returns it, so workers never read-modify-write or retry on each other's
+ * writes; each caller then waits until its own slot. Callers waiting in one process share one reservation.
  */
 export class DynamoDbRateLimiter implements RateLimiter {
   readonly #client: DynamoDBDocumentClient;
   readonly #table: string;
-  readonly #limits: Readonly<Record<Bureau, TokenBucketLimits>>;
+  readonly #gcra: Readonly<Record<Bureau, Gcra>>;
   readonly #now: () => number;
+  readonly #waiters = new Map<Bureau, Waiter[]>();
+  readonly #pumping = new Set<Bureau>();
 
   constructor(config: DynamoDbRateLimiterConfig) {
-    for (const limits of Object.values(config.limits)) assertValidLimits(limits);
     this.#client = config.client;
     this.#table = config.tableName;
-    this.#limits = config.limits;
+    this.#gcra = { a: gcraOf(config.limits.a), b: gcraOf(config.limits.b) };
     this.#now = config.now ?? Date.now;
   }
 
-  async #read(bureau: Bureau): Promise<{ state: TokenBucketState | null; version: number }> {
-    const result = await this.#client.send(
-      new GetCommand({ TableName: this.#table, Key: bucketKey(bureau), ConsistentRead: true }),
-    );
-    const item = result.Item;
-    if (!item) return { state: null, version: 0 };
-    return {
-      state: { tokens: item.tokens as number, updatedAtMs: item.updatedAtMs as number },
-      version: item.version as number,
-    };
+  acquire(bureau: Bureau, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal };
+      const onAbort = () => {
+        const queue = this.#waiters.get(bureau) ?? [];
+        const index = queue.indexOf(waiter);
+        if (index !== -1) queue.splice(index, 1);
+        reject(signal?.reason);
+      };
+      waiter.cleanup = () => signal?.removeEventListener('abort', onAbort);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const queue = this.#waiters.get(bureau) ?? [];
+      queue.push(waiter);
+      this.#waiters.set(bureau, queue);
+      if (!this.#pumping.has(bureau)) this.#pump(bureau);
+    });
   }
 
-  /** Writes the new state if nobody wrote since `version`; false when someone did. */
-  async #write(bureau: Bureau, state: TokenBucketState, version: number): Promise<boolean> {
+  /**
+   * Reserves `count` slots: returns the TAT before the reservation, or the time to wait first when the shared
+   * queue of reservations is already more than MAX_RESERVATION_AHEAD_MS long.
+   */
+  async #reserve(bureau: Bureau, count: number): Promise<{ oldTat: number } | { waitMs: number }> {
+    const gcra = this.#gcra[bureau];
+    const now = this.#now();
+    const add = count * gcra.intervalMs;
     try {
-      await this.#client.send(
-        new PutCommand({
+      // Busy bucket (TAT ahead of now, not too far): add the intervals.
+      const result = await this.#client.send(
+        new UpdateCommand({
           TableName: this.#table,
-          Item: {
-            ...bucketKey(bureau),
-            tokens: state.tokens,
-            updatedAtMs: state.updatedAtMs,
-            version: version + 1,
+          Key: bucketKey(bureau),
+          UpdateExpression: 'SET tat = tat + :add',
+          ConditionExpression: 'tat >= :now AND tat <= :horizon',
+          ExpressionAttributeValues: {
+            ':add': add,
+            ':now': now,
+            ':horizon': now + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS,
           },
-          ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
-          ExpressionAttributeValues: version === 0 ? undefined : { ':version': version },
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return true;
+      return { oldTat: (result.Attributes?.tat as number) - add };
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const tat = tatOf(error.Item as Record<string, unknown> | undefined);
+      if (tat !== null && tat >= now)
+        return { waitMs: tat - (now + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS) };
+    }
+    try {
+      // Idle bucket (no item, or TAT in the past): start from now.
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: bucketKey(bureau),
+          UpdateExpression: 'SET tat = :tat',
+          ConditionExpression: 'attribute_not_exists(tat) OR tat < :now',
+          ExpressionAttributeValues: { ':tat': now + add, ':now': now },
+        }),
+      );
+      return { oldTat: now };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return { waitMs: 0 }; // another worker moved TAT meanwhile: try again at once
     }
   }
 
-  async acquire(bureau: Bureau, signal?: AbortSignal): Promise<void> {
-    const limits = this.#limits[bureau];
-    for (;;) {
-      signal?.throwIfAborted();
-      const { state, version } = await this.#read(bureau);
-      const now = this.#now();
-      const taken = takeTokens(state ?? fullBucket(limits, now), limits, now);
-      if (taken.granted) {
-        if (await this.#write(bureau, taken.state, version)) return;
-        continue; // another worker took a token meanwhile: read again
+  /** Serves this process's waiters for one bureau, a reservation at a time, until none is left. */
+  #pump(bureau: Bureau): void {
+    this.#pumping.add(bureau);
+    const gcra = this.#gcra[bureau];
+    const run = async () => {
+      for (;;) {
+        const queue = this.#waiters.get(bureau) ?? [];
+        if (queue.length === 0) return;
+        const count = Math.min(queue.length, MAX_SLOTS_PER_RESERVATION);
+        const reservation = await this.#reserve(bureau, count);
+        if ('waitMs' in reservation) {
+          await sleep(reservation.waitMs + Math.random() * 10);
+          continue;
+        }
+        const now = this.#now();
+        const served = queue.splice(0, count);
+        // Each waiter goes at its own slot; one that gave up meanwhile leaves its slot unused (the rate only drops).
+        served.forEach((waiter, index) => {
+          const at = slotTime(gcra, reservation.oldTat, now, index);
+          setTimeout(() => {
+            waiter.cleanup?.();
+            if (waiter.signal?.aborted) waiter.reject(waiter.signal.reason);
+            else waiter.resolve();
+          }, at - now);
+        });
       }
-      // Sleep until a token is due, with a little jitter so waiting workers do not all wake at once.
-      await abortable(taken.waitMs + Math.random() * Math.min(50, taken.waitMs), signal);
-    }
+    };
+    run()
+      .catch((error: unknown) => {
+        for (const waiter of this.#waiters.get(bureau)?.splice(0) ?? []) {
+          waiter.cleanup?.();
+          waiter.reject(error);
+        }
+      })
+      .finally(() => {
+        this.#pumping.delete(bureau);
+        if ((this.#waiters.get(bureau)?.length ?? 0) > 0) this.#pump(bureau);
+      });
   }
 
   async pauseUntil(bureau: Bureau, untilMs: number): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const { state, version } = await this.#read(bureau);
-      if (state && state.updatedAtMs >= untilMs && state.tokens === 0) return;
-      if (await this.#write(bureau, pausedBucket(untilMs), version)) return;
+    const tat = pausedTat(this.#gcra[bureau], untilMs);
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: bucketKey(bureau),
+          UpdateExpression: 'SET tat = :tat',
+          ConditionExpression: 'attribute_not_exists(tat) OR tat < :tat',
+          ExpressionAttributeValues: { ':tat': tat },
+        }),
+      );
+    } catch (error) {
+      // Already paused as long or longer by another worker.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 }

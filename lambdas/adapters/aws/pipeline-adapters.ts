@@ -57,7 +57,6 @@ export function createPipelineAdapters(
 /** The worker's settings, derived from the pipeline's. */
 export function workerSettings(settings: PipelineSettings): WorkerSettings {
   return {
-    freshnessHours: settings.freshnessHours,
     retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: settings.maxAttempts },
     claimLeaseSeconds: claimLeaseSeconds(settings),
     callsPerInvocation: settings.callsPerInvocation,

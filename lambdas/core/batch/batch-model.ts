@@ -47,6 +47,8 @@ export interface BatchRecord {
   readonly failed: number;
   /** Last data row whose item is written and whose message is sent (resuming an interrupted ingest). */
   readonly ingestCheckpoint: number;
+  /** Rows settled as `cached` by ingest up to the checkpoint (a fresh stored report was reused). */
+  readonly ingestCached: number;
   readonly tokenState: TokenState;
   readonly completedAt: string | null;
 }
@@ -92,13 +94,17 @@ export interface NewRow {
   readonly input: string;
   readonly document: string | null;
   readonly documentType: DocumentType | null;
-  readonly state: 'queued' | 'invalid_document' | 'duplicate';
+  /** `cached`: a report younger than the freshness window was found at ingest and is reused; nothing is queued. */
+  readonly state: 'queued' | 'cached' | 'invalid_document' | 'duplicate';
   readonly detail: string | null;
   readonly duplicateOf: number | null;
   readonly passThrough: readonly string[];
+  /** For a `cached` row: the reused report's figures and where it is kept. */
+  readonly report?: ReportColumns | null;
+  readonly reportKey?: ReportKey | null;
 }
 
-export interface RowRecord extends Omit<NewRow, 'state'> {
+export interface RowRecord extends Omit<NewRow, 'state' | 'report' | 'reportKey'> {
   readonly batchId: string;
   readonly state: RowState;
   readonly attempts: number;
@@ -107,11 +113,13 @@ export interface RowRecord extends Omit<NewRow, 'state'> {
   readonly reportKey: ReportKey | null;
 }
 
-/** How a screened document ends. */
+/** How a queued document ends. */
 export type Settlement =
   | { readonly outcome: 'screened'; readonly report: StoredReport }
-  | { readonly outcome: 'cached'; readonly report: StoredReport }
   | { readonly outcome: 'failed'; readonly reason: string };
+
+/** The status detail of a row that reuses a stored report. */
+export const cachedDetail = (report: StoredReport): string => `report of ${report.key.fetchedAt} reused`;
 
 /** The result of a finished batch, as the manifest and the `BatchCompleted` event carry it. */
 export interface BatchCounts {

@@ -28,7 +28,10 @@ export interface IngestTotals {
   readonly rows: number;
   readonly invalid: number;
   readonly duplicates: number;
+  /** Unique valid documents: queued ones plus those settled as cached at ingest. */
   readonly toScreen: number;
+  /** Of those, settled as cached at ingest. */
+  readonly cached: number;
 }
 
 export type ClaimResult =
@@ -46,7 +49,8 @@ export interface BatchStore {
   writeRows(batchId: string, rows: readonly NewRow[]): Promise<void>;
   /** Rows that exist among these numbers (resuming an interrupted ingest). */
   getRows(batchId: string, rows: readonly number[]): Promise<RowRecord[]>;
-  saveIngestCheckpoint(batchId: string, row: number): Promise<void>;
+  /** Moves the checkpoint, with the number of rows settled as cached so far. */
+  saveIngestCheckpoint(batchId: string, row: number, cachedSoFar: number): Promise<void>;
   /** Ends ingest: the batch runs, with its totals known. */
   finishIngest(batchId: string, totals: IngestTotals): Promise<BatchRecord>;
   /** Takes a row for screening (conditional: queued, or claimed with an expired lease). */
@@ -72,6 +76,8 @@ export interface BatchStore {
   rows(batchId: string): AsyncIterable<readonly RowRecord[]>;
   /** The newest stored report of a document at a bureau. */
   latestReport(bureau: Bureau, document: string): Promise<StoredReport | null>;
+  /** The newest stored reports of many documents at once (ingest's freshness check), by document. */
+  latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>>;
   getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>>;
   listBatches(limit: number): Promise<BatchRecord[]>;
 }

@@ -1,1 +1,2 @@
+export * from './gcra.ts';
 export * from './token-bucket.ts';

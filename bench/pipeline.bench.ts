@@ -1,0 +1,361 @@
+/**
+ * Pipeline benchmark (`npm run bench:pipeline`): the local pipeline against the bureau emulator, next to the naive
+ * ways of doing the same job. Prints a JSON table and writes bench/results/latest.json.
+ *
+ *   1. rate-limit utilisation: 2,000 documents, emulator limit R = 50 req/s with 50 ms latency, pipeline set to R;
+ *   2. overhead: 2,000 documents, no rate limit, 100 ms latency: wall time ÷ (N × latency ÷ C);
+ *   3. credits: a file with 10% duplicates and 5% invalid rows, uploaded twice inside the freshness window;
+ *   4. baselines under the settings of (1): a sequential loop, and an unthrottled Promise.all with p-limit at C;
+ *   5. ingest: a 1,000,000-row file through the ingest handler, in a child process (its RSS is the ingest's alone).
+ *
+ * Options: --documents N (default 2000), --ingest-rows N (default 1000000, 0 to skip), --skip-baselines.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pLimit from 'p-limit';
+import { BureauEmulator, type EmulatorFaults } from '../emulator/bureau-emulator.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
+import {
+  CreditReportClient,
+  RateLimitedError,
+  ServiceTransport,
+} from '../lambdas/adapters/bureau-api/index.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings } from '../lib/pipeline-definition.ts';
+import { LocalPipeline } from '../local/local-pipeline.ts';
+import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
+
+const { values } = parseArgs({
+  options: {
+    documents: { type: 'string', default: '2000' },
+    'ingest-rows': { type: 'string', default: '1000000' },
+    'skip-baselines': { type: 'boolean', default: false },
+  },
+});
+const N = Number(values.documents);
+const INGEST_ROWS = Number(values['ingest-rows']);
+const RATE = 50;
+const WORKERS = 5;
+const CALLS_PER_INVOCATION = 5;
+const C = WORKERS * CALLS_PER_INVOCATION;
+
+const directory = await mkdtemp(join(tmpdir(), 'credit-screen-pipeline-bench-'));
+const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
+const ratio = (value: number) => Number(value.toFixed(3));
+
+function documents(count: number, seed: string): string[] {
+  const random = new SeededRandom(seed);
+  const unique = new Set<string>();
+  while (unique.size < count) unique.add(random.chance(0.6) ? makeCpf(random) : makeCnpj(random));
+  return [...unique];
+}
+
+async function writeList(name: string, cells: readonly string[]): Promise<string> {
+  const path = join(directory, name);
+  await writeFile(
+    path,
+    `customer_id,cpf_cnpj\n${cells.map((cell, index) => `C${index + 1},${cell}`).join('\n')}\n`,
+  );
+  return path;
+}
+
+function settings(overrides: Partial<PipelineSettings>): PipelineSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    workerConcurrency: WORKERS,
+    callsPerInvocation: CALLS_PER_INVOCATION,
+    ...overrides,
+  };
+}
+
+/** Runs files through a fresh local pipeline, sampling the emulator's request count for the steady-state rate. */
+async function runPipeline(
+  faults: EmulatorFaults,
+  pipelineSettings: PipelineSettings,
+  files: readonly string[],
+) {
+  const emulator = await BureauEmulator.start(faults);
+  const pipeline = await LocalPipeline.start({
+    settings: pipelineSettings,
+    bureauBaseUrl: emulator.url,
+    token: emulator.token,
+  });
+  try {
+    const runs = [];
+    for (const file of files) {
+      const before = emulator.stats();
+      const samples: { at: number; requests: number }[] = [];
+      const sampler = setInterval(
+        () => samples.push({ at: Date.now(), requests: emulator.stats().requests }),
+        100,
+      );
+      const started = Date.now();
+      const outcome = await pipeline.submit(file, 'a');
+      await pipeline.waitForCompletion(outcome.batchId, { pollMs: 50 });
+      const wallMs = Date.now() - started;
+      clearInterval(sampler);
+      const after = emulator.stats();
+      const requests = after.requests - before.requests;
+      // Steady state: between 10% and 90% of this run's requests, away from the start-up and the tail.
+      const at = (share: number) =>
+        samples.find((sample) => sample.requests - before.requests >= requests * share);
+      const from = at(0.1);
+      const to = at(0.9);
+      const steadyRate =
+        from && to && to.at > from.at ? ((to.requests - from.requests) * 1000) / (to.at - from.at) : null;
+      const manifest = (await pipeline.downloadResults(outcome.batchId, join(directory, outcome.batchId)))
+        .manifest;
+      runs.push({
+        wallMs,
+        requests,
+        charged: after.charged - before.charged,
+        rateLimited: (after.byStatus['429'] ?? 0) - (before.byStatus['429'] ?? 0),
+        steadyRate,
+        peakRate: after.maxObservedRatePerSec,
+        counts: manifest.counts,
+      });
+    }
+    return runs;
+  } finally {
+    await pipeline.stop();
+    await emulator.close();
+  }
+}
+
+/** A naive client over the same emulator: sequential, or all at once through p-limit with no rate limit. */
+async function runBaseline(
+  kind: 'sequential' | 'unthrottled',
+  cells: readonly string[],
+  faults: EmulatorFaults,
+) {
+  const emulator = await BureauEmulator.start(faults);
+  const client = new CreditReportClient(
+    new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
+  );
+  try {
+    let screened = 0;
+    const query = async (document: string) => {
+      try {
+        await client.fetchReport('a', document);
+        screened++;
+      } catch (error) {
+        if (!(error instanceof RateLimitedError)) throw error;
+      }
+    };
+    const started = Date.now();
+    if (kind === 'sequential') for (const document of cells) await query(document);
+    else {
+      const limit = pLimit(C);
+      await Promise.all(cells.map((document) => limit(() => query(document))));
+    }
+    const stats = emulator.stats();
+    return {
+      wallMs: Date.now() - started,
+      requests: stats.requests,
+      charged: stats.charged,
+      rateLimited: stats.byStatus['429'] ?? 0,
+      screened,
+    };
+  } finally {
+    await emulator.close();
+  }
+}
+
+async function writeBigList(path: string, rows: number): Promise<void> {
+  const random = new SeededRandom('ingest bench');
+  const out = createWriteStream(path);
+  out.write('customer_id;cpf_cnpj;segmento\r\n');
+  let buffer = '';
+  for (let row = 1; row <= rows; row++) {
+    buffer += `C${row};${random.chance(0.7) ? makeCpf(random) : makeCnpj(random)};varejo\r\n`;
+    if (buffer.length > 1 << 20) {
+      if (!out.write(buffer)) await once(out, 'drain');
+      buffer = '';
+    }
+  }
+  out.end(buffer);
+  await once(out, 'finish');
+}
+
+/** Ingests a big file in a child process against this process's emulators, returning the child's figures. */
+async function runIngest(rows: number) {
+  const file = join(directory, 'million.csv');
+  await writeBigList(file, rows);
+  const pipeline = await LocalPipeline.start({
+    settings: settings({ maxRows: rows }),
+    bureauBaseUrl: 'http://127.0.0.1:9',
+    token: 'unused',
+    eventSources: false,
+  });
+  try {
+    const upload = await pipeline.upload(file, 'a');
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(new URL('./ingest-child.ts', import.meta.url))],
+      {
+        env: {
+          ...process.env,
+          BENCH_UPLOAD: JSON.stringify(upload),
+          BENCH_ENDPOINTS: JSON.stringify(pipeline.stack.endpoints),
+          BENCH_RESOURCES: JSON.stringify(pipeline.stack.resources),
+          BENCH_MAX_ROWS: String(rows),
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      output += text;
+    });
+    const [code] = await once(child, 'close');
+    if (code !== 0) throw new Error(`ingest child failed (${code}): ${output}`);
+    return JSON.parse(output.trim().split('\n').at(-1) as string) as {
+      seconds: number;
+      rowsPerSecond: number;
+      peakRssMegabytes: number;
+      toScreen: number;
+    };
+  } finally {
+    await pipeline.stop();
+  }
+}
+
+try {
+  const rateLimited: EmulatorFaults = { latencyMs: 50, rateLimitPerSecond: RATE, rateLimitBurst: RATE };
+  const cells = documents(N, 'rate');
+  process.stderr.write(`1/5 rate-limit utilisation (${N} documents, R = ${RATE} req/s)…\n`);
+  const [utilisation] = await runPipeline(
+    rateLimited,
+    settings({ rateLimitPerSecond: { a: RATE, b: RATE }, rateLimitBurst: { a: RATE / 5, b: RATE / 5 } }),
+    [await writeList('rate.csv', cells)],
+  );
+
+  // Overhead at two concurrencies: C = 10 shows the pipeline's own cost; C = 25 where DynamoDB Local saturates.
+  const overheadRuns = [];
+  for (const workers of [2, WORKERS]) {
+    const concurrency = workers * CALLS_PER_INVOCATION;
+    process.stderr.write(`2/5 overhead (${N} documents, 100 ms latency, C = ${concurrency})…\n`);
+    const [run] = await runPipeline(
+      { latencyMs: 100 },
+      settings({
+        workerConcurrency: workers,
+        rateLimitPerSecond: { a: 100_000, b: 100_000 },
+        rateLimitBurst: { a: 1000, b: 1000 },
+      }),
+      [await writeList(`overhead-${concurrency}.csv`, documents(N, `overhead ${concurrency}`))],
+    );
+    const ideal = (N * 0.1) / concurrency;
+    overheadRuns.push({
+      concurrency,
+      wallSeconds: seconds(run?.wallMs ?? 0),
+      idealSeconds: ideal,
+      ratio: ratio((run?.wallMs ?? 0) / 1000 / ideal),
+    });
+  }
+
+  process.stderr.write('3/5 credits (10% duplicates, 5% invalid, uploaded twice)…\n');
+  const unique = documents(Math.round(N * 0.85), 'credits');
+  const random = new SeededRandom('credits mix');
+  const mixed = [...unique];
+  for (let index = 0; index < Math.round(N * 0.1); index++) mixed.push(random.pick(unique));
+  for (let index = 0; index < Math.round(N * 0.05); index++) mixed.push(`${random.digits(11).slice(0, 10)}X`);
+  const creditsFile = await writeList(
+    'credits.csv',
+    mixed.sort(() => random.next() - 0.5),
+  );
+  const [firstUpload, secondUpload] = await runPipeline(
+    { latencyMs: 10 },
+    settings({ rateLimitPerSecond: { a: 100_000, b: 100_000 }, rateLimitBurst: { a: 1000, b: 1000 } }),
+    [creditsFile, creditsFile],
+  );
+
+  let baselines = null;
+  if (!values['skip-baselines']) {
+    process.stderr.write('4/5 baselines under the settings of (1): sequential, then unthrottled…\n');
+    const sequential = await runBaseline('sequential', cells, rateLimited);
+    const unthrottled = await runBaseline('unthrottled', cells, rateLimited);
+    baselines = { sequential, unthrottled };
+  }
+
+  let ingest = null;
+  if (INGEST_ROWS > 0) {
+    process.stderr.write(`5/5 ingest of ${INGEST_ROWS.toLocaleString('en-US')} rows…\n`);
+    ingest = await runIngest(INGEST_ROWS);
+  }
+
+  const pipelineWall = utilisation?.wallMs ?? 0;
+  const results = {
+    benchmark: 'credit-screen local pipeline',
+    machine: {
+      cpus: cpus().length,
+      memoryGigabytes: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: process.platform,
+    },
+    measuredAt: new Date().toISOString(),
+    rateLimitUtilisation: {
+      documents: N,
+      emulator: { rateLimitPerSecond: RATE, latencyMs: 50 },
+      steadyRequestsPerSecond:
+        utilisation?.steadyRate === null ? null : Number(utilisation?.steadyRate?.toFixed(1)),
+      utilisation: utilisation?.steadyRate ? ratio(utilisation.steadyRate / RATE) : null,
+      rateLimited: utilisation?.rateLimited,
+      charged: utilisation?.charged,
+      wallSeconds: seconds(pipelineWall),
+      targets: { utilisation: 0.9, rateLimited: 0 },
+    },
+    overhead: { documents: N, latencyMs: 100, runs: overheadRuns, target: 1.5 },
+    credits: {
+      rows: mixed.length,
+      uniqueValid: unique.length,
+      firstUpload: {
+        charged: firstUpload?.charged,
+        perUniqueValid: ratio((firstUpload?.charged ?? 0) / unique.length),
+        counts: firstUpload?.counts,
+      },
+      secondUpload: {
+        charged: secondUpload?.charged,
+        perUniqueValid: ratio((secondUpload?.charged ?? 0) / unique.length),
+        counts: secondUpload?.counts,
+      },
+      targets: { firstUpload: 1, secondUpload: 0 },
+    },
+    baselines: baselines && {
+      settings: 'those of rateLimitUtilisation',
+      pipeline: {
+        wallSeconds: seconds(pipelineWall),
+        rateLimited: utilisation?.rateLimited,
+        charged: utilisation?.charged,
+        screened: utilisation?.counts.screened,
+      },
+      sequential: {
+        ...baselines.sequential,
+        wallSeconds: seconds(baselines.sequential.wallMs),
+        wallRatioToPipeline: ratio(baselines.sequential.wallMs / pipelineWall),
+      },
+      unthrottled: {
+        ...baselines.unthrottled,
+        wallSeconds: seconds(baselines.unthrottled.wallMs),
+        wallRatioToPipeline: ratio(baselines.unthrottled.wallMs / pipelineWall),
+        screenedShare: ratio(baselines.unthrottled.screened / N),
+      },
+    },
+    ingest: ingest && {
+      rows: INGEST_ROWS,
+      ...ingest,
+      target: { peakRssMegabytes: 256 },
+      note: 'against DynamoDB Local and fauxqs on this machine',
+    },
+  };
+  const output = JSON.stringify(results, null, 2);
+  await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
+  await writeFile(fileURLToPath(new URL('./results/latest.json', import.meta.url)), `${output}\n`);
+  console.log(output);
+} finally {
+  await rm(directory, { recursive: true, force: true });
+}

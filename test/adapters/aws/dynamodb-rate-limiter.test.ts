@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbRateLimiter } from '../../../lambdas/adapters/aws/dynamodb-rate-limiter.ts';
+import { DEFAULT_SETTINGS } from '../../../lib/pipeline-definition.ts';
+import { LocalStack } from '../../../local/local-stack.ts';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await LocalStack.start(DEFAULT_SETTINGS);
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const limiterFor = (rate: number, burst: number) =>
+  new DynamoDbRateLimiter({
+    client: stack.clients.dynamo,
+    tableName: stack.resources.tableName,
+    limits: { a: { ratePerSecond: rate, capacity: burst }, b: { ratePerSecond: rate, capacity: burst } },
+  });
+
+describe('DynamoDbRateLimiter (shared through DynamoDB Local)', () => {
+  it('keeps two workers together under one global rate', async () => {
+    // Two limiters stand for two worker processes: only the table is shared.
+    const workers = [limiterFor(40, 4), limiterFor(40, 4)];
+    const granted: number[] = [];
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: 80 }, (_, index) =>
+        (workers[index % 2] as DynamoDbRateLimiter)
+          .acquire('a')
+          .then(() => granted.push(Date.now() - started)),
+      ),
+    );
+    granted.sort((first, second) => first - second);
+    // 80 requests at 40/s with a burst of 4 take at least (80 − 4) / 40 s.
+    expect(granted.at(-1) as number).toBeGreaterThanOrEqual(1_850);
+    for (const from of granted) {
+      const inOneSecond = granted.filter((at) => at >= from && at < from + 1000).length;
+      // Timer jitter of a few milliseconds can pull one more into a window.
+      expect(inOneSecond).toBeLessThanOrEqual(40 + 4 + 1);
+    }
+  }, 30_000);
+
+  it('holds every worker off after a 429 until the pause ends', async () => {
+    const [first, second] = [limiterFor(100, 10), limiterFor(100, 10)];
+    await first.pauseUntil('b', Date.now() + 600);
+    const started = Date.now();
+    await second.acquire('b');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+  });
+
+  it('lets a waiting caller give up', async () => {
+    const limiter = limiterFor(1, 1);
+    await limiter.acquire('a'); // the one token
+    const controller = new AbortController();
+    const waiting = limiter.acquire('a', controller.signal);
+    setTimeout(() => controller.abort(new Error('invocation ending')), 50);
+    await expect(waiting).rejects.toThrow('invocation ending');
+  });
+});
