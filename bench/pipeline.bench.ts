@@ -26,7 +26,12 @@ import {
   RateLimitedError,
   ServiceTransport,
 } from '../lambdas/adapters/bureau-api/index.ts';
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../lib/pipeline-definition.ts';
+import {
+  DEFAULT_SETTINGS,
+  FUNCTION_MEMORY,
+  heapLimitMegabytes,
+  type PipelineSettings,
+} from '../lib/pipeline-definition.ts';
 import { LocalPipeline } from '../local/local-pipeline.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
 
@@ -194,9 +199,11 @@ async function runIngest(rows: number) {
   });
   try {
     const upload = await pipeline.upload(file, 'a');
+    // The child gets the V8 heap limit the ingest function runs with (FUNCTION_MEMORY.ingest).
+    const heap = `--max-old-space-size=${heapLimitMegabytes(FUNCTION_MEMORY.ingest)}`;
     const child = spawn(
       process.execPath,
-      [...process.execArgv, fileURLToPath(new URL('./ingest-child.ts', import.meta.url))],
+      [heap, ...process.execArgv, fileURLToPath(new URL('./ingest-child.ts', import.meta.url))],
       {
         env: {
           ...process.env,
@@ -348,6 +355,8 @@ try {
     ingest: ingest && {
       rows: INGEST_ROWS,
       ...ingest,
+      functionMemoryMegabytes: FUNCTION_MEMORY.ingest,
+      heapLimitMegabytes: heapLimitMegabytes(FUNCTION_MEMORY.ingest),
       target: { peakRssMegabytes: 256 },
       note: 'against DynamoDB Local and fauxqs on this machine',
     },

@@ -17,6 +17,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   DEFAULT_SETTINGS,
+  FUNCTION_MEMORY,
+  heapLimitMegabytes,
   type PipelineSettings,
   S3_LAYOUT,
   TABLE,
@@ -267,7 +269,6 @@ export class CreditScreenPipeline extends Construct {
       PIPELINE_SETTINGS: JSON.stringify(settings),
       POWERTOOLS_SERVICE_NAME: 'credit-screen',
       POWERTOOLS_LOG_LEVEL: 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
     };
     const fn = (name: string, entry: string, options: { memorySize: number; timeout: Duration }) => {
       const logGroup = new logs.LogGroup(this, `${name}Logs`, {
@@ -282,7 +283,10 @@ export class CreditScreenPipeline extends Construct {
         architecture: lambda.Architecture.ARM_64,
         memorySize: options.memorySize,
         timeout: options.timeout,
-        environment,
+        environment: {
+          ...environment,
+          NODE_OPTIONS: `--enable-source-maps --max-old-space-size=${heapLimitMegabytes(options.memorySize)}`,
+        },
         logGroup,
         tracing: lambda.Tracing.ACTIVE,
         bundling: {
@@ -302,19 +306,19 @@ export class CreditScreenPipeline extends Construct {
       return created;
     };
     this.ingestFunction = fn('Ingest', 'ingest/handler.ts', {
-      memorySize: 512,
+      memorySize: FUNCTION_MEMORY.ingest,
       timeout: Duration.minutes(15),
     });
     this.workerFunction = fn('Worker', 'worker/handler.ts', {
-      memorySize: 256,
+      memorySize: FUNCTION_MEMORY.worker,
       timeout: Duration.seconds(settings.workerTimeoutSeconds),
     });
     this.finaliseFunction = fn('Finalise', 'finalise/handler.ts', {
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY.finalise,
       timeout: Duration.minutes(15),
     });
     this.deadLetterFunction = fn('DeadLetter', 'dead-letter/handler.ts', {
-      memorySize: 256,
+      memorySize: FUNCTION_MEMORY.deadLetter,
       timeout: Duration.minutes(1),
     });
 

@@ -134,13 +134,16 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
 
   // Pass 1: the whole file must be usable before anything is queued.
   const firstHash = createHash('sha256');
-  const tally = new IntakeTally();
   let layout: Awaited<ReturnType<typeof openCustomerList>>['layout'];
   try {
+    // Validation only: duplicates are found (and counted) by the second pass, so this one keeps no table of them.
     const list = await openCustomerList(hashing(objects.read(upload.key), firstHash), {
       maxRows: settings.maxRows,
+      detectDuplicates: false,
     });
-    for await (const row of list.rows) tally.add(row);
+    for await (const _row of list.rows) {
+      // read to the end: the file is usable only if every row parses within the limits
+    }
     layout = list.layout;
   } catch (error) {
     if (!(error instanceof CustomerListError)) throw error;
@@ -163,6 +166,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   const list = await openCustomerList(hashing(objects.read(upload.key), secondHash), {
     maxRows: settings.maxRows,
   });
+  const tally = new IntakeTally();
   const duplicateTargets = new Set<number>();
   let chunk: CustomerRow[] = [];
   let resumed = false;
@@ -200,6 +204,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     chunk = [];
   };
   for await (const row of list.rows) {
+    tally.add(row);
     if (row.duplicateOf !== null) duplicateTargets.add(row.duplicateOf);
     chunk.push(row);
     if (chunk.length >= (settings.chunkRows ?? DEFAULT_CHUNK_ROWS)) await flush();

@@ -96,6 +96,21 @@ describe('CreditScreenPipeline', () => {
     }
   });
 
+  it('sizes each function and caps its V8 heap below its memory', () => {
+    const functions = Object.values(
+      built.template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }),
+    );
+    for (const fn of functions) {
+      const memory = fn.Properties.MemorySize as number;
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe(
+        `--enable-source-maps --max-old-space-size=${Math.floor(memory * 0.6)}`,
+      );
+    }
+    expect(functions.map((fn) => fn.Properties.MemorySize).sort((a: number, b: number) => a - b)).toEqual([
+      256, 256, 256, 1024,
+    ]);
+  });
+
   it('feeds the worker from the work queue with partial batch failures and bounded concurrency, behind a DLQ', () => {
     const { template } = built;
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

@@ -125,13 +125,24 @@ export class DynamoDbBatchStore implements BatchStore {
     this.#now = config.now ?? Date.now;
   }
 
+  /** Runs a conditional write; false when its condition failed (someone else got there first), true otherwise. */
+  async #conditionally(write: Promise<unknown>): Promise<boolean> {
+    try {
+      await write;
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   #expiresAt(): number {
     return Math.floor(this.#now() / 1000) + this.#retentionSeconds;
   }
 
   async createBatch(batch: NewBatch): Promise<boolean> {
-    try {
-      await this.#client.send(
+    return this.#conditionally(
+      this.#client.send(
         new PutCommand({
           TableName: this.#table,
           Item: {
@@ -149,12 +160,8 @@ export class DynamoDbBatchStore implements BatchStore {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async getBatch(batchId: string): Promise<BatchRecord | null> {
@@ -329,8 +336,9 @@ export class DynamoDbBatchStore implements BatchStore {
     claimToken: string,
     transientFailure: boolean,
   ): Promise<void> {
-    try {
-      await this.#client.send(
+    // The lease ran out and another worker holds the row now: nothing of ours to give back.
+    await this.#conditionally(
+      this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: rowKey(batchId, row),
@@ -343,11 +351,8 @@ export class DynamoDbBatchStore implements BatchStore {
             ...(transientFailure ? { ':one': 1 } : {}),
           },
         }),
-      );
-    } catch (error) {
-      // The lease ran out and another worker holds the row now: nothing of ours to give back.
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   async settleRow(
@@ -461,8 +466,8 @@ export class DynamoDbBatchStore implements BatchStore {
 
   async acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean> {
     const now = this.#now();
-    try {
-      await this.#client.send(
+    return this.#conditionally(
+      this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: batchKey(batchId),
@@ -475,17 +480,13 @@ export class DynamoDbBatchStore implements BatchStore {
             ':now': now,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async markToken(batchId: string, state: 'verified' | 'rejected'): Promise<void> {
-    try {
-      await this.#client.send(
+    await this.#conditionally(
+      this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: batchKey(batchId),
@@ -497,10 +498,8 @@ export class DynamoDbBatchStore implements BatchStore {
             ...(state === 'verified' ? { ':rejected': 'rejected' } : {}),
           },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   async releaseTokenProbe(batchId: string): Promise<void> {
@@ -514,8 +513,8 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async claimFinalisation(batchId: string): Promise<boolean> {
-    try {
-      await this.#client.send(
+    return this.#conditionally(
+      this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: batchKey(batchId),
@@ -524,18 +523,15 @@ export class DynamoDbBatchStore implements BatchStore {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':finalising': 'finalising', ':running': 'running' },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async completeBatch(batchId: string, manifestKey: string): Promise<boolean> {
     const batch = await this.getBatch(batchId);
-    try {
-      await this.#client.send(
+    // Completed by another run of the same finalisation (a repeated or concurrent delivery).
+    return this.#conditionally(
+      this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: batchKey(batchId),
@@ -549,13 +545,8 @@ export class DynamoDbBatchStore implements BatchStore {
             ':finalising': 'finalising',
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      // Completed by another run of the same finalisation (a repeated or concurrent delivery).
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async *rows(batchId: string): AsyncIterable<readonly RowRecord[]> {
