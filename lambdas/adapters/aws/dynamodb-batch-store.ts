@@ -171,15 +171,24 @@ export class DynamoDbBatchStore implements BatchStore {
     return result.Item ? toBatch(result.Item) : null;
   }
 
-  async recordSourceCheck(batchId: string, sha256: string, layout: BatchLayout | null): Promise<void> {
+  /** Sets fields of the batch record (no condition: only ingest writes these, one invocation at a time). */
+  async #setOnBatch(batchId: string, fields: Record<string, unknown>): Promise<void> {
+    const names = Object.keys(fields);
     await this.#client.send(
       new UpdateCommand({
         TableName: this.#table,
         Key: batchKey(batchId),
-        UpdateExpression: 'SET sourceSha256 = :sha, layout = :layout',
-        ExpressionAttributeValues: { ':sha': sha256, ':layout': layout },
+        UpdateExpression: `SET ${names.map((_, index) => `#f${index} = :f${index}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(
+          names.map((name, index) => [`:f${index}`, fields[name]]),
+        ),
       }),
     );
+  }
+
+  async recordSourceCheck(batchId: string, sha256: string, layout: BatchLayout | null): Promise<void> {
+    await this.#setOnBatch(batchId, { sourceSha256: sha256, layout });
   }
 
   async failFile(batchId: string, failure: FileFailure): Promise<void> {
@@ -263,14 +272,7 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async saveIngestCheckpoint(batchId: string, row: number, cachedSoFar: number): Promise<void> {
-    await this.#client.send(
-      new UpdateCommand({
-        TableName: this.#table,
-        Key: batchKey(batchId),
-        UpdateExpression: 'SET ingestCheckpoint = :row, ingestCached = :cached',
-        ExpressionAttributeValues: { ':row': row, ':cached': cachedSoFar },
-      }),
-    );
+    await this.#setOnBatch(batchId, { ingestCheckpoint: row, ingestCached: cachedSoFar });
   }
 
   async finishIngest(batchId: string, totals: IngestTotals): Promise<BatchRecord> {

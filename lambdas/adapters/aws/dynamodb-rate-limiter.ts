@@ -115,21 +115,26 @@ export class DynamoDbRateLimiter implements RateLimiter {
       if (tat !== null && tat >= now)
         return { waitMs: tat - (now + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS) };
     }
+    // Idle bucket (no item, or TAT in the past): start from now. If another worker moved TAT meanwhile, try again.
+    return (await this.#setTatIfBelow(bureau, now + add, now)) ? { oldTat: now } : { waitMs: 0 };
+  }
+
+  /** Sets TAT to `tat` if the item has none or one below `below`; false when another worker got there first. */
+  async #setTatIfBelow(bureau: Bureau, tat: number, below: number): Promise<boolean> {
     try {
-      // Idle bucket (no item, or TAT in the past): start from now.
       await this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: bucketKey(bureau),
           UpdateExpression: 'SET tat = :tat',
-          ConditionExpression: 'attribute_not_exists(tat) OR tat < :now',
-          ExpressionAttributeValues: { ':tat': now + add, ':now': now },
+          ConditionExpression: 'attribute_not_exists(tat) OR tat < :below',
+          ExpressionAttributeValues: { ':tat': tat, ':below': below },
         }),
       );
-      return { oldTat: now };
+      return true;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return { waitMs: 0 }; // another worker moved TAT meanwhile: try again at once
+      return false;
     }
   }
 
@@ -175,19 +180,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
 
   async pauseUntil(bureau: Bureau, untilMs: number): Promise<void> {
     const tat = pausedTat(this.#gcra[bureau], untilMs);
-    try {
-      await this.#client.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: bucketKey(bureau),
-          UpdateExpression: 'SET tat = :tat',
-          ConditionExpression: 'attribute_not_exists(tat) OR tat < :tat',
-          ExpressionAttributeValues: { ':tat': tat },
-        }),
-      );
-    } catch (error) {
-      // Already paused as long or longer by another worker.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    // False means another worker already paused as long or longer: nothing to do.
+    await this.#setTatIfBelow(bureau, tat, tat);
   }
 }
