@@ -89,6 +89,11 @@ async function screen(file: string, options: ScreenOptions): Promise<void> {
       bureauBaseUrl: options.baseUrl ?? (emulator as BureauEmulator).url,
       token: options.live ? (liveToken as string) : (options.token ?? (emulator as BureauEmulator).token),
     });
+    const { endpoints } = pipeline.stack;
+    process.stderr.write(
+      `local stack: DynamoDB Local ${endpoints.dynamodb}, S3/SQS ${endpoints.s3AndSqs}` +
+        `${emulator ? `, bureau emulator ${emulator.url}` : ''}\n`,
+    );
     controller.signal.throwIfAborted();
     const outcome = await pipeline.submit(resolve(file), options.bureau);
     const done = await pipeline.waitForCompletion(outcome.batchId, {

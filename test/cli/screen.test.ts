@@ -65,3 +65,40 @@ describe('credit-screen screen', () => {
     expect(result.stderr).toContain('cannot read /no/such/file.csv: no such file');
   }, 60_000);
 });
+
+describe('credit-screen screen on Ctrl-C', () => {
+  it('stops everything it started and exits 130 with one line', async () => {
+    const { spawn } = await import('node:child_process');
+    const { connect } = await import('node:net');
+    const launcher = new URL('../../bin/credit-screen.mjs', import.meta.url).pathname;
+    const child = spawn(
+      process.execPath,
+      [launcher, 'screen', SAMPLE_FILES.standard, '--emulator-latency', '300', '--rate-limit', '5'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    // Interrupt once the stack is up and screening has started.
+    await expect.poll(() => /progress: [1-9]/.test(stderr), { timeout: 60_000, interval: 200 }).toBe(true);
+    const ports = [...stderr.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((match) => Number(match[1]));
+    expect(ports.length).toBeGreaterThanOrEqual(3);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain('credit-screen: interrupted; everything started was stopped');
+    const listening = (port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+    for (const port of ports) expect(await listening(port)).toBe(false);
+  }, 120_000);
+});
