@@ -180,6 +180,12 @@ describe('exactly-once screening', () => {
     expect(await test.pipeline.store.getBatch(firstBatch)).toMatchObject({ settled: 60 });
     const chargedBefore = test.emulator.stats().charged;
 
+    // With reuse turned off (0 hours), the same documents are all queued again.
+    const unfresh = await ingestQuietly(known, { freshnessHours: 0 });
+    const { batchId: unfreshBatch } = await unfresh.ingest();
+    expect(unfresh.queue.work).toHaveLength(60);
+    expect(await test.pipeline.store.getBatch(unfreshBatch)).toMatchObject({ cached: 0, settled: 0 });
+
     const fresh = distinctDocuments(40, 'new ones');
     const queue = new RecordingWorkQueue();
     queue.failOnSend = 2;

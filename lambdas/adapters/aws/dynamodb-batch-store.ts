@@ -7,7 +7,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -37,6 +36,7 @@ export interface DynamoDbBatchStoreConfig {
 }
 
 type Item = Record<string, unknown>;
+type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
 const META = 'META';
 const ROW_PREFIX = 'ROW#';
@@ -123,6 +123,25 @@ export class DynamoDbBatchStore implements BatchStore {
     this.#table = config.tableName;
     this.#retentionSeconds = config.retentionDays * 86_400;
     this.#now = config.now ?? Date.now;
+  }
+
+  /**
+   * Runs a transaction whose first item holds the condition that matters (the row is still ours, or still open);
+   * false when that condition failed, so nothing was written.
+   */
+  async #transactIfClaimed(items: TransactItems): Promise<boolean> {
+    try {
+      await this.#client.send(new TransactWriteCommand({ TransactItems: items }));
+      return true;
+    } catch (error) {
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+      ) {
+        return false;
+      }
+      throw error;
+    }
   }
 
   /** Runs a conditional write; false when its condition failed (someone else got there first), true otherwise. */
@@ -409,61 +428,35 @@ export class DynamoDbBatchStore implements BatchStore {
         { Put: { TableName: this.#table, Item: { ...latestKeyOf(settlement.report.key), ...stored } } },
       );
     }
-    try {
-      await this.#client.send(new TransactWriteCommand({ TransactItems: transactItems }));
-      return true;
-    } catch (error) {
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-      ) {
-        return false;
-      }
-      throw error;
-    }
+    return this.#transactIfClaimed(transactItems);
   }
 
   async settleAbandonedRow(batchId: string, row: number, reason: string): Promise<boolean> {
-    try {
-      await this.#client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.#table,
-                Key: rowKey(batchId, row),
-                UpdateExpression: 'SET #state = :failed, detail = :detail REMOVE claimToken, claimExpiresAt',
-                ConditionExpression: '#state IN (:queued, :claimed)',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: {
-                  ':failed': 'failed',
-                  ':detail': reason,
-                  ':queued': 'queued',
-                  ':claimed': 'claimed',
-                },
-              },
-            },
-            {
-              Update: {
-                TableName: this.#table,
-                Key: batchKey(batchId),
-                UpdateExpression: 'ADD settled :one, failed :one',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-      ) {
-        return false;
-      }
-      throw error;
-    }
+    return this.#transactIfClaimed([
+      {
+        Update: {
+          TableName: this.#table,
+          Key: rowKey(batchId, row),
+          UpdateExpression: 'SET #state = :failed, detail = :detail REMOVE claimToken, claimExpiresAt',
+          ConditionExpression: '#state IN (:queued, :claimed)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':failed': 'failed',
+            ':detail': reason,
+            ':queued': 'queued',
+            ':claimed': 'claimed',
+          },
+        },
+      },
+      {
+        Update: {
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'ADD settled :one, failed :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+    ]);
   }
 
   async acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean> {
@@ -568,13 +561,6 @@ export class DynamoDbBatchStore implements BatchStore {
     } while (startKey);
   }
 
-  async latestReport(bureau: Bureau, document: string): Promise<StoredReport | null> {
-    const result = await this.#client.send(
-      new GetCommand({ TableName: this.#table, Key: latestKeyOf({ bureau, document }) }),
-    );
-    return result.Item ? toStoredReport(result.Item) : null;
-  }
-
   async latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>> {
     const found = new Map<string, StoredReport>();
     const keys = [...new Set(documents)].map((document) => latestKeyOf({ bureau, document }));
@@ -598,24 +584,6 @@ export class DynamoDbBatchStore implements BatchStore {
       }
     }
     return found;
-  }
-
-  async listBatches(limit: number): Promise<BatchRecord[]> {
-    const batches: BatchRecord[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await this.#client.send(
-        new ScanCommand({
-          TableName: this.#table,
-          FilterExpression: 'sk = :meta AND begins_with(pk, :batch)',
-          ExpressionAttributeValues: { ':meta': META, ':batch': 'BATCH#' },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      batches.push(...(page.Items ?? []).map(toBatch));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return batches.sort((first, second) => second.createdAt.localeCompare(first.createdAt)).slice(0, limit);
   }
 }
 

@@ -74,12 +74,10 @@ export interface BatchStore {
   completeBatch(batchId: string, manifestKey: string): Promise<boolean>;
   /** Every row of a batch in input order, page by page. */
   rows(batchId: string): AsyncIterable<readonly RowRecord[]>;
-  /** The newest stored report of a document at a bureau. */
-  latestReport(bureau: Bureau, document: string): Promise<StoredReport | null>;
   /** The newest stored reports of many documents at once (ingest's freshness check), by document. */
   latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>>;
+  /** Stored reports by key, for `reports.jsonl`. */
   getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>>;
-  listBatches(limit: number): Promise<BatchRecord[]>;
 }
 
 export interface ObjectStore {

@@ -36,11 +36,6 @@ export function assertValidLimits(limits: TokenBucketLimits): void {
   }
 }
 
-/** An empty bucket that starts refilling only at `untilMs`: every worker holds off after the upstream said 429. */
-export function pausedBucket(untilMs: number): TokenBucketState {
-  return { tokens: 0, updatedAtMs: untilMs };
-}
-
 /** A full bucket at `nowMs`. */
 export function fullBucket(limits: TokenBucketLimits, nowMs: number): TokenBucketState {
   return { tokens: limits.capacity, updatedAtMs: nowMs };
@@ -64,8 +59,6 @@ export function takeTokens(
   if (current.tokens >= count) {
     return { granted: true, state: { tokens: current.tokens - count, updatedAtMs: current.updatedAtMs } };
   }
-  // A bucket paused into the future (after a 429) refills only from then on.
-  const pausedMs = Math.max(0, current.updatedAtMs - nowMs);
-  const waitMs = pausedMs + Math.ceil(((count - current.tokens) * 1000) / limits.ratePerSecond);
+  const waitMs = Math.ceil(((count - current.tokens) * 1000) / limits.ratePerSecond);
   return { granted: false, state: current, waitMs };
 }

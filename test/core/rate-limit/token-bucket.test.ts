@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  assertValidLimits,
-  fullBucket,
-  pausedBucket,
-  refill,
-  takeTokens,
-} from '../../../lambdas/core/rate-limit/index.ts';
+import { assertValidLimits, fullBucket, takeTokens } from '../../../lambdas/core/rate-limit/index.ts';
 
 describe('token bucket', () => {
   it('never grants more than capacity + rate × elapsed over any run of requests', () => {
@@ -39,14 +33,6 @@ describe('token bucket', () => {
     const second = takeTokens(first.state, limits, 100);
     expect(second).toMatchObject({ granted: false, waitMs: 150 });
     expect(takeTokens(second.state, limits, 250).granted).toBe(true);
-  });
-
-  it('holds everyone off while paused after a 429, then refills from the end of the pause', () => {
-    const limits = { ratePerSecond: 10, capacity: 5 };
-    const paused = pausedBucket(2_000);
-    expect(takeTokens(paused, limits, 1_000)).toMatchObject({ granted: false, waitMs: 1_100 });
-    expect(takeTokens(paused, limits, 2_100).granted).toBe(true);
-    expect(refill(paused, limits, 500).tokens).toBe(0);
   });
 
   it('refuses limits that cannot work', () => {
