@@ -16,6 +16,8 @@ import {
   takeTokens,
 } from '../lambdas/core/rate-limit/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
+import { type AiEmulatorOptions, AiServiceEmulator } from './ai-service-emulator.ts';
+import { readBody, sendJson } from './http-io.ts';
 import {
   DEFAULT_REPORT_GENERATOR_OPTIONS,
   generateCreditReport,
@@ -54,6 +56,8 @@ export interface BureauEmulatorOptions extends EmulatorFaults {
   readonly report?: ReportGeneratorOptions;
   /** Random source for fault injection (tests pass a seeded one). @default Math.random */
   readonly random?: () => number;
+  /** The AI status, agent and AI Studio routes (job timing, file size limit). */
+  readonly ai?: AiEmulatorOptions;
 }
 
 /** What the emulator saw, as `GET /__stats` returns it. */
@@ -84,39 +88,14 @@ function validateFaults(faults: EmulatorFaults): void {
     throw new RangeError(`latencyMs must be ≥ 0, got ${faults.latencyMs}`);
 }
 
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  response.end(text);
-}
-
 const errorBody = (message: string) => ({ status: 'error', message });
-
-async function readBody(request: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export class BureauEmulator {
   readonly #server: Server;
   readonly #token: string;
   readonly #reportOptions: ReportGeneratorOptions;
   readonly #random: () => number;
+  readonly #ai: AiServiceEmulator;
   #faults: Required<Omit<EmulatorFaults, 'rateLimitPerSecond' | 'rateLimitBurst'>>;
   #limits: TokenBucketLimits | null = null;
   #bucket: TokenBucketState | null = null;
@@ -133,6 +112,7 @@ export class BureauEmulator {
     this.#token = options.token ?? DEFAULT_EMULATOR_TOKEN;
     this.#reportOptions = options.report ?? DEFAULT_REPORT_GENERATOR_OPTIONS;
     this.#random = options.random ?? Math.random;
+    this.#ai = new AiServiceEmulator(this.#token, options.ai);
     this.#faults = { latencyMs: 0, errorRate: 0, hangRate: 0 };
     this.configure(options);
     this.#server = createServer((request, response) => {
@@ -229,6 +209,7 @@ export class BureauEmulator {
       this.reset();
       return sendJson(response, 200, { reset: true });
     }
+    if (AiServiceEmulator.handles(url.pathname)) return this.#ai.handle(request, response, url.pathname);
     const match = /^\/api\/([^/]+)$/.exec(url.pathname);
     if (!match) return sendJson(response, 404, errorBody('Rota não encontrada'));
     await this.#query(request, response, decodeURIComponent(match[1] as string));
@@ -254,7 +235,8 @@ export class BureauEmulator {
     if (request.headers.authorization !== `Bearer ${this.#token}`) {
       return this.#reply(response, 400, errorBody('Token inválido!'));
     }
-    const text = await readBody(request);
+    const bytes = await readBody(request, MAX_REQUEST_BYTES);
+    const text = bytes?.toString('utf8') ?? null;
     let body: unknown;
     try {
       body = text === null ? undefined : JSON.parse(text);

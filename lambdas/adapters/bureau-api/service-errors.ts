@@ -16,6 +16,8 @@ export abstract class ServiceError extends Error {
     readonly status: number | null,
     /** The `message` the service sent, if any, shortened. */
     readonly serviceMessage: string | null,
+    /** The error `code` the service sent, if any (the AI operations' envelopes carry one). */
+    readonly serviceCode: string | null = null,
   ) {
     super(message);
   }
@@ -27,6 +29,7 @@ export abstract class ServiceError extends Error {
       kind: this.kind,
       status: this.status,
       serviceMessage: this.serviceMessage,
+      serviceCode: this.serviceCode,
       message: this.message,
     };
   }
@@ -48,8 +51,9 @@ export class RateLimitedError extends ServiceError {
     status: number,
     serviceMessage: string | null,
     readonly retryAfterSeconds: number | null,
+    serviceCode: string | null = null,
   ) {
-    super(message, status, serviceMessage);
+    super(message, status, serviceMessage, serviceCode);
   }
 
   override toJSON(): Record<string, unknown> {
