@@ -1,9 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.ts';
+import { registerAiCommand } from './commands/ai.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerEmulatorCommand } from './commands/emulator.ts';
 import { registerNormalizeCommand } from './commands/normalize.ts';
 import { registerScreenCommand } from './commands/screen.ts';
+import { registerStudioCommand } from './commands/studio.ts';
 
 /** Builds the `credit-screen` program; commands register themselves so each lives in its own file. */
 export function buildProgram(): Command {
@@ -15,6 +17,8 @@ export function buildProgram(): Command {
   registerEmulatorCommand(program);
   registerNormalizeCommand(program);
   registerScreenCommand(program);
+  registerAiCommand(program);
+  registerStudioCommand(program);
   return program;
 }
 

@@ -2,7 +2,8 @@
  * A local stand-in for the bureau API's credit-report queries, faithful to the service interface: both endpoints,
  * Bearer auth answering `400 Token inválido!`, spec-shaped reports from {@link generateCreditReport}, and
  * accounting like the real service (only a successful query is charged). Fault injection (latency, errors,
- * rate limit, hangs) is off by default. Listens on loopback only.
+ * rate limit, hangs) is off by default. The AI status, agent and AI Studio routes are served by
+ * {@link AiServiceEmulator} with the same token. Listens on loopback only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -10,6 +10,7 @@ interface EmulatorOptions {
   readonly errorRate: number;
   readonly rateLimit?: number;
   readonly hangRate: number;
+  readonly jobStepMs: number;
 }
 
 async function runEmulator(options: EmulatorOptions): Promise<void> {
@@ -21,6 +22,7 @@ async function runEmulator(options: EmulatorOptions): Promise<void> {
     errorRate: options.errorRate,
     rateLimitPerSecond: options.rateLimit ?? null,
     hangRate: options.hangRate,
+    ai: { jobStepMs: options.jobStepMs },
   });
   const faults = [
     options.latency > 0 && `latency ~${options.latency} ms`,
@@ -33,6 +35,7 @@ async function runEmulator(options: EmulatorOptions): Promise<void> {
       `bureau emulator listening on ${emulator.url}`,
       `  token:     ${options.token}`,
       `  endpoints: POST /api/ap-bureau-a, POST /api/ap-bureau-b-premium; GET /__stats, POST /__reset`,
+      `  AI:        GET /ai, /ai/agents/…, /ai-studio/… (in memory; jobs queued → running → done in ${2 * options.jobStepMs} ms)`,
       `  faults:    ${faults.length > 0 ? faults.join(', ') : 'none'}`,
       `  try:       curl -s -X POST ${emulator.url}/api/ap-bureau-a -H 'Authorization: Bearer ${options.token}' \\`,
       `               -H 'Content-Type: application/json' -d '{"document":"51954022212","link":"ap-bureau-a"}'`,
@@ -68,5 +71,11 @@ export function registerEmulatorCommand(program: Command): void {
       nonNegativeNumber('--rate-limit'),
     )
     .option('--hang-rate <p>', 'share of queries never answered', probability('--hang-rate'), 0)
+    .option(
+      '--job-step-ms <ms>',
+      'time an AI Studio job spends queued, then running',
+      nonNegativeNumber('--job-step-ms'),
+      1000,
+    )
     .action(async (options: EmulatorOptions) => runEmulator(options));
 }
