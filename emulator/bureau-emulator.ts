@@ -57,6 +57,8 @@ export interface BureauEmulatorOptions extends EmulatorFaults {
   readonly report?: ReportGeneratorOptions;
   /** Random source for fault injection (tests pass a seeded one). @default Math.random */
   readonly random?: () => number;
+  /** The emulated point in time reports are drawn at (see {@link ReportGeneratorOptions.epoch}). @default 0 */
+  readonly epoch?: number;
   /** The AI status, agent and AI Studio routes (job timing, file size limit). */
   readonly ai?: AiEmulatorOptions;
 }
@@ -97,6 +99,7 @@ export class BureauEmulator {
   readonly #reportOptions: ReportGeneratorOptions;
   readonly #random: () => number;
   readonly #ai: AiServiceEmulator;
+  #epoch = 0;
   #faults: Required<Omit<EmulatorFaults, 'rateLimitPerSecond' | 'rateLimitBurst'>>;
   #limits: TokenBucketLimits | null = null;
   #bucket: TokenBucketState | null = null;
@@ -114,6 +117,7 @@ export class BureauEmulator {
     this.#reportOptions = options.report ?? DEFAULT_REPORT_GENERATOR_OPTIONS;
     this.#random = options.random ?? Math.random;
     this.#ai = new AiServiceEmulator(this.#token, options.ai);
+    this.setEpoch(options.epoch ?? 0);
     this.#faults = { latencyMs: 0, errorRate: 0, hangRate: 0 };
     this.configure(options);
     this.#server = createServer((request, response) => {
@@ -162,6 +166,17 @@ export class BureauEmulator {
       if (this.#limits) assertValidLimits(this.#limits);
       this.#bucket = this.#limits ? fullBucket(this.#limits, Date.now()) : null;
     }
+  }
+
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** Moves the emulated clock: later queries answer each document's report at this epoch. */
+  setEpoch(epoch: number): void {
+    if (!Number.isSafeInteger(epoch) || epoch < 0)
+      throw new RangeError(`epoch must be a whole number ≥ 0, got ${epoch}`);
+    this.#epoch = epoch;
   }
 
   stats(): EmulatorStats {
@@ -267,7 +282,11 @@ export class BureauEmulator {
 
     this.#charged++;
     this.#chargesByDocument.set(check.document, (this.#chargesByDocument.get(check.document) ?? 0) + 1);
-    this.#reply(response, 200, generateCreditReport(check.document, bureau, this.#reportOptions));
+    this.#reply(
+      response,
+      200,
+      generateCreditReport(check.document, bureau, { ...this.#reportOptions, epoch: this.#epoch }),
+    );
   }
 
   #replyWithFault(response: ServerResponse): void {

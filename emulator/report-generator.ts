@@ -18,6 +18,13 @@ export interface ReportGeneratorOptions {
   /** Name of the envelope field that carries the docs URL (the interface names it after the service). */
   readonly serviceName: string;
   readonly docsUrl: string;
+  /**
+   * The emulated point in time. Epoch 0 is every document's starting picture; each later epoch lets a share of
+   * documents drift (new or cleared protests and debts, more bounced cheques, score moves, a registration status
+   * change), so re-screening across epochs shows realistic changes. Deterministic per document and epoch.
+   * @default 0
+   */
+  readonly epoch?: number;
 }
 
 export const DEFAULT_REPORT_GENERATOR_OPTIONS: ReportGeneratorOptions = {
@@ -106,6 +113,8 @@ interface Profile {
   readonly pendingDebts: number;
   readonly bouncedCheques: number;
   readonly stoppedCheques: number;
+  /** The registration status has changed from the document's starting one (e.g. a company closed). */
+  readonly statusChanged: boolean;
 }
 
 type Tier = 'clean' | 'some' | 'bad';
@@ -139,7 +148,48 @@ function profileOf(random: SeededRandom): Profile {
     pendingDebts: recordCount(random, tier, { some: [0.6, 3], bad: [0.9, 7] }),
     bouncedCheques: recordCount(random, tier, { some: [0.1, 4], bad: [0.45, 4] }),
     stoppedCheques: recordCount(random, tier, { some: [0.05, 3], bad: [0.25, 3] }),
+    statusChanged: false,
   };
+}
+
+/**
+ * One epoch of drift. Roughly a third of documents change something per epoch: about 6% get a new protest and
+ * 7% a new debt (each costing score), a quarter of those with protests or debts clear some, 3% bounce more
+ * cheques, 12% lose 50 to 220 score points and 8% gain 50 to 180, and 2% change registration status.
+ */
+function drift(profile: Profile, random: SeededRandom): Profile {
+  let { score, protests, pendingDebts, bouncedCheques, statusChanged } = profile;
+  if (random.chance(0.06)) {
+    protests += random.integer(1, 2);
+    score -= random.integer(30, 120);
+  } else if (protests > 0 && random.chance(0.25)) protests = 0;
+  if (random.chance(0.07)) {
+    pendingDebts += random.integer(1, 2);
+    score -= random.integer(30, 120);
+  } else if (pendingDebts > 0 && random.chance(0.25)) pendingDebts -= random.integer(1, pendingDebts);
+  if (random.chance(0.03)) bouncedCheques += random.integer(1, 2);
+  const move = random.next();
+  if (move < 0.12) score -= random.integer(50, 220);
+  else if (move < 0.2) score += random.integer(50, 180);
+  if (random.chance(0.02)) statusChanged = !statusChanged;
+  return {
+    ...profile,
+    score: Math.min(1000, Math.max(0, score)),
+    protests,
+    pendingDebts,
+    bouncedCheques,
+    statusChanged,
+  };
+}
+
+/** A document's profile at an epoch: its starting profile, drifted once per epoch. */
+export function profileAt(document: string, epoch: number): Profile {
+  if (!Number.isSafeInteger(epoch) || epoch < 0)
+    throw new RangeError(`epoch must be a whole number ≥ 0, got ${epoch}`);
+  let profile = profileOf(new SeededRandom(`profile:${document}`));
+  for (let step = 1; step <= epoch; step++)
+    profile = drift(profile, new SeededRandom(`drift:${document}:${step}`));
+  return profile;
 }
 
 function pastDate(random: SeededRandom, maxDaysBack: number): string {
@@ -174,6 +224,11 @@ function scoreMessage(profile: Profile): string {
   return 'Alto risco de inadimplência.';
 }
 
+/** The other of two statuses when the profile says the status changed. */
+function flip(status: string, pair: readonly [string, string], changed: boolean): string {
+  return changed ? (status === pair[0] ? pair[1] : pair[0]) : status;
+}
+
 /**
  * Generates the report the emulated bureau returns for `document` (normalised, a valid CPF or CNPJ).
  */
@@ -185,8 +240,13 @@ export function generateCreditReport(
   const isPerson = document.length === 11;
   // Identity is the same at both bureaus; what each bureau knows differs a little.
   const identity = new SeededRandom(`identity:${document}`);
-  const profile = profileOf(new SeededRandom(`profile:${document}`));
+  const profile = profileAt(document, options.epoch ?? 0);
   const random = new SeededRandom(`report:${bureau}:${document}`);
+  // Each kind of record draws from its own stream, so a record that appears at a later epoch leaves the
+  // earlier ones (dates, amounts) as they were.
+  const records = (kind: string) => new SeededRandom(`report:${bureau}:${document}:${kind}`);
+  const protestRandom = records('protests');
+  const debtRandom = records('debts');
   const [city, state] = identity.pick(CITIES);
   const name = isPerson ? personName(identity) : `${identity.pick(TRADES)} ${identity.pick(SURNAMES)} LTDA`;
   const queryCode = 100_000_000 + (hashString(`${bureau}:${document}`) % 900_000_000);
@@ -204,37 +264,39 @@ export function generateCreditReport(
   });
 
   const protests = Array.from({ length: profile.protests }, () => {
-    const [protestCity, protestState] = random.pick(CITIES);
+    const [protestCity, protestState] = protestRandom.pick(CITIES);
     const item = {
-      data: pastDate(random, 1800),
-      valor: formatMoney(amountCents(random), bureau),
-      cartorio: `${random.integer(1, 10)}º TABELIONATO DE PROTESTO`,
+      data: pastDate(protestRandom, 1800),
+      valor: formatMoney(amountCents(protestRandom), bureau),
+      cartorio: `${protestRandom.integer(1, 10)}º TABELIONATO DE PROTESTO`,
       cidade: protestCity,
-      tipoDocumento: random.pick(['DUPLICATA', 'NOTA PROMISSORIA', 'CHEQUE', 'CDA']),
-      numeroDocumento: random.digits(8),
+      tipoDocumento: protestRandom.pick(['DUPLICATA', 'NOTA PROMISSORIA', 'CHEQUE', 'CDA']),
+      numeroDocumento: protestRandom.digits(8),
     };
     return bureau === 'b' ? { ...item, estado: protestState } : item;
   });
   const debts = Array.from({ length: profile.pendingDebts }, () => ({
-    data: pastDate(random, 1500),
-    valor: formatMoney(amountCents(random), bureau),
-    informante: random.pick(CREDITORS),
-    tipoPendencia: random.pick(DEBT_KINDS),
+    data: pastDate(debtRandom, 1500),
+    valor: formatMoney(amountCents(debtRandom), bureau),
+    informante: debtRandom.pick(CREDITORS),
+    tipoPendencia: debtRandom.pick(DEBT_KINDS),
     // ASSUMPTION: bureau A's item shape is not specified; the emulator gives it bureau B's fields.
-    situacao: random.pick(['ATIVA', 'EM NEGOCIACAO']),
+    situacao: debtRandom.pick(['ATIVA', 'EM NEGOCIACAO']),
     cidade: city,
   }));
   // ASSUMPTION: cheque items are not specified. Bureau A on a CPF gives no cheque totals, so those items carry
   // no value either; elsewhere they carry `valor`.
   const chequeValues = !(bureau === 'a' && isPerson);
-  const cheque = () => ({
-    data: pastDate(random, 1200),
-    banco: random.pick(BANKS),
-    agencia: random.digits(4),
-    ...(chequeValues ? { valor: formatMoney(amountCents(random), bureau) } : {}),
+  const cheque = (stream: SeededRandom) => ({
+    data: pastDate(stream, 1200),
+    banco: stream.pick(BANKS),
+    agencia: stream.digits(4),
+    ...(chequeValues ? { valor: formatMoney(amountCents(stream), bureau) } : {}),
   });
-  const bounced = Array.from({ length: profile.bouncedCheques }, cheque);
-  const stopped = Array.from({ length: profile.stoppedCheques }, cheque);
+  const bouncedRandom = records('bounced-cheques');
+  const stoppedRandom = records('stopped-cheques');
+  const bounced = Array.from({ length: profile.bouncedCheques }, () => cheque(bouncedRandom));
+  const stopped = Array.from({ length: profile.stoppedCheques }, () => cheque(stoppedRandom));
 
   const sum = (items: readonly { valor?: string }[]) =>
     items.reduce((cents, item) => cents + (item.valor ? Number(item.valor.replace(/\D/g, '')) : 0), 0);
@@ -268,7 +330,7 @@ export function generateCreditReport(
           ),
           numeroRG: identity.chance(0.2) ? '' : identity.digits(9),
           tituloEleitor: identity.chance(0.3) ? '' : identity.digits(12),
-          situacao: identity.chance(0.95) ? '0' : '2',
+          situacao: flip(identity.chance(0.95) ? '0' : '2', ['0', '2'], profile.statusChanged),
           sexo: identity.pick(['M', 'F']),
           numeroDependentes: String(identity.integer(0, 4)),
           endereco: street,
@@ -288,7 +350,11 @@ export function generateCreditReport(
       : {
           razaoSocial: name,
           nomeFantasia: identity.chance(0.3) ? '' : name.split(' ').slice(0, 2).join(' '),
-          situacao: identity.chance(0.9) ? 'ATIVA' : 'BAIXADA',
+          situacao: flip(
+            identity.chance(0.9) ? 'ATIVA' : 'BAIXADA',
+            ['ATIVA', 'BAIXADA'],
+            profile.statusChanged,
+          ),
           naturezaJuridica: identity.pick(LEGAL_NATURES),
           ramoAtividade: identity.pick(TRADES),
           cnpj: formatDocument(document, 'cnpj'),

@@ -44,6 +44,13 @@ export interface PipelineSettings {
   readonly excelSummary: boolean;
   /** Data rows accepted in one file; a larger file is refused whole. */
   readonly maxRows: number;
+  /** Smallest score move a re-screen reports as `score_drop` or `score_rise`. */
+  readonly scoreChangePoints: number;
+  /**
+   * Schedule of a portfolio whose `portfolios/<name>.json` gives none (EventBridge Scheduler `cron(…)` or
+   * `rate(…)`); null leaves such portfolios unscheduled, to be re-screened on demand.
+   */
+  readonly portfolioSchedule: string | null;
 }
 
 export const DEFAULT_SETTINGS: PipelineSettings = {
@@ -62,6 +69,8 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   maxReceiveCount: 10,
   excelSummary: false,
   maxRows: 1_000_000,
+  scoreChangePoints: 50,
+  portfolioSchedule: 'rate(7 days)',
 };
 
 /** Checks settings where they are given, naming what is wrong. */
@@ -99,6 +108,10 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
   }
   if (!Number.isInteger(settings.maxRows) || settings.maxRows < 1)
     problems.push('maxRows must be a whole number ≥ 1');
+  if (!(Number.isFinite(settings.scoreChangePoints) && settings.scoreChangePoints >= 1))
+    problems.push('scoreChangePoints must be ≥ 1');
+  if (settings.portfolioSchedule !== null && !/^(cron|rate)\(.+\)$/.test(settings.portfolioSchedule))
+    problems.push('portfolioSchedule must be cron(…), rate(…) or null');
   if (problems.length > 0) throw new Error(`invalid pipeline settings: ${problems.join('; ')}`);
   return settings;
 }
@@ -137,10 +150,13 @@ export const resultKeys = (batchId: string) => ({
   summary: `${S3_LAYOUT.results}${batchId}/summary.csv`,
   reports: `${S3_LAYOUT.results}${batchId}/reports.jsonl`,
   manifest: `${S3_LAYOUT.results}${batchId}/manifest.json`,
+  /** Re-screens only: what changed since each document's previous report. */
+  changes: `${S3_LAYOUT.results}${batchId}/changes.csv`,
 });
 
 /** Source and detail-type of the EventBridge events. */
 export const EVENTS = {
   source: 'credit-screen',
   batchCompleted: 'BatchCompleted',
+  portfolioChanged: 'PortfolioChanged',
 } as const;

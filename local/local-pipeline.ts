@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Event } from 'aws-lambda';
 import { RecordingEventPublisher } from '../lambdas/adapters/aws/eventbridge-publisher.ts';
@@ -11,6 +11,7 @@ import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
 import type { BatchRecord } from '../lambdas/core/batch/index.ts';
+import { type PortfolioSettings, portfolioKeys } from '../lambdas/core/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
 import { createDeadLetterHandler } from '../lambdas/dead-letter/dead-letter-handler.ts';
@@ -18,6 +19,7 @@ import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
 import { createFinaliseHandler } from '../lambdas/finalise/finalise-handler.ts';
 import { createIngestHandler } from '../lambdas/ingest/ingest-handler.ts';
 import type { IngestOutcome, UploadedObject } from '../lambdas/ingest/ingest-upload.ts';
+import type { PortfolioRunOutcome } from '../lambdas/ingest/run-portfolio.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
 import { type PipelineSettings, resultKeys, validateSettings } from '../lib/pipeline-definition.ts';
 import { LocalStack } from './local-stack.ts';
@@ -116,7 +118,10 @@ export class LocalPipeline {
         batchSize: 1,
         maxConcurrency: 2,
         functionTimeoutSeconds: 900,
-        handler: createFinaliseHandler(base),
+        handler: createFinaliseHandler({
+          ...base,
+          changeThresholds: { scorePoints: settings.scoreChangePoints },
+        }),
         onInvocationError,
       }),
     ];
@@ -201,7 +206,33 @@ export class LocalPipeline {
       ],
     };
     const [outcome] = await this.#ingest(event);
-    if (!outcome) throw new Error(`the upload ${upload.key} was not ingested`);
+    if (!outcome || !('batchId' in outcome)) throw new Error(`the upload ${upload.key} was not ingested`);
+    return outcome;
+  }
+
+  /** Registers a portfolio: its list at `portfolios/<name>.csv` and, when given, its settings file. */
+  async putPortfolio(name: string, file: string, settings?: PortfolioSettings): Promise<void> {
+    const keys = portfolioKeys(name);
+    const { s3 } = this.stack.clients;
+    const bucket = this.stack.resources.bucketName;
+    await new Upload({
+      client: s3,
+      params: { Bucket: bucket, Key: keys.list, Body: createReadStream(file) },
+    }).done();
+    if (settings !== undefined) {
+      await s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: keys.settings, Body: JSON.stringify(settings, null, 2) }),
+      );
+    }
+  }
+
+  /** Starts a re-screen of a registered portfolio, as its schedule would. */
+  async runPortfolio(name: string): Promise<PortfolioRunOutcome> {
+    const [outcome] = await this.#ingest({
+      portfolio: name,
+      runId: `local-${randomBytes(8).toString('hex')}`,
+    });
+    if (!outcome) throw new Error(`the portfolio ${name} was not run`);
     return outcome;
   }
 
@@ -236,7 +267,12 @@ export class LocalPipeline {
     await mkdir(directory, { recursive: true });
     const keys = resultKeys(batchId);
     const manifest = JSON.parse(await this.readText(keys.manifest)) as BatchManifest;
-    for (const key of [manifest.files?.summary, manifest.files?.reports, keys.manifest]) {
+    for (const key of [
+      manifest.files?.summary,
+      manifest.files?.reports,
+      manifest.files?.changes,
+      keys.manifest,
+    ]) {
       if (key) await writeFile(join(directory, basename(key)), await this.readText(key));
     }
     return { directory, manifest };

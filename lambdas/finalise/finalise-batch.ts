@@ -1,5 +1,20 @@
+import pLimit from 'p-limit';
 import { resultKeys } from '../../lib/pipeline-definition.ts';
-import { type BatchCounts, type BatchRecord, type RowRecord, reportKeyId } from '../core/batch/index.ts';
+import {
+  type BatchCounts,
+  type BatchRecord,
+  type ReportKey,
+  type RowRecord,
+  reportKeyId,
+} from '../core/batch/index.ts';
+import {
+  type ChangeCounts,
+  ChangesCsvWriter,
+  type ChangeThresholds,
+  DEFAULT_CHANGE_THRESHOLDS,
+  detectChanges,
+  emptyChangeCounts,
+} from '../core/monitoring/index.ts';
 import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../core/ports/index.ts';
 import {
   type ReportColumns,
@@ -14,6 +29,8 @@ export interface FinaliseDependencies {
   readonly objects: ObjectStore;
   readonly events: EventPublisher;
   readonly logger: Logger;
+  /** What counts as a change in a re-screen's change report. @default DEFAULT_CHANGE_THRESHOLDS */
+  readonly changeThresholds?: ChangeThresholds;
 }
 
 /** What consumers read first: written last, so its presence means every other result file is complete. */
@@ -27,7 +44,12 @@ export interface BatchManifest {
   readonly createdAt: string;
   readonly completedAt: string;
   readonly counts: BatchCounts;
-  readonly files: { readonly summary: string; readonly reports: string } | null;
+  /** `changes` only for a portfolio re-screen. */
+  readonly files: { readonly summary: string; readonly reports: string; readonly changes?: string } | null;
+  /** The portfolio a re-screen ran for; null for an upload. */
+  readonly portfolio: string | null;
+  /** Re-screens only: changes per kind and documents changed (also in the `PortfolioChanged` event). */
+  readonly changes: { readonly counts: ChangeCounts; readonly documentsChanged: number } | null;
   readonly dialect: 'standard' | 'excel';
   readonly failure: { readonly code: string; readonly message: string } | null;
 }
@@ -101,6 +123,51 @@ async function* reportLines(batch: BatchRecord, store: BatchStore): AsyncGenerat
   }
 }
 
+// Previous-report lookups are one query each; a few at a time keep finalisation quick without a burst.
+const PREVIOUS_REPORT_LOOKUPS = 8;
+
+/**
+ * `changes.csv` of a re-screen: for every document this batch screened (asked the bureau again), what changed
+ * since the report stored before. Rows settled from a still-fresh report were not asked again, so they have
+ * nothing new to compare.
+ */
+async function* changeLines(
+  batch: BatchRecord,
+  store: BatchStore,
+  thresholds: ChangeThresholds,
+  tally: { counts: ChangeCounts; documentsChanged: number },
+): AsyncGenerator<string> {
+  const writer = new ChangesCsvWriter(
+    batch.excelSummary ? 'excel' : 'standard',
+    batch.layout?.passThroughColumns ?? [],
+  );
+  yield writer.header();
+  const limit = pLimit(PREVIOUS_REPORT_LOOKUPS);
+  for await (const page of store.rows(batch.batchId)) {
+    const screened = page.filter(
+      (row): row is RowRecord & { reportKey: ReportKey; document: string } =>
+        row.state === 'screened' && row.reportKey !== null && row.document !== null,
+    );
+    if (screened.length === 0) continue;
+    const [current, previous] = await Promise.all([
+      store.getReports(screened.map((row) => row.reportKey)),
+      Promise.all(screened.map((row) => limit(() => store.previousReport(row.reportKey)))),
+    ]);
+    let text = '';
+    screened.forEach((row, index) => {
+      const report = current.get(reportKeyId(row.reportKey));
+      if (report === undefined) return;
+      const changes = detectChanges(previous[index]?.report ?? null, report.report, thresholds);
+      if (changes.length > 0) tally.documentsChanged++;
+      for (const change of changes) {
+        tally.counts[change.kind]++;
+        text += writer.row({ row: row.row, document: row.document, change, passThrough: row.passThrough });
+      }
+    });
+    yield text;
+  }
+}
+
 /**
  * Writes a finished batch's results: `summary.csv` (one line per input row, in input order), `reports.jsonl` (one
  * normalised report per screened or cached document) and, last, `manifest.json`; then marks the batch complete and
@@ -129,6 +196,7 @@ export async function finaliseBatch(
     failed: 0,
   };
   let files: BatchManifest['files'] = null;
+  const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };
   if (batch.failure === null) {
     const targets: number[] = await readJson(objects, duplicateTargetsKey(batchId));
     const contentType = 'text/csv; charset=utf-8';
@@ -139,6 +207,15 @@ export async function finaliseBatch(
     );
     await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
     files = { summary: keys.summary, reports: keys.reports };
+    if (batch.portfolio !== null) {
+      const thresholds = deps.changeThresholds ?? DEFAULT_CHANGE_THRESHOLDS;
+      await objects.writeStream(
+        keys.changes,
+        contentType,
+        changeLines(batch, store, thresholds, changeTally),
+      );
+      files = { ...files, changes: keys.changes };
+    }
   }
   const manifest: BatchManifest = {
     manifestVersion: 1,
@@ -156,11 +233,26 @@ export async function finaliseBatch(
     files,
     dialect: batch.excelSummary ? 'excel' : 'standard',
     failure: batch.failure,
+    portfolio: batch.portfolio,
+    changes: files?.changes === undefined ? null : changeTally,
   };
   await objects.putJson(keys.manifest, manifest);
   // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
   if (!(await store.completeBatch(batchId, keys.manifest))) return null;
-  await events.batchCompleted({ batchId, status: manifest.status, counts: manifest.counts, keys });
+  await events.batchCompleted({
+    batchId,
+    status: manifest.status,
+    counts: manifest.counts,
+    keys: { summary: keys.summary, reports: keys.reports, manifest: keys.manifest },
+  });
+  if (batch.portfolio !== null && manifest.changes !== null) {
+    await events.portfolioChanged({
+      batchId,
+      portfolio: batch.portfolio,
+      ...manifest.changes,
+      keys: { changes: keys.changes, manifest: keys.manifest },
+    });
+  }
   logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
   return manifest;
 }

@@ -1,4 +1,9 @@
 import { lambdaRuntime } from '../adapters/aws/lambda-runtime.ts';
 import { createFinaliseHandler } from './finalise-handler.ts';
 
-export const handler = createFinaliseHandler(lambdaRuntime());
+const runtime = lambdaRuntime();
+
+export const handler = createFinaliseHandler({
+  ...runtime,
+  changeThresholds: { scorePoints: runtime.environment.settings.scoreChangePoints },
+});

@@ -1,10 +1,20 @@
 import type { S3Event } from 'aws-lambda';
 import { INCOMING_PREFIX } from '../core/batch/index.ts';
 import { type IngestDependencies, type IngestOutcome, ingestUpload } from './ingest-upload.ts';
+import {
+  isPortfolioRunRequest,
+  type PortfolioRunOutcome,
+  type PortfolioRunRequest,
+  runPortfolio,
+} from './run-portfolio.ts';
 
-/** The ingest Lambda: one batch per uploaded object under `incoming/`. */
+/**
+ * The ingest Lambda: one batch per uploaded object under `incoming/`, or one re-screen of a portfolio when its
+ * schedule (or a person) invokes it with `{ "portfolio": "<name>" }`.
+ */
 export function createIngestHandler(deps: IngestDependencies) {
-  return async (event: S3Event): Promise<IngestOutcome[]> => {
+  return async (event: S3Event | PortfolioRunRequest): Promise<(IngestOutcome | PortfolioRunOutcome)[]> => {
+    if (isPortfolioRunRequest(event)) return [await runPortfolio(event, deps, deps.now)];
     const outcomes: IngestOutcome[] = [];
     for (const record of event.Records) {
       // Keys in S3 events are URL-encoded, with spaces as '+'.

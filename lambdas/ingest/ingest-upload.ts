@@ -19,6 +19,12 @@ export interface UploadedObject {
   readonly sequencer?: string;
   readonly eTag?: string;
   readonly versionId?: string;
+  /** Set when the object is a portfolio being re-screened: its name, bureau and how fresh a reused report must be. */
+  readonly portfolio?: {
+    readonly name: string;
+    readonly bureau: Bureau;
+    readonly freshnessHours: number;
+  };
 }
 
 export interface IngestSettings {
@@ -54,9 +60,9 @@ const DEFAULT_CHUNK_ROWS = 1000;
 async function reuseFreshReports(
   rows: NewRow[],
   bureau: Bureau,
+  hours: number,
   deps: IngestDependencies,
 ): Promise<NewRow[]> {
-  const hours = deps.settings.freshnessHours ?? 0;
   const queued = rows.filter((row) => row.state === 'queued' && row.document !== null);
   if (hours <= 0 || queued.length === 0) return rows;
   const stored = await deps.store.latestReports(
@@ -115,7 +121,9 @@ async function* hashing(
 export async function ingestUpload(upload: UploadedObject, deps: IngestDependencies): Promise<IngestOutcome> {
   const { store, objects, queue, logger, settings } = deps;
   const now = deps.now ?? (() => new Date());
-  const bureau = bureauForKey(upload.key, settings.defaultBureau);
+  const bureau = upload.portfolio?.bureau ?? bureauForKey(upload.key, settings.defaultBureau);
+  // A portfolio says how old a reused report may be (by default it asks again); an upload uses the deployment's.
+  const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
   const batchId = batchIdFor(upload, now());
   const created = await store.createBatch({
     batchId,
@@ -123,6 +131,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     sourceKey: upload.key,
     bureau,
     excelSummary: settings.excelSummary,
+    portfolio: upload.portfolio?.name ?? null,
   });
   const existing = created ? null : await store.getBatch(batchId);
   if (existing && existing.status !== 'ingesting') {
@@ -192,7 +201,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
         rows = rows.filter((row) => !written.has(row.row));
         cachedSoFar += existingRows.filter((row) => row.state === 'cached').length;
       }
-      rows = await reuseFreshReports(rows, bureau, deps);
+      rows = await reuseFreshReports(rows, bureau, freshnessHours, deps);
       cachedSoFar += rows.filter((row) => row.state === 'cached').length;
       await store.writeRows(batchId, rows);
       const messages: WorkMessage[] = [...rows, ...requeue]

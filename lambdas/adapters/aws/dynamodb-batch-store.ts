@@ -71,6 +71,7 @@ function toBatch(item: Item): BatchRecord {
     failure: (item.failure as FileFailure | undefined) ?? null,
     layout: (item.layout as BatchLayout | undefined) ?? null,
     excelSummary: item.excelSummary === true,
+    portfolio: (item.portfolio as string | undefined) ?? null,
     rows: (item.rows as number | undefined) ?? 0,
     invalid: (item.invalid as number | undefined) ?? 0,
     duplicates: (item.duplicates as number | undefined) ?? 0,
@@ -167,6 +168,7 @@ export class DynamoDbBatchStore implements BatchStore {
           Item: {
             ...batchKey(batch.batchId),
             ...batch,
+            portfolio: batch.portfolio ?? null,
             status: 'ingesting',
             createdAt: new Date(this.#now()).toISOString(),
             tokenState: 'unverified',
@@ -584,6 +586,23 @@ export class DynamoDbBatchStore implements BatchStore {
       }
     }
     return found;
+  }
+
+  async previousReport(key: ReportKey): Promise<StoredReport | null> {
+    const { pk } = reportKeyOf(key);
+    // Dated items sort by their ISO date; `LATEST` sorts after every date, so `< fetchedAt` never returns it.
+    const result = await this.#client.send(
+      new QueryCommand({
+        TableName: this.#table,
+        KeyConditionExpression: 'pk = :pk AND sk < :fetchedAt',
+        ExpressionAttributeValues: { ':pk': pk, ':fetchedAt': key.fetchedAt },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    const item = result.Items?.[0];
+    return item ? toStoredReport(item) : null;
   }
 }
 

@@ -1,6 +1,6 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { EVENTS } from '../../../lib/pipeline-definition.ts';
-import type { BatchCompletedEvent, EventPublisher } from '../../core/ports/index.ts';
+import type { BatchCompletedEvent, EventPublisher, PortfolioChangedEvent } from '../../core/ports/index.ts';
 
 export interface EventBridgePublisherConfig {
   readonly client: EventBridgeClient;
@@ -16,32 +16,48 @@ export class EventBridgePublisher implements EventPublisher {
     this.#bus = config.eventBusName;
   }
 
-  async batchCompleted(event: BatchCompletedEvent): Promise<void> {
+  batchCompleted(event: BatchCompletedEvent): Promise<void> {
+    return this.#put(EVENTS.batchCompleted, event);
+  }
+
+  portfolioChanged(event: PortfolioChangedEvent): Promise<void> {
+    return this.#put(EVENTS.portfolioChanged, event);
+  }
+
+  async #put(detailType: string, detail: object): Promise<void> {
     const result = await this.#client.send(
       new PutEventsCommand({
         Entries: [
           {
             EventBusName: this.#bus,
             Source: EVENTS.source,
-            DetailType: EVENTS.batchCompleted,
-            Detail: JSON.stringify(event),
+            DetailType: detailType,
+            Detail: JSON.stringify(detail),
           },
         ],
       }),
     );
     if ((result.FailedEntryCount ?? 0) > 0) {
       throw new Error(
-        `EventBridge refused the ${EVENTS.batchCompleted} event: ${result.Entries?.[0]?.ErrorMessage ?? 'no reason'}`,
+        `EventBridge refused the ${detailType} event: ${result.Entries?.[0]?.ErrorMessage ?? 'no reason'}`,
       );
     }
   }
 }
 
+export type PublishedEvent =
+  | { readonly detailType: typeof EVENTS.batchCompleted; readonly detail: BatchCompletedEvent }
+  | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent };
+
 /** Keeps published events in memory (local runs and tests), where there is no EventBridge to send them to. */
 export class RecordingEventPublisher implements EventPublisher {
-  readonly events: { detailType: string; detail: BatchCompletedEvent }[] = [];
+  readonly events: PublishedEvent[] = [];
 
   async batchCompleted(event: BatchCompletedEvent): Promise<void> {
     this.events.push({ detailType: EVENTS.batchCompleted, detail: event });
+  }
+
+  async portfolioChanged(event: PortfolioChangedEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.portfolioChanged, detail: event });
   }
 }

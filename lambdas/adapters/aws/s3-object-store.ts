@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore } from '../../core/ports/index.ts';
 
@@ -26,6 +26,26 @@ export class S3ObjectStore implements ObjectStore {
     yield* result.Body as AsyncIterable<Uint8Array>;
   }
 
+  async readTextIfExists(key: string): Promise<string | null> {
+    try {
+      const result = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return (await result.Body?.transformToString('utf-8')) ?? '';
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
   async putJson(key: string, value: unknown): Promise<void> {
     await this.#client.send(
       new PutObjectCommand({
@@ -47,4 +67,12 @@ export class S3ObjectStore implements ObjectStore {
     });
     await upload.done();
   }
+}
+
+/** S3 says "no such object" as NoSuchKey on GET and as a bare 404 (NotFound) on HEAD. */
+function isMissing(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name;
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata
+    ?.httpStatusCode;
+  return name === 'NoSuchKey' || name === 'NotFound' || status === 404;
 }

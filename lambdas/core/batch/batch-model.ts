@@ -36,6 +36,8 @@ export interface BatchRecord {
   readonly failure: FileFailure | null;
   readonly layout: BatchLayout | null;
   readonly excelSummary: boolean;
+  /** The portfolio this batch re-screens (it then writes a change report); null for an upload. */
+  readonly portfolio: string | null;
   readonly rows: number;
   readonly invalid: number;
   readonly duplicates: number;

@@ -14,6 +14,7 @@ import type {
   StoredReport,
 } from '../batch/batch-model.ts';
 import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
+import type { ChangeCounts } from '../monitoring/index.ts';
 import type { Bureau } from '../report/index.ts';
 
 export interface NewBatch {
@@ -22,6 +23,8 @@ export interface NewBatch {
   readonly sourceKey: string;
   readonly bureau: Bureau;
   readonly excelSummary: boolean;
+  /** The portfolio this batch re-screens; absent for an upload. */
+  readonly portfolio?: string | null;
 }
 
 export interface IngestTotals {
@@ -78,12 +81,18 @@ export interface BatchStore {
   latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>>;
   /** Stored reports by key, for `reports.jsonl`. */
   getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>>;
+  /** The report stored for the same bureau and document just before `key` (null for a first report). */
+  previousReport(key: ReportKey): Promise<StoredReport | null>;
 }
 
 export interface ObjectStore {
   readonly bucket: string;
   /** The object's bytes as a stream. */
   read(key: string): AsyncIterable<Uint8Array>;
+  /** A small object's text (settings files), or null when there is no such object. */
+  readTextIfExists(key: string): Promise<string | null>;
+  /** Whether an object exists. */
+  exists(key: string): Promise<boolean>;
   putJson(key: string, value: unknown): Promise<void>;
   /** Streams text into an object (multipart for large ones). */
   writeStream(key: string, contentType: string, body: AsyncIterable<string>): Promise<void>;
@@ -107,8 +116,20 @@ export interface BatchCompletedEvent {
   readonly keys: { readonly summary: string; readonly reports: string; readonly manifest: string };
 }
 
+/** A re-screen found changes (sent when it completes, with zero counts too, so silence means no run). */
+export interface PortfolioChangedEvent {
+  readonly batchId: string;
+  readonly portfolio: string;
+  /** Changes per kind; a document can count under several kinds. */
+  readonly counts: ChangeCounts;
+  /** Documents with at least one change (first screenings included). */
+  readonly documentsChanged: number;
+  readonly keys: { readonly changes: string; readonly manifest: string };
+}
+
 export interface EventPublisher {
   batchCompleted(event: BatchCompletedEvent): Promise<void>;
+  portfolioChanged(event: PortfolioChangedEvent): Promise<void>;
 }
 
 /** The global rate limit across every worker, per bureau. */

@@ -56,6 +56,27 @@ export function neutraliseFormula(cell: string): string {
   return FORMULA_START.test(cell) ? `'${cell}` : cell;
 }
 
+const SIGNED_INTEGER = /^[+-]?\d+$/;
+
+/**
+ * One CSV line in a dialect: every cell formula-neutralised and quoted when needed, CRLF-terminated. Cells at
+ * `signedColumns` are the pipeline's own signed integers (`-100`, `+2`); they are written as they are when they
+ * are exactly that, since a spreadsheet reads them as numbers, not formulas.
+ */
+export function csvLine(
+  cells: readonly string[],
+  dialect: CsvDialect,
+  signedColumns: ReadonlySet<number> = new Set(),
+): string {
+  const delimiter = dialect === 'excel' ? ';' : ',';
+  const safe = (cell: string, index: number) =>
+    signedColumns.has(index) && SIGNED_INTEGER.test(cell) ? cell : neutraliseFormula(cell);
+  return `${cells.map((cell, index) => quote(safe(cell, index), delimiter)).join(delimiter)}\r\n`;
+}
+
+/** The BOM that opens a file in the Excel dialect (nothing in the standard one). */
+export const csvPreamble = (dialect: CsvDialect): string => (dialect === 'excel' ? UTF8_BOM : '');
+
 function quote(cell: string, delimiter: string): string {
   return cell.includes('"') || cell.includes('\n') || cell.includes('\r') || cell.includes(delimiter)
     ? `"${cell.replaceAll('"', '""')}"`
@@ -80,8 +101,11 @@ const whole = (value: number | null): string => (value === null ? '' : String(va
  * Headers of the input's own columns in the summary: their own names, except that a name the summary already uses
  * (an input column called `name` or `score`) gets an `input_` prefix, so every header stays unique.
  */
-export function passThroughHeaders(columns: readonly string[]): string[] {
-  const taken = new Set<string>(SUMMARY_COLUMNS);
+export function passThroughHeaders(
+  columns: readonly string[],
+  ownColumns: readonly string[] = SUMMARY_COLUMNS,
+): string[] {
+  const taken = new Set<string>(ownColumns);
   return columns.map((column) => {
     let header = column;
     while (taken.has(header.toLowerCase())) header = `input_${header}`;
@@ -91,27 +115,22 @@ export function passThroughHeaders(columns: readonly string[]): string[] {
 }
 
 export class SummaryCsvWriter {
-  readonly #delimiter: string;
   readonly #passThroughHeaders: readonly string[];
 
   constructor(
     readonly dialect: CsvDialect,
     readonly passThroughColumns: readonly string[],
   ) {
-    this.#delimiter = dialect === 'excel' ? ';' : ',';
     this.#passThroughHeaders = passThroughHeaders(passThroughColumns);
   }
 
   #line(cells: readonly string[]): string {
-    return `${cells.map((cell) => quote(neutraliseFormula(cell), this.#delimiter)).join(this.#delimiter)}\r\n`;
+    return csvLine(cells, this.dialect);
   }
 
   /** The header line (with a BOM first in the Excel dialect). */
   header(): string {
-    return (
-      (this.dialect === 'excel' ? UTF8_BOM : '') +
-      this.#line([...SUMMARY_COLUMNS, ...this.#passThroughHeaders])
-    );
+    return csvPreamble(this.dialect) + this.#line([...SUMMARY_COLUMNS, ...this.#passThroughHeaders]);
   }
 
   row(row: SummaryRow): string {

@@ -1,0 +1,3 @@
+export * from './change-detection.ts';
+export * from './changes-csv.ts';
+export * from './portfolio.ts';
