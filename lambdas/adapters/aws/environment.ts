@@ -47,3 +47,30 @@ export function readPipelineEnvironment(environment: NodeJS.ProcessEnv = process
     settings,
   };
 }
+
+/** The portfolio-schedules function's extra settings: where schedules go and what they invoke. */
+export interface ScheduleEnvironment {
+  readonly groupName: string;
+  readonly targetArn: string;
+  readonly roleArn: string;
+  /** Portfolios whose schedules the stack declares (their files do not change them). */
+  readonly declaredPortfolios: ReadonlySet<string>;
+}
+
+export function readScheduleEnvironment(environment: NodeJS.ProcessEnv = process.env): ScheduleEnvironment {
+  const declared = environment.DECLARED_PORTFOLIOS ?? '[]';
+  let names: unknown;
+  try {
+    names = JSON.parse(declared);
+  } catch {
+    names = null;
+  }
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string'))
+    throw new Error('DECLARED_PORTFOLIOS must be a JSON array of portfolio names');
+  return {
+    groupName: requiredEnv('SCHEDULE_GROUP_NAME', environment),
+    targetArn: requiredEnv('SCHEDULE_TARGET_ARN', environment),
+    roleArn: requiredEnv('SCHEDULE_ROLE_ARN', environment),
+    declaredPortfolios: new Set(names as string[]),
+  };
+}

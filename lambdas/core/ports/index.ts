@@ -158,3 +158,20 @@ export interface Logger {
   warn(message: string, details?: Record<string, unknown>): void;
   error(message: string, details?: Record<string, unknown>): void;
 }
+
+/** A portfolio's recurring re-screen, as the scheduler keeps it. */
+export interface PortfolioSchedule {
+  readonly portfolio: string;
+  /** `cron(…)` or `rate(…)`. */
+  readonly expression: string;
+  /** IANA time zone of a cron expression; null is UTC. */
+  readonly timezone: string | null;
+}
+
+/** Where portfolio schedules live (EventBridge Scheduler in AWS). */
+export interface PortfolioScheduler {
+  /** Creates the portfolio's schedule, or updates it to this one. */
+  put(schedule: PortfolioSchedule): Promise<void>;
+  /** Deletes the portfolio's schedule; false when it had none. */
+  remove(portfolio: string): Promise<boolean>;
+}
