@@ -4,6 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -11,10 +12,17 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { portfolioScheduleName } from '../lambdas/adapters/aws/eventbridge-portfolio-scheduler.ts';
+import {
+  isPortfolioName,
+  PORTFOLIO_PREFIX,
+  parsePortfolioSettings,
+} from '../lambdas/core/monitoring/index.ts';
 import {
   DEFAULT_SETTINGS,
   FUNCTION_MEMORY,
@@ -96,6 +104,45 @@ export interface CreditScreenPipelineProps {
    * @default DEFAULT_SETTINGS
    */
   readonly settings?: Partial<PipelineSettings>;
+  /**
+   * Portfolios re-screened on a schedule declared here (their lists still live at `portfolios/<name>.csv`).
+   * Portfolios can also be added at run time by uploading their files, without a redeploy.
+   * @default none
+   */
+  readonly portfolios?: readonly PortfolioDeclaration[];
+  /**
+   * Schedule of an uploaded portfolio whose settings file gives none; null leaves those on demand only.
+   * @default 'rate(7 days)'
+   */
+  readonly portfolioSchedule?: string | null;
+  /**
+   * Smallest score move a re-screen's change report lists as `score_drop` or `score_rise`.
+   * @default 50
+   */
+  readonly scoreChangePoints?: number;
+}
+
+/** A portfolio whose schedule the stack owns. */
+export interface PortfolioDeclaration {
+  /** The portfolio's name: its list is `portfolios/<name>.csv`. Letters, digits, `-` and `_`, at most 48. */
+  readonly name: string;
+  /** EventBridge Scheduler `cron(…)` or `rate(…)`. */
+  readonly schedule: string;
+  /**
+   * IANA time zone of a cron schedule.
+   * @default UTC
+   */
+  readonly timezone?: string;
+  /**
+   * Bureau to screen with.
+   * @default the pipeline's default bureau
+   */
+  readonly bureau?: 'a' | 'b';
+  /**
+   * Reports younger than this many hours are reused instead of bought again.
+   * @default every document is asked again on every run
+   */
+  readonly maxAgeHours?: number;
 }
 
 const LAMBDAS = fileURLToPath(new URL('../lambdas/', import.meta.url));
@@ -129,7 +176,31 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
     retentionDays: props.retentionDays ?? base.retentionDays,
     excelSummary: props.excelSummary ?? base.excelSummary,
     defaultBureau: props.defaultBureau ?? base.defaultBureau,
+    portfolioSchedule:
+      props.portfolioSchedule === undefined ? base.portfolioSchedule : props.portfolioSchedule,
+    scoreChangePoints: props.scoreChangePoints ?? base.scoreChangePoints,
   });
+}
+
+/** Checks declared portfolios with the same rules as a settings file, so a typo fails `cdk synth`. */
+function validatedPortfolios(declared: readonly PortfolioDeclaration[]): readonly PortfolioDeclaration[] {
+  const seen = new Set<string>();
+  for (const portfolio of declared) {
+    if (!isPortfolioName(portfolio.name))
+      throw new Error(
+        `CreditScreenPipeline: portfolio name ${JSON.stringify(portfolio.name)} is not allowed`,
+      );
+    if (seen.has(portfolio.name))
+      throw new Error(`CreditScreenPipeline: portfolio ${portfolio.name} is declared twice`);
+    seen.add(portfolio.name);
+    const { name: _name, ...settings } = portfolio;
+    try {
+      parsePortfolioSettings(JSON.stringify(settings));
+    } catch (error) {
+      throw new Error(`CreditScreenPipeline: portfolio ${portfolio.name}: ${(error as Error).message}`);
+    }
+  }
+  return declared;
 }
 
 /**
@@ -158,6 +229,14 @@ export class CreditScreenPipeline extends Construct {
   readonly workerFunction: NodejsFunction;
   readonly finaliseFunction: NodejsFunction;
   readonly deadLetterFunction: NodejsFunction;
+  /** Keeps each uploaded portfolio's schedule in line with its files. */
+  readonly portfolioSchedulesFunction: NodejsFunction;
+  /** Holds every portfolio schedule, declared or uploaded. */
+  readonly scheduleGroup: scheduler.CfnScheduleGroup;
+  /** What EventBridge Scheduler assumes to start a re-screen (it may only invoke the ingest function). */
+  readonly schedulerRole: iam.Role;
+  /** The schedules of the declared portfolios, by name. */
+  readonly declaredSchedules: ReadonlyMap<string, scheduler.CfnSchedule>;
   readonly alarms: readonly cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: CreditScreenPipelineProps) {
@@ -270,7 +349,11 @@ export class CreditScreenPipeline extends Construct {
       POWERTOOLS_SERVICE_NAME: 'credit-screen',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
-    const fn = (name: string, entry: string, options: { memorySize: number; timeout: Duration }) => {
+    const fn = (
+      name: string,
+      entry: string,
+      options: { memorySize: number; timeout: Duration; environment?: Record<string, string> },
+    ) => {
       const logGroup = new logs.LogGroup(this, `${name}Logs`, {
         retention: logs.RetentionDays.THREE_MONTHS,
         encryptionKey: this.key,
@@ -285,6 +368,7 @@ export class CreditScreenPipeline extends Construct {
         timeout: options.timeout,
         environment: {
           ...environment,
+          ...options.environment,
           NODE_OPTIONS: `--enable-source-maps --max-old-space-size=${heapLimitMegabytes(options.memorySize)}`,
         },
         logGroup,
@@ -322,8 +406,73 @@ export class CreditScreenPipeline extends Construct {
       timeout: Duration.minutes(1),
     });
 
+    // Portfolio monitoring: one schedule group; Scheduler may only invoke ingest, with a portfolio run.
+    const declared = validatedPortfolios(props.portfolios ?? []);
+    this.scheduleGroup = new scheduler.CfnScheduleGroup(this, 'PortfolioScheduleGroup', {});
+    this.schedulerRole = new iam.Role(this, 'SchedulerRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'EventBridge Scheduler starts portfolio re-screens by invoking the ingest function',
+    });
+    this.ingestFunction.grantInvoke(this.schedulerRole);
+    const scheduleTarget = (portfolio: string, settings?: object): scheduler.CfnSchedule.TargetProperty => ({
+      arn: this.ingestFunction.functionArn,
+      roleArn: this.schedulerRole.roleArn,
+      input: JSON.stringify({
+        portfolio,
+        runId: '<aws.scheduler.execution-id>',
+        ...(settings ? { settings } : {}),
+      }),
+      retryPolicy: { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 3600 },
+    });
+    this.declaredSchedules = new Map(
+      declared.map(({ name, schedule, timezone, bureau, maxAgeHours }) => [
+        name,
+        new scheduler.CfnSchedule(this, `Portfolio${name}`, {
+          name: `declared-${name}`,
+          groupName: this.scheduleGroup.ref,
+          description: `credit-screen: re-screen declared portfolio ${name}`,
+          scheduleExpression: schedule,
+          scheduleExpressionTimezone: timezone,
+          flexibleTimeWindow: { mode: 'OFF' },
+          target: scheduleTarget(name, { bureau: bureau ?? settings.defaultBureau, maxAgeHours }),
+        }),
+      ]),
+    );
+    this.portfolioSchedulesFunction = fn('PortfolioSchedules', 'portfolio-schedules/handler.ts', {
+      memorySize: 256,
+      timeout: Duration.minutes(1),
+      environment: {
+        SCHEDULE_GROUP_NAME: this.scheduleGroup.ref,
+        SCHEDULE_TARGET_ARN: this.ingestFunction.functionArn,
+        SCHEDULE_ROLE_ARN: this.schedulerRole.roleArn,
+        DECLARED_PORTFOLIOS: JSON.stringify(declared.map((portfolio) => portfolio.name)),
+      },
+    });
+    this.bucket.grantRead(this.portfolioSchedulesFunction, `${PORTFOLIO_PREFIX}*`);
+    this.schedulerRole.grantPassRole(this.portfolioSchedulesFunction.grantPrincipal);
+    this.portfolioSchedulesFunction.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [
+          Stack.of(this).formatArn({
+            service: 'scheduler',
+            resource: 'schedule',
+            resourceName: `${this.scheduleGroup.ref}/${portfolioScheduleName('*')}`,
+          }),
+        ],
+      }),
+    );
+    for (const event of [s3.EventType.OBJECT_CREATED, s3.EventType.OBJECT_REMOVED]) {
+      this.bucket.addEventNotification(event, new s3n.LambdaDestination(this.portfolioSchedulesFunction), {
+        prefix: PORTFOLIO_PREFIX,
+      });
+    }
+
     // Least privilege: each function gets what its use case touches.
     this.bucket.grantRead(this.ingestFunction, `${S3_LAYOUT.incoming}*`);
+    this.bucket.grantRead(this.ingestFunction, `${PORTFOLIO_PREFIX}*`);
     this.bucket.grantPut(this.ingestFunction, `${S3_LAYOUT.work}*`);
     this.table.grantReadWriteData(this.ingestFunction);
     this.workQueue.grantSendMessages(this.ingestFunction);
@@ -411,6 +560,11 @@ export class CreditScreenPipeline extends Construct {
         this.ingestFunction.metricErrors({ period: Duration.minutes(5) }),
         'Uploads are failing to ingest.',
       ),
+      alarm(
+        'PortfolioSchedulesErrorsAlarm',
+        this.portfolioSchedulesFunction.metricErrors({ period: Duration.minutes(5) }),
+        'Portfolio schedules are not being updated from their files.',
+      ),
     ];
 
     this.#acknowledgeGeneratedPermissions();
@@ -424,6 +578,7 @@ export class CreditScreenPipeline extends Construct {
       this.workerFunction,
       this.finaliseFunction,
       this.deadLetterFunction,
+      this.portfolioSchedulesFunction,
     ]) {
       const role = fn.role as Construct;
       Validations.of(role).acknowledge({
@@ -442,6 +597,7 @@ export class CreditScreenPipeline extends Construct {
         `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/work/*`,
         `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/raw/*`,
         `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/results/*`,
+        `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/portfolios/*`,
       ]) {
         Validations.of(role).acknowledge({
           id: `AwsSolutions-IAM5[${finding}]`,
@@ -451,6 +607,16 @@ export class CreditScreenPipeline extends Construct {
         });
       }
     }
+    Validations.of(this.portfolioSchedulesFunction.role as Construct).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${stack.getLogicalId(this.scheduleGroup)}>/portfolio-*]`,
+      reason:
+        'Portfolios are created at run time, so their schedules cannot be named in advance: the function may change ' +
+        'only schedules named portfolio-* in the pipeline’s own schedule group.',
+    });
+    Validations.of(this.schedulerRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.ingestFunction.node.defaultChild as never)}.Arn>:*]`,
+      reason: 'Generated by grantInvoke: the ingest function and its versions, nothing else.',
+    });
     // S3 bucket notifications are configured by a CDK-provided custom resource function.
     const notifications = stack.node.tryFindChild(
       'BucketNotificationsHandler050a0587b7544547bf325f094a3db834',

@@ -15,6 +15,11 @@ import { type IngestDependencies, type IngestOutcome, ingestUpload } from './ing
 export interface PortfolioRunRequest {
   readonly portfolio: string;
   readonly runId?: string;
+  /**
+   * Settings of a portfolio declared in the deployment (its schedule carries them); they take the place of
+   * `portfolios/<name>.json`, so the stack stays the one place a declared portfolio is configured.
+   */
+  readonly settings?: unknown;
 }
 
 export type PortfolioRunOutcome =
@@ -50,7 +55,9 @@ export async function runPortfolio(
   const keys = portfolioKeys(portfolio);
   const [listExists, settingsText] = await Promise.all([
     deps.objects.exists(keys.list),
-    deps.objects.readTextIfExists(keys.settings),
+    request.settings === undefined
+      ? deps.objects.readTextIfExists(keys.settings)
+      : Promise.resolve(JSON.stringify(request.settings)),
   ]);
   if (!listExists) {
     deps.logger.warn('portfolio run for a portfolio with no list; nothing screened', { portfolio });

@@ -15,7 +15,20 @@ function synthesize(props: Partial<CreditScreenPipelineProps> = {}) {
 
 let built: ReturnType<typeof synthesize>;
 beforeAll(() => {
-  built = synthesize({ retentionDays: 30, workerConcurrency: 7, rateLimitPerSecond: { a: 25 } });
+  built = synthesize({
+    retentionDays: 30,
+    workerConcurrency: 7,
+    rateLimitPerSecond: { a: 25 },
+    scoreChangePoints: 80,
+    portfolios: [
+      {
+        name: 'carteira-pj',
+        schedule: 'cron(0 6 ? * MON *)',
+        timezone: 'America/Sao_Paulo',
+        maxAgeHours: 12,
+      },
+    ],
+  });
 }, 120_000);
 
 describe('CreditScreenPipeline', () => {
@@ -75,12 +88,12 @@ describe('CreditScreenPipeline', () => {
     });
   });
 
-  it('runs four Node.js 22 ARM functions, with the token secret referenced by ARN and never by value', () => {
+  it('runs five Node.js 22 ARM functions, with the token secret referenced by ARN and never by value', () => {
     const { template } = built;
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x' },
     });
-    expect(Object.keys(functions)).toHaveLength(4);
+    expect(Object.keys(functions)).toHaveLength(5);
     for (const [, fn] of Object.entries(functions)) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       const variables = fn.Properties.Environment.Variables;
@@ -92,6 +105,8 @@ describe('CreditScreenPipeline', () => {
         retentionDays: 30,
         workerConcurrency: 7,
         rateLimitPerSecond: { a: 25, b: 10 },
+        scoreChangePoints: 80,
+        portfolioSchedule: 'rate(7 days)',
       });
     }
   });
@@ -107,7 +122,7 @@ describe('CreditScreenPipeline', () => {
       );
     }
     expect(functions.map((fn) => fn.Properties.MemorySize).sort((a: number, b: number) => a - b)).toEqual([
-      256, 256, 256, 1024,
+      256, 256, 256, 256, 1024,
     ]);
   });
 
@@ -125,17 +140,25 @@ describe('CreditScreenPipeline', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
   });
 
-  it('starts a batch on uploads under incoming/ only', () => {
-    built.template.hasResourceProperties('Custom::S3BucketNotifications', {
-      NotificationConfiguration: {
-        LambdaFunctionConfigurations: [
-          Match.objectLike({
-            Events: ['s3:ObjectCreated:*'],
-            Filter: { Key: { FilterRules: [{ Name: 'prefix', Value: 'incoming/' }] } },
-          }),
-        ],
-      },
-    });
+  it('starts a batch on uploads under incoming/, and syncs schedules on any change under portfolios/', () => {
+    const [notifications] = Object.values(built.template.findResources('Custom::S3BucketNotifications'));
+    const configurations = notifications?.Properties.NotificationConfiguration
+      .LambdaFunctionConfigurations as {
+      Events: string[];
+      Filter: { Key: { FilterRules: { Value: string }[] } };
+      LambdaFunctionArn: { 'Fn::GetAtt': string[] };
+    }[];
+    expect(
+      configurations.map((configuration) => [
+        configuration.LambdaFunctionArn['Fn::GetAtt'][0]?.replace(/[0-9A-F]{8}$/, ''),
+        configuration.Events[0],
+        configuration.Filter.Key.FilterRules[0]?.Value,
+      ]),
+    ).toEqual([
+      ['PipelinePortfolioSchedules', 's3:ObjectCreated:*', 'portfolios/'],
+      ['PipelinePortfolioSchedules', 's3:ObjectRemoved:*', 'portfolios/'],
+      ['PipelineIngest', 's3:ObjectCreated:*', 'incoming/'],
+    ]);
   });
 
   it('alarms on dead letters and on worker and ingest errors', () => {
@@ -149,7 +172,75 @@ describe('CreditScreenPipeline', () => {
       'ApproximateNumberOfMessagesVisible',
       'Errors',
       'Errors',
+      'Errors',
     ]);
+  });
+
+  it("schedules each declared portfolio in the pipeline's group, invoking ingest with its settings", () => {
+    const { template } = built;
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule'));
+    expect(schedules).toHaveLength(1);
+    const properties = schedules[0]?.Properties;
+    expect(properties).toMatchObject({
+      Name: 'declared-carteira-pj',
+      GroupName: { Ref: expect.stringMatching(/^PipelinePortfolioScheduleGroup/) },
+      ScheduleExpression: 'cron(0 6 ? * MON *)',
+      ScheduleExpressionTimezone: 'America/Sao_Paulo',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: { 'Fn::GetAtt': [expect.stringMatching(/^PipelineIngest/), 'Arn'] },
+        RoleArn: { 'Fn::GetAtt': [expect.stringMatching(/^PipelineSchedulerRole/), 'Arn'] },
+      },
+    });
+    expect(JSON.parse(properties.Target.Input)).toEqual({
+      portfolio: 'carteira-pj',
+      runId: '<aws.scheduler.execution-id>',
+      settings: { bureau: 'a', maxAgeHours: 12 },
+    });
+  });
+
+  it('lets Scheduler only invoke ingest, and the schedules function only manage portfolio-* schedules', () => {
+    const { template } = built;
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
+        ],
+      },
+    });
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const statementsOf = (rolePrefix: string) =>
+      policies
+        .filter((policy) =>
+          (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(rolePrefix)),
+        )
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]);
+    expect(statementsOf('PipelineSchedulerRole').map((statement) => statement.Action)).toEqual([
+      'lambda:InvokeFunction',
+    ]);
+    const schedules = statementsOf('PipelinePortfolioSchedulesServiceRole');
+    expect(schedules).toContainEqual(
+      expect.objectContaining({
+        Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+        Resource: {
+          'Fn::Join': ['', expect.arrayContaining([expect.stringMatching(/:schedule\/$/), '/portfolio-*'])],
+        },
+      }),
+    );
+    expect(schedules).toContainEqual(
+      expect.objectContaining({
+        Action: 'iam:PassRole',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^PipelineSchedulerRole/), 'Arn'] },
+      }),
+    );
+    const schedulesFunction = Object.values(
+      template.findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.handler' } }),
+    ).find((fn) => fn.Properties.Environment.Variables.SCHEDULE_GROUP_NAME !== undefined);
+    expect(schedulesFunction?.Properties.Environment.Variables.DECLARED_PORTFOLIOS).toBe('["carteira-pj"]');
   });
 
   it('exposes the stack outputs the CLI reads', () => {
@@ -181,5 +272,12 @@ describe('CreditScreenPipeline', () => {
     expect(() => new CreditScreenPipeline(stack, 'C', { bureauBaseUrl: 'not a url' })).toThrow(
       'bureauBaseUrl is not a URL',
     );
+    const portfolio = (declaration: object) => () =>
+      new CreditScreenPipeline(new Stack(new App(), 'P'), 'D', {
+        bureauBaseUrl: 'https://gateway',
+        portfolios: [{ name: 'ok', schedule: 'rate(1 day)', ...declaration }],
+      });
+    expect(portfolio({ name: '../x' })).toThrow('portfolio name "../x" is not allowed');
+    expect(portfolio({ schedule: 'every monday' })).toThrow('portfolio ok: schedule: must be cron');
   });
 });
