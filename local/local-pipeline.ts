@@ -36,6 +36,10 @@ export interface LocalPipelineOptions {
   readonly logger?: Logger;
   /** Start the SQS event sources (workers, dead letters, finaliser). Tests that drive handlers themselves say no. @default true */
   readonly eventSources?: boolean;
+  /** Keep data between runs in this directory (see LocalStateDirectory). @default in memory only */
+  readonly stateDirectory?: string;
+  /** Empty the state directory first. @default false */
+  readonly fresh?: boolean;
 }
 
 export interface BatchProgress {
@@ -129,7 +133,10 @@ export class LocalPipeline {
 
   static async start(options: LocalPipelineOptions): Promise<LocalPipeline> {
     const settings = validateSettings(options.settings);
-    const stack = await LocalStack.start(settings);
+    const stack = await LocalStack.start(settings, {
+      stateDirectory: options.stateDirectory,
+      fresh: options.fresh,
+    });
     const pipeline = new LocalPipeline(stack, settings, options);
     if (options.eventSources !== false) for (const source of pipeline.#sources) source.start();
     return pipeline;

