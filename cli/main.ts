@@ -4,6 +4,7 @@ import { registerAiCommand } from './commands/ai.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerEmulatorCommand } from './commands/emulator.ts';
 import { registerNormalizeCommand } from './commands/normalize.ts';
+import { registerRescreenCommand } from './commands/rescreen.ts';
 import { registerScreenCommand } from './commands/screen.ts';
 import { registerStudioCommand } from './commands/studio.ts';
 
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerEmulatorCommand(program);
   registerNormalizeCommand(program);
   registerScreenCommand(program);
+  registerRescreenCommand(program);
   registerAiCommand(program);
   registerStudioCommand(program);
   return program;

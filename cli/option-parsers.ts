@@ -28,3 +28,10 @@ export function probability(name: string) {
     return number;
   };
 }
+
+export function nonNegativeInteger(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number ≥ 0`);
+    return Number(value);
+  };
+}

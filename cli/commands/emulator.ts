@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { BureauEmulator, DEFAULT_EMULATOR_TOKEN } from '../../emulator/bureau-emulator.ts';
-import { nonNegativeNumber, probability } from '../option-parsers.ts';
+import { nonNegativeInteger, nonNegativeNumber, probability } from '../option-parsers.ts';
 
 interface EmulatorOptions {
   readonly port: number;
@@ -11,6 +11,7 @@ interface EmulatorOptions {
   readonly rateLimit?: number;
   readonly hangRate: number;
   readonly jobStepMs: number;
+  readonly epoch: number;
 }
 
 async function runEmulator(options: EmulatorOptions): Promise<void> {
@@ -23,6 +24,7 @@ async function runEmulator(options: EmulatorOptions): Promise<void> {
     rateLimitPerSecond: options.rateLimit ?? null,
     hangRate: options.hangRate,
     ai: { jobStepMs: options.jobStepMs },
+    epoch: options.epoch,
   });
   const faults = [
     options.latency > 0 && `latency ~${options.latency} ms`,
@@ -30,6 +32,7 @@ async function runEmulator(options: EmulatorOptions): Promise<void> {
     options.rateLimit !== undefined && `rate limit ${options.rateLimit} req/s`,
     options.hangRate > 0 && `hang rate ${options.hangRate}`,
   ].filter(Boolean);
+  if (options.epoch > 0) faults.push(`epoch ${options.epoch}`);
   process.stdout.write(
     [
       `bureau emulator listening on ${emulator.url}`,
@@ -71,6 +74,12 @@ export function registerEmulatorCommand(program: Command): void {
       nonNegativeNumber('--rate-limit'),
     )
     .option('--hang-rate <p>', 'share of queries never answered', probability('--hang-rate'), 0)
+    .option(
+      '--epoch <n>',
+      'the point in time reports are drawn at; a share of documents changes between epochs',
+      nonNegativeInteger('--epoch'),
+      0,
+    )
     .option(
       '--job-step-ms <ms>',
       'time an AI Studio job spends queued, then running',

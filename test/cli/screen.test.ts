@@ -9,15 +9,10 @@ import { runCli } from '../factories/run-cli.ts';
 describe('credit-screen screen', () => {
   it('screens the Excel sample end to end on this machine and leaves the results and the emulator stats', async () => {
     const out = await mkdtemp(join(tmpdir(), 'credit-screen-cli-'));
-    const result = await runCli([
-      'screen',
-      SAMPLE_FILES.excel,
-      '--excel',
-      '--out',
-      out,
-      '--rate-limit',
-      '200',
-    ]);
+    const result = await runCli(
+      ['screen', SAMPLE_FILES.excel, '--excel', '--out', out, '--rate-limit', '200'],
+      { cwd: out },
+    );
     expect(result.stderr).not.toContain('Error');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/completed in .* s \(bureau A\)/);
@@ -43,7 +38,9 @@ describe('credit-screen screen', () => {
 
   it('exits non-zero with one clear line when the bureau rejects the token, after at most a couple of requests', async () => {
     const out = await mkdtemp(join(tmpdir(), 'credit-screen-cli-'));
-    const result = await runCli(['screen', SAMPLE_FILES.standard, '--token', 'wrong', '--out', out]);
+    const result = await runCli(['screen', SAMPLE_FILES.standard, '--token', 'wrong', '--out', out], {
+      cwd: out,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/credit-screen: the bureau rejected the token/);
     const stats = JSON.parse(await readFile(join(out, 'emulator-stats.json'), 'utf8'));
@@ -73,9 +70,19 @@ describe('credit-screen screen on Ctrl-C', () => {
     const launcher = new URL('../../bin/credit-screen.mjs', import.meta.url).pathname;
     const child = spawn(
       process.execPath,
-      [launcher, 'screen', SAMPLE_FILES.standard, '--emulator-latency', '300', '--rate-limit', '5'],
+      [
+        launcher,
+        'screen',
+        SAMPLE_FILES.standard,
+        '--emulator-latency',
+        '300',
+        '--rate-limit',
+        '5',
+        '--no-state',
+      ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
+        cwd: tmpdir(),
       },
     );
     let stderr = '';
