@@ -37,8 +37,13 @@ export interface FinaliseDependencies {
 export interface BatchManifest {
   readonly manifestVersion: 1;
   readonly batchId: string;
-  /** `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`); `file_rejected`. */
-  readonly status: 'completed' | 'token_rejected' | 'file_rejected';
+  /**
+   * `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`);
+   * `file_rejected`; `cancelled` when someone cancelled it (rows not yet screened are `cancelled`).
+   */
+  readonly status: 'completed' | 'token_rejected' | 'file_rejected' | 'cancelled';
+  /** 1 for the first results; one more each time a redrive rewrote them. */
+  readonly revision: number;
   readonly bureau: string;
   readonly source: { readonly bucket: string; readonly key: string; readonly sha256: string | null };
   readonly createdAt: string;
@@ -63,6 +68,7 @@ function statusOf(row: RowRecord): SummaryStatus {
     case 'duplicate':
     case 'invalid_document':
     case 'failed':
+    case 'cancelled':
       return row.state;
     default:
       return 'failed'; // never lost: a row that somehow escaped settling is reported, as failed
@@ -194,6 +200,7 @@ export async function finaliseBatch(
     duplicate: 0,
     invalid_document: 0,
     failed: 0,
+    cancelled: 0,
   };
   let files: BatchManifest['files'] = null;
   const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };
@@ -224,7 +231,10 @@ export async function finaliseBatch(
       ? 'file_rejected'
       : batch.tokenState === 'rejected'
         ? 'token_rejected'
-        : 'completed',
+        : batch.cancelRequested
+          ? 'cancelled'
+          : 'completed',
+    revision: batch.revision,
     bureau: batch.bureau,
     source: { bucket: batch.sourceBucket, key: batch.sourceKey, sha256: batch.sourceSha256 },
     createdAt: batch.createdAt,
@@ -241,6 +251,7 @@ export async function finaliseBatch(
   if (!(await store.completeBatch(batchId, keys.manifest))) return null;
   await events.batchCompleted({
     batchId,
+    revision: manifest.revision,
     status: manifest.status,
     counts: manifest.counts,
     keys: { summary: keys.summary, reports: keys.reports, manifest: keys.manifest },

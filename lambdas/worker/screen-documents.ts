@@ -11,6 +11,7 @@ import {
 import {
   type BatchRecord,
   backoffSeconds,
+  CANCELLED_DETAIL,
   parseMessage,
   type RetryPolicy,
   rateLimitDelaySeconds,
@@ -193,6 +194,7 @@ async function screenOne(
     return DONE;
   };
 
+  if (batch.cancelRequested) return settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
   if (batch.tokenState === 'rejected') return settle({ outcome: 'failed', reason: TOKEN_REJECTED });
 
   // Until the token has worked once for this batch, one request at a time: a wrong token costs one request.

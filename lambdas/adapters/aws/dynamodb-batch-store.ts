@@ -45,6 +45,13 @@ const GET_BATCH = 100;
 const PARALLEL_WRITES = 8;
 
 const batchKey = (batchId: string) => ({ pk: `BATCH#${batchId}`, sk: META });
+// Every batch also has an entry in one listing partition, newest last by creation time: batches are few (one per
+// upload or scheduled run), so one partition serves `batches` without scanning rows.
+const BATCH_LISTING = 'BATCHES';
+const listingKey = (batchId: string, createdAt: string) => ({
+  pk: BATCH_LISTING,
+  sk: `${createdAt}#${batchId}`,
+});
 const rowKey = (batchId: string, row: number) => ({
   pk: `BATCH#${batchId}`,
   sk: `${ROW_PREFIX}${String(row).padStart(9, '0')}`,
@@ -80,6 +87,9 @@ function toBatch(item: Item): BatchRecord {
     screened: (item.screened as number | undefined) ?? 0,
     cached: (item.cached as number | undefined) ?? 0,
     failed: (item.failed as number | undefined) ?? 0,
+    cancelled: (item.cancelled as number | undefined) ?? 0,
+    cancelRequested: item.cancelRequested === true,
+    revision: (item.revision as number | undefined) ?? 1,
     ingestCheckpoint: (item.ingestCheckpoint as number | undefined) ?? 0,
     ingestCached: (item.ingestCached as number | undefined) ?? 0,
     tokenState: (item.tokenState as BatchRecord['tokenState'] | undefined) ?? 'unverified',
@@ -161,28 +171,131 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async createBatch(batch: NewBatch): Promise<boolean> {
-    return this.#conditionally(
-      this.#client.send(
-        new PutCommand({
+    const createdAt = new Date(this.#now()).toISOString();
+    const expiresAt = this.#expiresAt();
+    return this.#transactIfClaimed([
+      {
+        Put: {
           TableName: this.#table,
           Item: {
             ...batchKey(batch.batchId),
             ...batch,
             portfolio: batch.portfolio ?? null,
             status: 'ingesting',
-            createdAt: new Date(this.#now()).toISOString(),
+            createdAt,
             tokenState: 'unverified',
             settled: 0,
             screened: 0,
             cached: 0,
             failed: 0,
+            cancelled: 0,
+            revision: 1,
             ingestCheckpoint: 0,
-            expiresAt: this.#expiresAt(),
+            expiresAt,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: this.#table,
+          Item: { ...listingKey(batch.batchId, createdAt), batchId: batch.batchId, expiresAt },
+        },
+      },
+    ]);
+  }
+
+  async listBatches(limit: number): Promise<BatchRecord[]> {
+    const listing = await this.#client.send(
+      new QueryCommand({
+        TableName: this.#table,
+        KeyConditionExpression: 'pk = :listing',
+        ExpressionAttributeValues: { ':listing': BATCH_LISTING },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    const ids = (listing.Items ?? []).map((item) => item.batchId as string);
+    const found = new Map<string, BatchRecord>();
+    for (let start = 0; start < ids.length; start += GET_BATCH) {
+      for (const item of await this.#batchGet(ids.slice(start, start + GET_BATCH).map(batchKey))) {
+        const batch = toBatch(item);
+        found.set(batch.batchId, batch);
+      }
+    }
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  async cancelQueuedRow(batchId: string, row: number, reason: string): Promise<boolean> {
+    return this.#transactIfClaimed([
+      {
+        Update: {
+          TableName: this.#table,
+          Key: rowKey(batchId, row),
+          UpdateExpression: 'SET #state = :cancelled, detail = :detail',
+          ConditionExpression: '#state = :queued',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':cancelled': 'cancelled', ':queued': 'queued', ':detail': reason },
+        },
+      },
+      {
+        Update: {
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'SET cancelRequested = :yes ADD settled :one, cancelled :one',
+          ExpressionAttributeValues: { ':one': 1, ':yes': true },
+        },
+      },
+    ]);
+  }
+
+  async markCancelRequested(batchId: string): Promise<void> {
+    await this.#setOnBatch(batchId, { cancelRequested: true });
+  }
+
+  async reopenForRedrive(batchId: string): Promise<boolean> {
+    return this.#conditionally(
+      this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          // A refused token may have been fixed since: the next call probes it again before the fleet goes.
+          UpdateExpression:
+            'SET #status = :running, tokenState = :unverified, revision = if_not_exists(revision, :one) + :one REMOVE completedAt',
+          ConditionExpression: '#status = :completed',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':running': 'running',
+            ':completed': 'completed',
+            ':unverified': 'unverified',
+            ':one': 1,
+          },
         }),
       ),
     );
+  }
+
+  async requeueFailedRow(batchId: string, row: number): Promise<boolean> {
+    return this.#transactIfClaimed([
+      {
+        Update: {
+          TableName: this.#table,
+          Key: rowKey(batchId, row),
+          UpdateExpression: 'SET #state = :queued, attempts = :zero, transientFailures = :zero REMOVE detail',
+          ConditionExpression: '#state = :failed',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':zero': 0 },
+        },
+      },
+      {
+        Update: {
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'ADD settled :minus, failed :minus',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+    ]);
   }
 
   async getBatch(batchId: string): Promise<BatchRecord | null> {
@@ -384,8 +497,8 @@ export class DynamoDbBatchStore implements BatchStore {
     claimToken: string,
     settlement: Settlement,
   ): Promise<boolean> {
-    const report = settlement.outcome === 'failed' ? null : settlement.report;
-    const detail = settlement.outcome === 'failed' ? settlement.reason : null;
+    const report = settlement.outcome === 'screened' ? settlement.report : null;
+    const detail = settlement.outcome === 'screened' ? null : settlement.reason;
     const counter = settlement.outcome;
     const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> =
       [

@@ -47,6 +47,12 @@ export interface BatchRecord {
   readonly screened: number;
   readonly cached: number;
   readonly failed: number;
+  /** Rows cancelled before they were screened. */
+  readonly cancelled: number;
+  /** Someone asked to cancel the batch: queued rows are settled `cancelled`, the rest finish. */
+  readonly cancelRequested: boolean;
+  /** 1, then one more for each redrive (the manifest carries it). */
+  readonly revision: number;
   /** Last data row whose item is written and whose message is sent (resuming an interrupted ingest). */
   readonly ingestCheckpoint: number;
   /** Rows settled as `cached` by ingest up to the checkpoint (a fresh stored report was reused). */
@@ -63,7 +69,8 @@ export type RowState =
   | 'cached'
   | 'failed'
   | 'invalid_document'
-  | 'duplicate';
+  | 'duplicate'
+  | 'cancelled';
 
 export const SETTLED_STATES: readonly RowState[] = [
   'screened',
@@ -71,6 +78,7 @@ export const SETTLED_STATES: readonly RowState[] = [
   'failed',
   'invalid_document',
   'duplicate',
+  'cancelled',
 ];
 
 /** Where a report is kept: one item per bureau, document and date, so the previous report is always known. */
@@ -118,7 +126,11 @@ export interface RowRecord extends Omit<NewRow, 'state' | 'report' | 'reportKey'
 /** How a queued document ends. */
 export type Settlement =
   | { readonly outcome: 'screened'; readonly report: StoredReport }
-  | { readonly outcome: 'failed'; readonly reason: string };
+  | { readonly outcome: 'failed'; readonly reason: string }
+  | { readonly outcome: 'cancelled'; readonly reason: string };
+
+/** Status detail of a row settled by a cancellation: it was never sent to the bureau. */
+export const CANCELLED_DETAIL = 'batch cancelled before this document was screened';
 
 /** The status detail of a row that reuses a stored report. */
 export const cachedDetail = (report: StoredReport): string => `report of ${report.key.fetchedAt} reused`;
@@ -131,4 +143,5 @@ export interface BatchCounts {
   readonly duplicate: number;
   readonly invalid_document: number;
   readonly failed: number;
+  readonly cancelled: number;
 }

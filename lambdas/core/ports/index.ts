@@ -81,6 +81,16 @@ export interface BatchStore {
   latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>>;
   /** Stored reports by key, for `reports.jsonl`. */
   getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>>;
+  /** The most recently created batches, newest first. */
+  listBatches(limit: number): Promise<BatchRecord[]>;
+  /** Settles a row still queued as `cancelled` (no bureau call); false when it was no longer queued. */
+  cancelQueuedRow(batchId: string, row: number, reason: string): Promise<boolean>;
+  /** Records that the batch is being cancelled (before its rows are). */
+  markCancelRequested(batchId: string): Promise<void>;
+  /** Puts a completed batch back to running for a redrive, with the next revision; false unless it was completed. */
+  reopenForRedrive(batchId: string): Promise<boolean>;
+  /** Puts a failed row back in the queue state with fresh attempts; false when it was not failed. */
+  requeueFailedRow(batchId: string, row: number): Promise<boolean>;
   /** The report stored for the same bureau and document just before `key` (null for a first report). */
   previousReport(key: ReportKey): Promise<StoredReport | null>;
 }
@@ -111,6 +121,8 @@ export interface MessageVisibility {
 
 export interface BatchCompletedEvent {
   readonly batchId: string;
+  /** 1, or the redrive that produced these results. */
+  readonly revision: number;
   readonly status: string;
   readonly counts: BatchCounts;
   readonly keys: { readonly summary: string; readonly reports: string; readonly manifest: string };

@@ -3,7 +3,14 @@ import type { Bureau } from '../report/index.ts';
 import type { ReportColumns } from './report-columns.ts';
 
 /** Final status of an input row: every row of every file ends in exactly one. */
-export const ROW_STATUSES = ['screened', 'cached', 'duplicate', 'invalid_document', 'failed'] as const;
+export const ROW_STATUSES = [
+  'screened',
+  'cached',
+  'duplicate',
+  'invalid_document',
+  'failed',
+  'cancelled',
+] as const;
 export type SummaryStatus = (typeof ROW_STATUSES)[number];
 
 /** One line of the summary: an input row, its final status and reason, and the report figures when there are any. */
