@@ -5,7 +5,6 @@ import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
