@@ -1,12 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.ts';
 import { registerAiCommand } from './commands/ai.ts';
+import { registerBatchControlCommands } from './commands/batch-control.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerEmulatorCommand } from './commands/emulator.ts';
 import { registerNormalizeCommand } from './commands/normalize.ts';
 import { registerRescreenCommand } from './commands/rescreen.ts';
 import { registerScreenCommand } from './commands/screen.ts';
 import { registerStudioCommand } from './commands/studio.ts';
+import { registerSubmitCommand } from './commands/submit.ts';
 
 /** Builds the `credit-screen` program; commands register themselves so each lives in its own file. */
 export function buildProgram(): Command {
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
   registerNormalizeCommand(program);
   registerScreenCommand(program);
   registerRescreenCommand(program);
+  registerSubmitCommand(program);
+  registerBatchControlCommands(program);
   registerAiCommand(program);
   registerStudioCommand(program);
   return program;

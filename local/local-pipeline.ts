@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Event } from 'aws-lambda';
 import { RecordingEventPublisher } from '../lambdas/adapters/aws/eventbridge-publisher.ts';
@@ -10,7 +15,6 @@ import { createPipelineAdapters, workerSettings } from '../lambdas/adapters/aws/
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
-import type { BatchRecord } from '../lambdas/core/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../lambdas/core/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
@@ -21,7 +25,11 @@ import { createIngestHandler } from '../lambdas/ingest/ingest-handler.ts';
 import type { IngestOutcome, UploadedObject } from '../lambdas/ingest/ingest-upload.ts';
 import type { PortfolioRunOutcome } from '../lambdas/ingest/run-portfolio.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
-import { type PipelineSettings, resultKeys, validateSettings } from '../lib/pipeline-definition.ts';
+import { type PipelineSettings, S3_LAYOUT, validateSettings } from '../lib/pipeline-definition.ts';
+import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
+
+export type { BatchProgress } from './batch-results.ts';
+
 import { LocalStack } from './local-stack.ts';
 import { SqsEventSource } from './sqs-event-source.ts';
 
@@ -40,15 +48,12 @@ export interface LocalPipelineOptions {
   readonly stateDirectory?: string;
   /** Empty the state directory first. @default false */
   readonly fresh?: boolean;
-}
-
-export interface BatchProgress {
-  readonly batchId: string;
-  readonly status: BatchRecord['status'];
-  /** Rows with a final status. */
-  readonly settledRows: number;
-  /** Data rows of the file (known once ingest has read it). */
-  readonly totalRows: number | null;
+  /**
+   * Deliver S3 notifications for objects others put in the bucket (`incoming/` to ingest, as S3 would), by
+   * watching it: fauxqs sends none. For clients that talk to the local stack as to a deployed one.
+   * @default false
+   */
+  readonly watchUploads?: boolean;
 }
 
 export interface DownloadedResults {
@@ -139,7 +144,62 @@ export class LocalPipeline {
     });
     const pipeline = new LocalPipeline(stack, settings, options);
     if (options.eventSources !== false) for (const source of pipeline.#sources) source.start();
+    if (options.watchUploads) await pipeline.#watchUploads();
     return pipeline;
+  }
+
+  #watcher: NodeJS.Timeout | null = null;
+  #watching: Promise<void> = Promise.resolve();
+
+  /** Polls `incoming/` and hands each new object to ingest once, like an S3 `ObjectCreated` notification. */
+  async #watchUploads(): Promise<void> {
+    const { s3 } = this.stack.clients;
+    const bucket = this.stack.resources.bucketName;
+    const seen = new Set<string>();
+    const list = async () => {
+      const found: { key: string; eTag: string; size: number }[] = [];
+      let token: string | undefined;
+      do {
+        const page = await s3.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: S3_LAYOUT.incoming, ContinuationToken: token }),
+        );
+        for (const object of page.Contents ?? [])
+          if (object.Key)
+            found.push({
+              key: object.Key,
+              eTag: (object.ETag ?? '').replaceAll('"', ''),
+              size: object.Size ?? 0,
+            });
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return found;
+    };
+    // What is already there was handled by earlier runs.
+    for (const object of await list()) seen.add(`${object.key}\n${object.eTag}`);
+    const poll = async () => {
+      try {
+        for (const object of await list()) {
+          const id = `${object.key}\n${object.eTag}`;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          await this.deliverUploadEvent({
+            bucket,
+            key: object.key,
+            eTag: object.eTag,
+            sequencer: object.eTag,
+            size: object.size,
+          });
+        }
+      } catch (error) {
+        this.logger.error('upload watcher failed', { error: String(error) });
+      }
+    };
+    const tick = () => {
+      this.#watching = poll().finally(() => {
+        if (this.#watcher !== null) this.#watcher = setTimeout(tick, 250);
+      });
+    };
+    this.#watcher = setTimeout(tick, 250);
   }
 
   get store() {
@@ -243,46 +303,21 @@ export class LocalPipeline {
     return outcome;
   }
 
-  async progress(batchId: string): Promise<BatchProgress> {
-    const batch = await this.#adapters.store.getBatch(batchId);
-    if (!batch) throw new Error(`batch ${batchId} does not exist`);
-    const ingested = batch.toScreen !== null;
-    return {
-      batchId,
-      status: batch.status,
-      settledRows: batch.settled + batch.invalid + batch.duplicates,
-      totalRows: ingested ? batch.rows : null,
-    };
+  progress(batchId: string): Promise<BatchProgress> {
+    return batchProgress(this.#adapters.store, batchId);
   }
 
   /** Resolves when the batch has its manifest, reporting progress on the way. */
-  async waitForCompletion(
+  waitForCompletion(
     batchId: string,
     options: { onProgress?: (progress: BatchProgress) => void; signal?: AbortSignal; pollMs?: number } = {},
   ): Promise<BatchProgress> {
-    for (;;) {
-      options.signal?.throwIfAborted();
-      const progress = await this.progress(batchId);
-      options.onProgress?.(progress);
-      if (progress.status === 'completed' || progress.status === 'failed') return progress;
-      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
-    }
+    return waitForBatch(this.#adapters.store, batchId, options);
   }
 
   /** Copies the batch's result files (and the manifest) into `directory`. */
   async downloadResults(batchId: string, directory: string): Promise<DownloadedResults> {
-    await mkdir(directory, { recursive: true });
-    const keys = resultKeys(batchId);
-    const manifest = JSON.parse(await this.readText(keys.manifest)) as BatchManifest;
-    for (const key of [
-      manifest.files?.summary,
-      manifest.files?.reports,
-      manifest.files?.changes,
-      keys.manifest,
-    ]) {
-      if (key) await writeFile(join(directory, basename(key)), await this.readText(key));
-    }
-    return { directory, manifest };
+    return { directory, manifest: await downloadBatchResults(this.#adapters.objects, batchId, directory) };
   }
 
   async readText(key: string): Promise<string> {
@@ -293,6 +328,9 @@ export class LocalPipeline {
   }
 
   async stop(): Promise<void> {
+    if (this.#watcher !== null) clearTimeout(this.#watcher);
+    this.#watcher = null;
+    await this.#watching;
     await Promise.all(this.#sources.map((source) => source.stop()));
     await this.stack.stop();
   }

@@ -35,6 +35,7 @@ export async function startTestPipeline(
     eventSources?: boolean;
     stateDirectory?: string;
     fresh?: boolean;
+    watchUploads?: boolean;
   } = {},
 ): Promise<TestPipeline> {
   const emulator = await BureauEmulator.start(options.emulator);
@@ -47,6 +48,7 @@ export async function startTestPipeline(
       eventSources: options.eventSources,
       stateDirectory: options.stateDirectory,
       fresh: options.fresh,
+      watchUploads: options.watchUploads,
     });
     return {
       emulator,

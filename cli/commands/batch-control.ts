@@ -1,0 +1,192 @@
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
+import {
+  type BatchStatusView,
+  cancelBatch,
+  redriveBatch,
+  statusView,
+} from '../../lambdas/batch-control/batch-control.ts';
+import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
+import { CliError } from '../cli-error.ts';
+import { nonNegativeInteger, positiveInteger } from '../option-parsers.ts';
+import {
+  addTargetOptions,
+  type PipelineConnection,
+  type TargetOptions,
+  withConnection,
+} from '../pipeline-connection.ts';
+import { ProgressDisplay } from '../progress-display.ts';
+
+interface WorkOptions extends TargetOptions {
+  readonly wait: boolean;
+  readonly out?: string;
+  readonly epoch: number;
+}
+
+function print(value: unknown, options: TargetOptions, human: () => string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+function describeStatus(view: BatchStatusView): string {
+  const progress =
+    view.toScreen === null ? 'ingesting' : `${view.settled}/${view.toScreen} documents settled`;
+  return [
+    `batch ${view.batchId}: ${view.status}${view.revision > 1 ? ` (revision ${view.revision})` : ''}${view.cancelRequested ? ', cancel requested' : ''}`,
+    `  source      ${view.source}${view.portfolio ? ` (portfolio ${view.portfolio})` : ''}, bureau ${view.bureau.toUpperCase()}`,
+    `  created     ${view.createdAt}${view.completedAt ? `, completed ${view.completedAt}` : ''}`,
+    `  progress    ${progress}`,
+    `  rows        ${view.rows}: screened ${view.screened}, cached ${view.cached}, duplicate ${view.duplicates}, invalid ${view.invalid}, failed ${view.failed}, cancelled ${view.cancelled}`,
+    ...(view.failure ? [`  refused     ${view.failure.message}`] : []),
+    ...(view.tokenState === 'rejected' ? ['  token       rejected by the bureau'] : []),
+  ].join('\n');
+}
+
+/**
+ * Runs a control command. Locally the pipeline's workers and finaliser run for the command's duration, against
+ * the bundled emulator (at `--epoch`), so a cancel or redrive finishes before the command returns.
+ */
+function withTarget<T>(
+  options: WorkOptions,
+  body: (connection: PipelineConnection) => Promise<T>,
+): Promise<T> {
+  if (options.stack) return withConnection(options, body);
+  return (async () => {
+    const emulator = await BureauEmulator.start({ epoch: options.epoch });
+    try {
+      return await withConnection(options, body, { bureauBaseUrl: emulator.url, token: emulator.token });
+    } finally {
+      await emulator.close();
+    }
+  })();
+}
+
+/** Follows a batch with the progress bar until it completes, then downloads its results. */
+async function followAndDownload(
+  connection: PipelineConnection,
+  batchId: string,
+  options: WorkOptions,
+): Promise<void> {
+  const progress = new ProgressDisplay();
+  const controller = new AbortController();
+  const interrupt = () => controller.abort(new CliError('stopped following; the batch goes on', 130));
+  process.once('SIGINT', interrupt);
+  try {
+    await waitForBatch(connection.store, batchId, {
+      signal: controller.signal,
+      onProgress: (state) => progress.update(state.settledRows, state.totalRows),
+    });
+  } catch (error) {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    progress.stop();
+    process.off('SIGINT', interrupt);
+  }
+  const directory = resolve(options.out ?? join('out', batchId));
+  const manifest = await downloadBatchResults(connection.objects, batchId, directory);
+  process.stderr.write(`results (revision ${manifest.revision}, ${manifest.status}) in ${directory}\n`);
+}
+
+export function registerBatchControlCommands(program: Command): void {
+  addTargetOptions(
+    program
+      .command('batches')
+      .description('List the most recent batches, newest first')
+      .option('--limit <n>', 'how many', positiveInteger('--limit'), 20)
+      .option('--json', 'print JSON'),
+  ).action(async (options: TargetOptions & { limit: number }) =>
+    withConnection(options, async (connection) => {
+      const batches = (await connection.store.listBatches(options.limit)).map(statusView);
+      print(batches, options, () =>
+        batches.length === 0
+          ? `no batches in ${connection.where}`
+          : batches
+              .map(
+                (view) =>
+                  `${view.batchId}  ${view.status.padEnd(10)} ${String(view.rows).padStart(8)} rows  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.source}`,
+              )
+              .join('\n'),
+      );
+    }),
+  );
+
+  addTargetOptions(
+    program
+      .command('status')
+      .description('Show where a batch stands')
+      .argument('<batchId>')
+      .option('--json', 'print JSON'),
+  ).action(async (batchId: string, options: TargetOptions) =>
+    withConnection(options, async (connection) => {
+      const batch = await connection.store.getBatch(batchId);
+      if (batch === null) throw new CliError(`no batch ${batchId} in ${connection.where}`);
+      const view = statusView(batch);
+      print(view, options, () => describeStatus(view));
+    }),
+  );
+
+  const workOptions = (command: Command) =>
+    addTargetOptions(command)
+      .option('--no-wait', 'return once the request is made (deployed stacks only)')
+      .option('--out <dir>', 'where to put the rewritten results (default out/<batchId>)')
+      .option(
+        '--epoch <n>',
+        'locally: the emulator epoch the redriven queries see',
+        nonNegativeInteger('--epoch'),
+        0,
+      )
+      .option('--json', 'print JSON');
+
+  workOptions(
+    program
+      .command('cancel')
+      .description('Cancel a running batch: queued documents are settled cancelled without a bureau call')
+      .argument('<batchId>'),
+  ).action(async (batchId: string, options: WorkOptions) =>
+    withTarget(options, async (connection) => {
+      const outcome = await cancelBatch(batchId, connection);
+      if (outcome.outcome !== 'cancelled') {
+        throw new CliError(
+          {
+            not_found: `no batch ${batchId} in ${connection.where}`,
+            still_ingesting: `batch ${batchId} is still being ingested; cancel it again in a moment`,
+            already_finished: `batch ${batchId} has already finished`,
+          }[outcome.outcome],
+        );
+      }
+      const { cancelledRows } = outcome;
+      print(outcome, options, () => `batch ${batchId}: ${cancelledRows} queued documents cancelled`);
+      if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
+    }),
+  );
+
+  workOptions(
+    program
+      .command('redrive')
+      .description("Send a completed batch's failed documents back to the queue and rewrite its results")
+      .argument('<batchId>'),
+  ).action(async (batchId: string, options: WorkOptions) =>
+    withTarget(options, async (connection) => {
+      const outcome = await redriveBatch(batchId, connection);
+      if (outcome.outcome === 'nothing_to_redrive') {
+        print(outcome, options, () => `batch ${batchId} has no failed documents: nothing to redrive`);
+        return;
+      }
+      if (outcome.outcome !== 'redriven') {
+        throw new CliError(
+          outcome.outcome === 'not_found'
+            ? `no batch ${batchId} in ${connection.where}`
+            : `batch ${batchId} is not completed: only a completed batch can be redriven`,
+        );
+      }
+      const { requeued, revision } = outcome;
+      print(
+        outcome,
+        options,
+        () => `batch ${batchId}: ${requeued} failed documents sent back (revision ${revision})`,
+      );
+      if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
+    }),
+  );
+}
