@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const escape = (text: string) =>
+const escapeXml = (text: string) =>
   text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
 /**
@@ -25,19 +25,19 @@ export class FakeCloudFormation {
         if (form.get('Action') !== 'DescribeStacks' || outputs === undefined) {
           response.statusCode = 400;
           response.end(
-            `<ErrorResponse><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${escape(name)} does not exist</Message></Error><RequestId>fake</RequestId></ErrorResponse>`,
+            `<ErrorResponse><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${escapeXml(name)} does not exist</Message></Error><RequestId>fake</RequestId></ErrorResponse>`,
           );
           return;
         }
         const members = Object.entries(outputs)
           .map(
             ([key, value]) =>
-              `<member><OutputKey>${escape(key)}</OutputKey><OutputValue>${escape(value)}</OutputValue></member>`,
+              `<member><OutputKey>${escapeXml(key)}</OutputKey><OutputValue>${escapeXml(value)}</OutputValue></member>`,
           )
           .join('');
         response.end(
           '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member>' +
-            `<StackName>${escape(name)}</StackName><StackId>arn:aws:cloudformation:us-east-1:000000000000:stack/${escape(name)}/1</StackId>` +
+            `<StackName>${escapeXml(name)}</StackName><StackId>arn:aws:cloudformation:us-east-1:000000000000:stack/${escapeXml(name)}/1</StackId>` +
             `<CreationTime>2026-01-01T00:00:00Z</CreationTime><StackStatus>CREATE_COMPLETE</StackStatus><Outputs>${members}</Outputs>` +
             '</member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>fake</RequestId></ResponseMetadata></DescribeStacksResponse>',
         );
