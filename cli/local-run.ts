@@ -229,7 +229,7 @@ export function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
   const counts = manifest.counts;
   const lines = [
     `batch ${manifest.batchId}: ${manifest.status} in ${seconds} s (bureau ${manifest.bureau.toUpperCase()})`,
-    ...(['screened', 'cached', 'duplicate', 'invalid_document', 'failed'] as const).map(
+    ...(['screened', 'cached', 'duplicate', 'invalid_document', 'failed', 'cancelled'] as const).map(
       (status) => `  ${status.padEnd(18)}${String(counts[status]).padStart(8)}`,
     ),
     `  ${'rows'.padEnd(18)}${String(counts.rows).padStart(8)}`,

@@ -27,6 +27,7 @@ describe('credit-screen screen', () => {
       duplicate: 5,
       invalid_document: 16,
       failed: 0,
+      cancelled: 0,
     });
     expect(summary).toHaveLength(311);
     expect(stats.charged).toBe(290);
