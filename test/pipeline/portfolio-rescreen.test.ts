@@ -15,7 +15,7 @@ beforeAll(async () => {
   test = await startTestPipeline({ settings: { freshnessHours: 24 } });
   const csv = ['cpf_cnpj;gerente', ...documents.map((document, index) => `${document};gerente-${index % 7}`)];
   await test.pipeline.putPortfolio(PORTFOLIO, await writeCsv('carteira.csv', `${csv.join('\n')}\n`), {
-    bureau: 'b',
+    bureau: 'a',
   });
 }, 60_000);
 afterAll(async () => {
@@ -37,9 +37,9 @@ async function rescreen() {
 
 const normalised = (document: string, epoch: number) =>
   normaliseCreditReport(
-    generateCreditReport(document, 'b', { serviceName: 'bureau-emulator', docsUrl: 'x', epoch }),
+    generateCreditReport(document, 'a', { serviceName: 'bureau-emulator', docsUrl: 'x', epoch }),
     {
-      bureau: 'b',
+      bureau: 'a',
       document,
       fetchedAt: '2026-01-01T00:00:00.000Z',
     },
@@ -59,7 +59,7 @@ describe('re-screening a portfolio across two epochs', () => {
   }, 180_000);
 
   it('reports every document as a first screening the first time', () => {
-    expect(first.manifest).toMatchObject({ status: 'completed', portfolio: PORTFOLIO, bureau: 'b' });
+    expect(first.manifest).toMatchObject({ status: 'completed', portfolio: PORTFOLIO, bureau: 'a' });
     expect(first.changes).toHaveLength(documents.length);
     expect(new Set(first.changes.map((line) => line.change))).toEqual(new Set(['first_screening']));
     expect(first.manifest.changes?.counts.first_screening).toBe(documents.length);
@@ -123,7 +123,7 @@ describe('a portfolio with maxAgeHours', () => {
       name,
       await writeCsv('recentes.csv', `documento\n${subset.join('\n')}\n`),
       {
-        bureau: 'b',
+        bureau: 'a',
         maxAgeHours: 24,
       },
     );
