@@ -32,13 +32,13 @@ async function runEmulator(options: EmulatorOptions): Promise<void> {
     options.rateLimit !== undefined && `rate limit ${options.rateLimit} req/s`,
     options.hangRate > 0 && `hang rate ${options.hangRate}`,
   ].filter(Boolean);
-  if (options.epoch > 0) faults.push(`epoch ${options.epoch}`);
   process.stdout.write(
     [
       `bureau emulator listening on ${emulator.url}`,
       `  token:     ${options.token}`,
       `  endpoints: POST /api/ap-bureau-a, POST /api/ap-bureau-b-premium; GET /__stats, POST /__reset`,
       `  AI:        GET /ai, /ai/agents/…, /ai-studio/… (in memory; jobs queued → running → done in ${2 * options.jobStepMs} ms)`,
+      `  epoch:     ${options.epoch} (reports change a little from one epoch to the next)`,
       `  faults:    ${faults.length > 0 ? faults.join(', ') : 'none'}`,
       `  try:       curl -s -X POST ${emulator.url}/api/ap-bureau-a -H 'Authorization: Bearer ${options.token}' \\`,
       `               -H 'Content-Type: application/json' -d '{"document":"51954022212","link":"ap-bureau-a"}'`,

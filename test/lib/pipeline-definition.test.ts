@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readPipelineEnvironment, requiredEnv } from '../../lambdas/adapters/aws/environment.ts';
+import {
+  readPipelineEnvironment,
+  readScheduleEnvironment,
+  requiredEnv,
+} from '../../lambdas/adapters/aws/environment.ts';
 import {
   claimLeaseSeconds,
   DEFAULT_SETTINGS,
@@ -60,6 +64,28 @@ describe('Lambda environment', () => {
   it('refuses settings that do not validate', () => {
     expect(() => readPipelineEnvironment({ ...complete, PIPELINE_SETTINGS: '{"maxAttempts":0}' })).toThrow(
       'PIPELINE_SETTINGS is not valid',
+    );
+  });
+
+  it('reads the portfolio-schedules settings, failing by name on what is missing or malformed', () => {
+    const schedules = {
+      SCHEDULE_GROUP_NAME: 'group',
+      SCHEDULE_TARGET_ARN: 'arn:aws:lambda:us-east-1:1:function:ingest',
+      SCHEDULE_ROLE_ARN: 'arn:aws:iam::1:role/scheduler',
+      DECLARED_PORTFOLIOS: '["carteira"]',
+    };
+
+    expect(readScheduleEnvironment(schedules)).toEqual({
+      groupName: 'group',
+      targetArn: 'arn:aws:lambda:us-east-1:1:function:ingest',
+      roleArn: 'arn:aws:iam::1:role/scheduler',
+      declaredPortfolios: new Set(['carteira']),
+    });
+    expect(() => readScheduleEnvironment({ ...schedules, SCHEDULE_ROLE_ARN: '' })).toThrow(
+      'SCHEDULE_ROLE_ARN is not set',
+    );
+    expect(() => readScheduleEnvironment({ ...schedules, DECLARED_PORTFOLIOS: '{}' })).toThrow(
+      'DECLARED_PORTFOLIOS must be a JSON array',
     );
   });
 });
