@@ -1,9 +1,8 @@
 import type { TransportResponse } from '../lambdas/adapters/bureau-api/http-transport.ts';
 import {
   cleanServiceMessage,
-  InvalidTokenError,
-  parseRetryAfter,
-  RateLimitedError,
+  errorForStatus,
+  foldText,
   RejectedError,
   type ServiceError,
   TransientError,
@@ -25,13 +24,6 @@ export interface JsonObject {
 export interface ServiceReply<Body extends JsonObject = JsonObject> {
   readonly httpStatus: number;
   readonly body: Body;
-}
-
-// The service's text for a refused token on the credit queries (`Token inválido!`), compared without accents.
-const INVALID_TOKEN_MESSAGE = /^token invalido!?$/;
-
-function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
 }
 
 function parseJson(text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } {
@@ -78,7 +70,7 @@ export function readErrorFields(body: unknown): {
  * `success: false` is taken as a failure too. Any other 2XX body is a success.
  */
 function saysFailure(body: Record<string, unknown>): boolean {
-  return body.success === false || (typeof body.status === 'string' && fold(body.status) === 'error');
+  return body.success === false || (typeof body.status === 'string' && foldText(body.status) === 'error');
 }
 
 /**
@@ -113,29 +105,18 @@ function errorFor(
   serviceCode: string | null,
   readable: boolean,
 ): ServiceError {
-  const { status } = response;
   const said = [serviceCode, serviceMessage].filter((part) => part !== null).join(': ');
-  const detail = `${operation} answered ${status}${said ? ` (${said})` : ''}`;
-  if (status === 401 || (serviceMessage !== null && INVALID_TOKEN_MESSAGE.test(fold(serviceMessage)))) {
-    return new InvalidTokenError(`the token was refused: ${detail}`, status, serviceMessage, serviceCode);
-  }
-  if (status === 429) {
-    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-    return new RateLimitedError(`rate limited: ${detail}`, status, serviceMessage, retryAfter, serviceCode);
-  }
-  if (status >= 500)
-    return new TransientError(`server error: ${detail}`, status, serviceMessage, serviceCode);
-  if (status >= 200 && status < 300) {
-    if (!readable || !isObject(body))
-      return new TransientError(`unreadable response body: ${detail}`, status, null);
-    return new RejectedError(
-      `the service reported a failure: ${detail}`,
-      status,
-      serviceMessage,
-      serviceCode,
-    );
-  }
-  return new RejectedError(`request rejected: ${detail}`, status, serviceMessage, serviceCode);
+  const detail = `${operation} answered ${response.status}${said ? `: ${said}` : ''}`;
+  const byStatus = errorForStatus(response, detail, serviceMessage, serviceCode);
+  if (byStatus !== null) return byStatus;
+  if (!readable || !isObject(body))
+    return new TransientError(`unreadable response body (${detail})`, response.status, null);
+  return new RejectedError(
+    `the service reported a failure (${detail})`,
+    response.status,
+    serviceMessage,
+    serviceCode,
+  );
 }
 
 /**

@@ -53,7 +53,7 @@ describe('credit-screen ai status', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'credit-screen: the token was refused: GET /ai answered 401 (unauthorized: Token inválido ou ausente)',
+      'credit-screen: the token was refused (GET /ai answered 401: unauthorized: Token inválido ou ausente)',
     );
   });
 

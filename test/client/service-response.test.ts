@@ -72,7 +72,7 @@ describe('classifyServiceResponse', () => {
     const error = classify(400, { code: 'bad', message: `token ${TOKEN} inválido para isto` }) as Error;
 
     expect(error.message).toBe(
-      'request rejected: GET /ai answered 400 (bad: token [redacted] inválido para isto)',
+      'request rejected (GET /ai answered 400: bad: token [redacted] inválido para isto)',
     );
     expect(JSON.stringify(error)).not.toContain(TOKEN);
   });

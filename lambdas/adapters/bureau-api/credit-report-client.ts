@@ -2,9 +2,7 @@ import { type Bureau, SUCCESS_STATUS } from '../../core/report/index.ts';
 import type { ServiceTransport } from './http-transport.ts';
 import {
   cleanServiceMessage,
-  InvalidTokenError,
-  parseRetryAfter,
-  RateLimitedError,
+  errorForStatus,
   RejectedError,
   type ServiceError,
   TransientError,
@@ -26,13 +24,6 @@ export interface CreditReportResponse {
 
 export interface CreditReportRequestOptions {
   readonly signal?: AbortSignal;
-}
-
-// The service's text for a refused token, compared without accents or case: `Token inválido!`.
-const INVALID_TOKEN_MESSAGE = /^token invalido!?$/;
-
-function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
 }
 
 function parseJsonObject(text: string): Record<string, unknown> | null {
@@ -96,19 +87,8 @@ export class CreditReportClient {
     where: string,
   ): ServiceError {
     const detail = serviceMessage ? `${where}: ${serviceMessage}` : where;
-    if (status === 401 || (serviceMessage !== null && INVALID_TOKEN_MESSAGE.test(fold(serviceMessage)))) {
-      return new InvalidTokenError(`the bureau token was refused (${detail})`, status, serviceMessage);
-    }
-    if (status === 429) {
-      return new RateLimitedError(
-        `rate limited (${detail})`,
-        status,
-        serviceMessage,
-        parseRetryAfter(headers.get('retry-after')),
-      );
-    }
-    if (status >= 500) return new TransientError(`server error (${detail})`, status, serviceMessage);
-    if (status >= 300) return new RejectedError(`request rejected (${detail})`, status, serviceMessage);
+    const byStatus = errorForStatus({ status, headers }, detail, serviceMessage);
+    if (byStatus !== null) return byStatus;
     if (body === null) return new TransientError(`unreadable response body (${where})`, status, null);
     return new RejectedError(
       `query not successful: status ${JSON.stringify(body.status)}${serviceMessage ? `: ${serviceMessage}` : ''}`,

@@ -89,3 +89,39 @@ export function parseRetryAfter(header: string | null, now = Date.now()): number
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
+
+// The service's text for a refused token (`Token inválido!`), compared without accents or case.
+const INVALID_TOKEN_MESSAGE = /^token invalido!?$/;
+
+/** Text without accents, lower-cased and trimmed, for comparing what the service says. */
+export function foldText(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
+}
+
+/**
+ * The error a response's HTTP status calls for, shared by every client of the service: 401, or the credit
+ * queries' `Token inválido!` in any status, is `InvalidTokenError`; 429 is `RateLimitedError` (with
+ * `Retry-After`); 5xx is `TransientError`; any other status from 300 up is `RejectedError`. Null for a 2XX that
+ * names no refused token: what its body means is the caller's business.
+ *
+ * @param detail what answered and what it said, e.g. `GET /ai answered 400: bad_request: …`
+ */
+export function errorForStatus(
+  response: { readonly status: number; readonly headers: Headers },
+  detail: string,
+  serviceMessage: string | null,
+  serviceCode: string | null = null,
+): ServiceError | null {
+  const { status } = response;
+  if (status === 401 || (serviceMessage !== null && INVALID_TOKEN_MESSAGE.test(foldText(serviceMessage))))
+    return new InvalidTokenError(`the token was refused (${detail})`, status, serviceMessage, serviceCode);
+  if (status === 429) {
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+    return new RateLimitedError(`rate limited (${detail})`, status, serviceMessage, retryAfter, serviceCode);
+  }
+  if (status >= 500)
+    return new TransientError(`server error (${detail})`, status, serviceMessage, serviceCode);
+  if (status >= 300 || status < 200)
+    return new RejectedError(`request rejected (${detail})`, status, serviceMessage, serviceCode);
+  return null;
+}
