@@ -1,5 +1,5 @@
 import { stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BureauEmulator } from '../emulator/bureau-emulator.ts';
 import { BUREAUS, type Bureau } from '../lambdas/core/report/index.ts';
@@ -224,7 +224,7 @@ export async function runLocally<T>(
 }
 
 /** The lines every local run ends with: the batch's counts and what the bureau was asked. */
-export function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
+function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
   const seconds = ((Date.now() - run.startedAt) / 1000).toFixed(1);
   const counts = manifest.counts;
   const lines = [
@@ -243,8 +243,35 @@ export function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
   return lines;
 }
 
+/**
+ * Follows a batch to its end, downloads its results into `out` (default `out/<batchId>`), prints the counts with
+ * `extraLines` after them, and turns a batch that did not complete into the command's error.
+ */
+export async function finishBatch(
+  run: LocalRun,
+  batchId: string,
+  file: string,
+  out: string | undefined,
+  extraLines: (manifest: BatchManifest) => string[] = () => [],
+  heading: string[] = [],
+): Promise<BatchManifest> {
+  const done = await run.follow(batchId);
+  const directory = resolve(out ?? join('out', batchId));
+  const manifest = await run.download(batchId, directory);
+  const lines = [
+    ...heading,
+    ...batchReport(manifest, run),
+    ...extraLines(manifest),
+    `results in ${directory}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  const failure = failureOf(manifest, done, file);
+  if (failure) throw failure;
+  return manifest;
+}
+
 /** A finished batch that did not complete becomes the command's error. */
-export function failureOf(manifest: BatchManifest, done: BatchProgress, file: string): CliError | null {
+function failureOf(manifest: BatchManifest, done: BatchProgress, file: string): CliError | null {
   if (done.status === 'failed' || manifest.status === 'file_rejected')
     return new CliError(`${file}: ${manifest.failure?.message ?? 'the file was refused'}`);
   if (manifest.status === 'token_rejected')

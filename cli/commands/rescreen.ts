@@ -1,12 +1,12 @@
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CHANGE_KINDS, isPortfolioName } from '../../lambdas/core/monitoring/index.ts';
+import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
 import { CliError } from '../cli-error.ts';
 import {
   addLocalRunOptions,
-  batchReport,
   checkBeforeStarting,
-  failureOf,
+  finishBatch,
   type LocalRunOptions,
   runLocally,
 } from '../local-run.ts';
@@ -28,6 +28,17 @@ export function portfolioNameOf(file: string): string {
     .slice(0, 48);
 }
 
+/** The change counts under the batch's counts. */
+function changeLines(manifest: BatchManifest): string[] {
+  if (!manifest.changes) return [];
+  const { counts, documentsChanged } = manifest.changes;
+  return [
+    'changes since each document’s previous report (changes.csv):',
+    ...CHANGE_KINDS.map((kind) => `  ${kind.padEnd(22)}${String(counts[kind]).padStart(8)}`),
+    `  ${'documents changed'.padEnd(22)}${String(documentsChanged).padStart(8)}`,
+  ];
+}
+
 async function rescreen(file: string, options: RescreenOptions): Promise<void> {
   const name = options.name ?? portfolioNameOf(file);
   if (!isPortfolioName(name))
@@ -42,22 +53,7 @@ async function rescreen(file: string, options: RescreenOptions): Promise<void> {
     });
     const outcome = await run.pipeline.runPortfolio(name);
     if (!('batchId' in outcome)) throw new CliError(`portfolio ${name}: ${outcome.reason}`);
-    const done = await run.follow(outcome.batchId);
-    const directory = resolve(options.out ?? join('out', outcome.batchId));
-    const manifest = await run.download(outcome.batchId, directory);
-    const lines = [`portfolio ${name}: re-screen`, ...batchReport(manifest, run)];
-    if (manifest.changes) {
-      lines.push('changes since each document’s previous report (changes.csv):');
-      for (const kind of CHANGE_KINDS)
-        lines.push(`  ${kind.padEnd(22)}${String(manifest.changes.counts[kind]).padStart(8)}`);
-      lines.push(
-        `  ${'documents changed'.padEnd(22)}${String(manifest.changes.documentsChanged).padStart(8)}`,
-      );
-    }
-    lines.push(`results in ${directory}`);
-    process.stdout.write(`${lines.join('\n')}\n`);
-    const failure = failureOf(manifest, done, file);
-    if (failure) throw failure;
+    await finishBatch(run, outcome.batchId, file, options.out, changeLines, [`portfolio ${name}: re-screen`]);
   });
 }
 

@@ -1,10 +1,9 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   addLocalRunOptions,
-  batchReport,
   checkBeforeStarting,
-  failureOf,
+  finishBatch,
   type LocalRunOptions,
   runLocally,
 } from '../local-run.ts';
@@ -18,12 +17,7 @@ async function screen(file: string, options: ScreenOptions): Promise<void> {
   await runLocally(file, options, async (run) => {
     run.signal.throwIfAborted();
     const outcome = await run.pipeline.submit(resolve(file), options.bureau);
-    const done = await run.follow(outcome.batchId);
-    const directory = resolve(options.out ?? join('out', outcome.batchId));
-    const manifest = await run.download(outcome.batchId, directory);
-    process.stdout.write(`${[...batchReport(manifest, run), `results in ${directory}`].join('\n')}\n`);
-    const failure = failureOf(manifest, done, file);
-    if (failure) throw failure;
+    await finishBatch(run, outcome.batchId, file, options.out);
   });
 }
 
