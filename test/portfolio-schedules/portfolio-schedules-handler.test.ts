@@ -15,9 +15,12 @@ let test: TestPipeline;
 let scheduler: FakeScheduler;
 let handler: ReturnType<typeof createPortfolioSchedulesHandler>;
 
-beforeAll(async () => {
-  [test, scheduler] = await Promise.all([startTestPipeline({ eventSources: false }), FakeScheduler.start()]);
-  handler = createPortfolioSchedulesHandler({
+/** The handler on the real S3 of the local stack and the real SDK client, talking to the fake Scheduler. */
+function handlerWith(
+  defaults: { schedule: string | null; bureau: 'a' | 'b' },
+  declaredPortfolios?: ReadonlySet<string>,
+) {
+  return createPortfolioSchedulesHandler({
     objects: test.pipeline.adapters.objects,
     logger: new MemoryLogger(),
     scheduler: new EventBridgePortfolioScheduler({
@@ -26,9 +29,14 @@ beforeAll(async () => {
       targetArn: TARGET,
       roleArn: ROLE,
     }),
-    defaults: { schedule: 'rate(7 days)', bureau: 'a' },
-    declaredPortfolios: new Set(['declarada']),
+    defaults,
+    declaredPortfolios,
   });
+}
+
+beforeAll(async () => {
+  [test, scheduler] = await Promise.all([startTestPipeline({ eventSources: false }), FakeScheduler.start()]);
+  handler = handlerWith({ schedule: 'rate(7 days)', bureau: 'a' }, new Set(['declarada']));
 }, 60_000);
 afterAll(async () => {
   await Promise.all([test?.stop(), scheduler?.close()]);
@@ -118,17 +126,7 @@ describe('the portfolio-schedules handler', () => {
 
   it('removes the schedule when a portfolio has no schedule at all, and ignores other keys', async () => {
     await put('portfolios/sob-demanda.csv', 'documento\n51954022212\n');
-    const onDemand = createPortfolioSchedulesHandler({
-      objects: test.pipeline.adapters.objects,
-      logger: new MemoryLogger(),
-      scheduler: new EventBridgePortfolioScheduler({
-        client: scheduler.client(),
-        groupName: GROUP,
-        targetArn: TARGET,
-        roleArn: ROLE,
-      }),
-      defaults: { schedule: null, bureau: 'a' },
-    });
+    const onDemand = handlerWith({ schedule: null, bureau: 'a' });
 
     const outcomes = await onDemand(
       s3Event('ObjectCreated:Put', 'portfolios/sob-demanda.csv', 'portfolios/notes.txt'),
