@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import pLimit from 'p-limit';
 import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
 import {
   InvalidTokenError,
@@ -32,6 +31,7 @@ import type {
   WorkQueue,
 } from '../core/ports/index.ts';
 import { normaliseCreditReport, type ReportArchive } from '../core/report/index.ts';
+import { CallSlots } from './call-slots.ts';
 
 export interface WorkerSettings {
   readonly retry: RetryPolicy;
@@ -92,7 +92,9 @@ export async function screenDocuments(
   const invocation: Invocation = {
     batches: new Map(),
     settledBatches: new Set(),
-    callSlot: pLimit(deps.settings.callsPerInvocation),
+    calls: new CallSlots(deps.settings.callsPerInvocation, (bureau, abort) =>
+      deps.limiter.acquire(bureau, abort),
+    ),
   };
   await Promise.all(
     records.map((record) =>
@@ -142,8 +144,8 @@ interface Invocation {
   readonly batches: Map<string, Promise<BatchRecord | null>>;
   /** Batches in which this invocation settled rows, to check once at the end whether they are complete. */
   readonly settledBatches: Set<string>;
-  /** Bounds the bureau calls in flight in this invocation (`callsPerInvocation`). */
-  readonly callSlot: ReturnType<typeof pLimit>;
+  /** Bounds the bureau calls in flight in this invocation (`callsPerInvocation`), each behind its token. */
+  readonly calls: CallSlots;
 }
 
 function describe(error: unknown): Record<string, unknown> {
@@ -211,13 +213,14 @@ async function screenOne(
 
   for (let rateLimited = 0; ; rateLimited++) {
     try {
-      // The rate-limit token is taken inside the call slot, right before the call: never held while waiting.
-      const response = await invocation.callSlot(async () => {
-        await deps.limiter.acquire(message.bureau, signal);
-        // No signal here on purpose: a call in flight is never cut (the bureau may have charged it already); it
-        // ends by itself within its own timeout, which the invocation's deadline leaves room for.
-        return deps.bureau.fetchReport(message.bureau, message.document);
-      });
+      // The rate-limit token is reserved while the calls ahead are in flight, never long before (see CallSlots).
+      // No signal on the call on purpose: a call in flight is never cut (the bureau may have charged it already);
+      // it ends by itself within its own timeout, which the invocation's deadline leaves room for.
+      const response = await invocation.calls.run(
+        message.bureau,
+        () => deps.bureau.fetchReport(message.bureau, message.document),
+        signal,
+      );
       if (probing) await store.markToken(message.batchId, 'verified');
       return await settleAndArchive(message, response, deps, settle);
     } catch (error) {

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { CallSlots } from '../../lambdas/worker/call-slots.ts';
+
+/** A controllable token source: each acquire waits until the test grants it, and is recorded. */
+function tokens() {
+  const pending: { bureau: string; grant: () => void; fail: (error: unknown) => void }[] = [];
+  let taken = 0;
+  return {
+    pending,
+    get taken() {
+      return taken;
+    },
+    acquire: (bureau: 'a' | 'b') =>
+      new Promise<void>((resolve, reject) => {
+        taken++;
+        pending.push({ bureau, grant: resolve, fail: reject });
+      }),
+    grantAll() {
+      for (const token of pending.splice(0)) token.grant();
+    },
+  };
+}
+
+/** A call the test finishes by hand. */
+function deferredCall(log: string[], name: string) {
+  let finish: (value: string) => void = () => undefined;
+  const call = () =>
+    new Promise<string>((resolve) => {
+      log.push(`start ${name}`);
+      finish = (value) => {
+        log.push(`end ${name}`);
+        resolve(value);
+      };
+    });
+  return { call, finish: (value = name) => finish(value) };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('CallSlots', () => {
+  it('runs at most `size` calls at once, each only after its token', async () => {
+    const source = tokens();
+    const slots = new CallSlots(2, source.acquire);
+    const log: string[] = [];
+    const calls = ['one', 'two', 'three', 'four'].map((name) => deferredCall(log, name));
+
+    const results = calls.map((deferred) => slots.run('a', deferred.call));
+    await settle();
+    expect(log).toEqual([]); // no token yet, no call
+    source.grantAll();
+    await settle();
+
+    expect(log).toEqual(['start one', 'start two']);
+    source.grantAll(); // the tokens reserved meanwhile for three and four
+    calls[0]?.finish();
+    await settle();
+    expect(log).toEqual(['start one', 'start two', 'end one', 'start three']);
+    calls[1]?.finish();
+    calls[2]?.finish();
+    await settle();
+    calls[3]?.finish();
+    expect(await Promise.all(results)).toEqual(['one', 'two', 'three', 'four']);
+  });
+
+  it('reserves the tokens of the next calls while calls are in flight, never more than `size` ahead', async () => {
+    const source = tokens();
+    const slots = new CallSlots(2, source.acquire);
+    const log: string[] = [];
+    const calls = Array.from({ length: 6 }, (_, index) => deferredCall(log, String(index)));
+
+    for (const deferred of calls) void slots.run('a', deferred.call);
+    await settle();
+    expect(source.taken).toBe(2); // the two that can start
+    source.grantAll();
+    await settle();
+
+    // Two calls in flight; the next two have their tokens being reserved, the last two nothing yet.
+    expect(source.taken).toBe(4);
+    source.grantAll();
+    calls[0]?.finish();
+    await settle();
+    // Call 2 starts at once on its reserved token, and call 4's token is reserved in turn.
+    expect(log.at(-1)).toBe('start 2');
+    expect(source.taken).toBe(5);
+  });
+
+  it("fails only the call whose token fails (an invocation ending), and keeps the others' order", async () => {
+    const source = tokens();
+    const slots = new CallSlots(1, source.acquire);
+    const log: string[] = [];
+    const first = deferredCall(log, 'first');
+    const second = deferredCall(log, 'second');
+    const ending = new Error('invocation ending');
+
+    const one = slots.run('a', first.call);
+    const two = slots.run('b', second.call);
+    await settle();
+    source.pending.shift()?.fail(ending);
+
+    await expect(one).rejects.toBe(ending);
+    await settle();
+    expect(source.pending.map((token) => token.bureau)).toEqual(['b']);
+    source.grantAll();
+    await settle();
+    second.finish();
+    await expect(two).resolves.toBe('second');
+    expect(log).toEqual(['start second', 'end second']);
+  });
+
+  it('refuses a size below one', () => {
+    expect(() => new CallSlots(0, async () => undefined)).toThrow(RangeError);
+  });
+});
+
+describe('CallSlots with a limiter that throws at once', () => {
+  it('rejects the calls whose token failed and keeps serving the slots', async () => {
+    let refuse = true;
+    const throwing = new CallSlots(1, ((_bureau: 'a' | 'b') => {
+      if (refuse) throw new Error('aborted');
+      return Promise.resolve();
+    }) as never);
+
+    await expect(throwing.run('a', async () => 'never')).rejects.toThrow('aborted');
+    refuse = false;
+
+    await expect(throwing.run('a', async () => 'served')).resolves.toBe('served');
+  });
+});
