@@ -242,23 +242,31 @@ try {
     [await writeList('rate.csv', cells)],
   );
 
-  // Overhead at two concurrencies: C = 10 shows the pipeline's own cost; C = 25 where DynamoDB Local saturates.
+  // Overhead: C = 10 in two shapes (ten invocations of one call each, two of five), and C = 25, where DynamoDB
+  // Local saturates on a 2-core machine.
   const overheadRuns = [];
-  for (const workers of [2, WORKERS]) {
-    const concurrency = workers * CALLS_PER_INVOCATION;
-    process.stderr.write(`2/5 overhead (${N} documents, 100 ms latency, C = ${concurrency})…\n`);
+  for (const [workers, calls] of [
+    [10, 1],
+    [2, CALLS_PER_INVOCATION],
+    [WORKERS, CALLS_PER_INVOCATION],
+  ] as const) {
+    const concurrency = workers * calls;
+    process.stderr.write(`2/5 overhead (${N} documents, 100 ms latency, C = ${workers} × ${calls})…\n`);
     const [run] = await runPipeline(
       { latencyMs: 100 },
       settings({
         workerConcurrency: workers,
+        callsPerInvocation: calls,
         rateLimitPerSecond: { a: 100_000, b: 100_000 },
         rateLimitBurst: { a: 1000, b: 1000 },
       }),
-      [await writeList(`overhead-${concurrency}.csv`, documents(N, `overhead ${concurrency}`))],
+      [await writeList(`overhead-${workers}x${calls}.csv`, documents(N, `overhead ${concurrency}`))],
     );
     const ideal = (N * 0.1) / concurrency;
     overheadRuns.push({
       concurrency,
+      workers,
+      callsPerInvocation: calls,
       wallSeconds: seconds(run?.wallMs ?? 0),
       idealSeconds: ideal,
       ratio: ratio((run?.wallMs ?? 0) / 1000 / ideal),
