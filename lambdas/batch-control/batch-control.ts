@@ -70,9 +70,12 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
   const batch = await store.getBatch(batchId);
   if (batch === null) return { outcome: 'not_found', batchId };
   if (batch.failure !== null) return { outcome: 'not_completed', batchId };
+  // The revision this redrive produces: the next one, or the current one when resuming an interrupted redrive.
+  let revision = batch.revision;
   if (batch.status === 'completed') {
     if (batch.failed === 0) return { outcome: 'nothing_to_redrive', batchId };
     if (!(await store.reopenForRedrive(batchId))) return { outcome: 'not_completed', batchId };
+    revision = batch.revision + 1;
   } else if (!(batch.status === 'running' && batch.revision > 1)) {
     return { outcome: 'not_completed', batchId };
   }
@@ -102,7 +105,6 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
   }
   // Nothing could be sent back (rows without a document are failed for good): finish the revision at once.
   await finaliseIfLast(batchId, deps);
-  const revision = (await store.getBatch(batchId))?.revision ?? batch.revision + 1;
   logger.info('batch redriven', { batchId, requeued, revision });
   return { outcome: 'redriven', batchId, requeued, revision };
 }

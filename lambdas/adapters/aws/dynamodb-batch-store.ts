@@ -241,8 +241,9 @@ export class DynamoDbBatchStore implements BatchStore {
         Update: {
           TableName: this.#table,
           Key: batchKey(batchId),
-          UpdateExpression: 'SET cancelRequested = :yes ADD settled :one, cancelled :one',
-          ExpressionAttributeValues: { ':one': 1, ':yes': true },
+          // cancelRequested is set once, before any row, by markCancelRequested.
+          UpdateExpression: 'ADD settled :one, cancelled :one',
+          ExpressionAttributeValues: { ':one': 1 },
         },
       },
     ]);
