@@ -47,12 +47,8 @@ export const portfolioSettingsSchema = z.strictObject({
   timezone: z.string().min(1).optional(),
 });
 
-export interface PortfolioSettings {
-  readonly schedule?: string;
-  readonly bureau?: Bureau;
-  readonly maxAgeHours?: number;
-  readonly timezone?: string;
-}
+/** A portfolio's settings: the schema's own type, so the two cannot drift apart. */
+export type PortfolioSettings = Readonly<z.output<typeof portfolioSettingsSchema>>;
 
 /** A portfolio settings file that cannot be used, with the reason. */
 export class PortfolioSettingsError extends Error {
