@@ -22,6 +22,15 @@ function processIsAlive(pid: number): boolean {
   }
 }
 
+/** Fails when a live process holds the directory's lock (a lock left by a dead one does not count). */
+async function refuseIfHeld(directory: string): Promise<void> {
+  const owner = Number(await readFile(join(directory, 'lock'), 'utf8').catch(() => 'NaN'));
+  if (Number.isInteger(owner) && processIsAlive(owner))
+    throw new LocalStateError(
+      `${directory} is in use by another run (pid ${owner}); wait for it or use --state`,
+    );
+}
+
 async function* files(directory: string): AsyncGenerator<string> {
   let entries: import('node:fs').Dirent[];
   try {
@@ -61,9 +70,7 @@ export class LocalStateDirectory {
   }
 
   static async #emptyUnlessLocked(directory: string): Promise<void> {
-    const owner = Number(await readFile(join(directory, 'lock'), 'utf8').catch(() => 'NaN'));
-    if (Number.isInteger(owner) && processIsAlive(owner))
-      throw new LocalStateError(`${directory} is in use by another run (pid ${owner})`);
+    await refuseIfHeld(directory);
     await rm(directory, { recursive: true, force: true });
   }
 
@@ -85,11 +92,7 @@ export class LocalStateDirectory {
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const owner = Number(await readFile(path, 'utf8').catch(() => 'NaN'));
-        if (Number.isInteger(owner) && processIsAlive(owner))
-          throw new LocalStateError(
-            `${this.directory} is in use by another run (pid ${owner}); wait for it or use --state`,
-          );
+        await refuseIfHeld(this.directory);
         // Left behind by a run that died: take it over.
         await rm(path, { force: true });
       }

@@ -33,7 +33,7 @@ function describeStatus(view: BatchStatusView): string {
     view.toScreen === null ? 'ingesting' : `${view.settled}/${view.toScreen} documents settled`;
   return [
     `batch ${view.batchId}: ${view.status}${view.revision > 1 ? ` (revision ${view.revision})` : ''}${view.cancelRequested ? ', cancel requested' : ''}`,
-    `  source      ${view.source}${view.portfolio ? ` (portfolio ${view.portfolio})` : ''}, bureau ${view.bureau.toUpperCase()}`,
+    `  source      ${view.sourceKey}${view.portfolio ? ` (portfolio ${view.portfolio})` : ''}, bureau ${view.bureau.toUpperCase()}`,
     `  created     ${view.createdAt}${view.completedAt ? `, completed ${view.completedAt}` : ''}`,
     `  progress    ${progress}`,
     `  rows        ${view.rows}: screened ${view.screened}, cached ${view.cached}, duplicate ${view.duplicates}, invalid ${view.invalid}, failed ${view.failed}, cancelled ${view.cancelled}`,
@@ -104,7 +104,7 @@ export function registerBatchControlCommands(program: Command): void {
           : batches
               .map(
                 (view) =>
-                  `${view.batchId}  ${view.status.padEnd(10)} ${String(view.rows).padStart(8)} rows  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.source}`,
+                  `${view.batchId}  ${view.status.padEnd(10)} ${String(view.rows).padStart(8)} rows  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.sourceKey}`,
               )
               .join('\n'),
       );

@@ -109,51 +109,19 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
   return { outcome: 'redriven', batchId, requeued, revision };
 }
 
-/** Where a batch stands, for `status` and `batches`. */
-export interface BatchStatusView {
-  readonly batchId: string;
-  readonly status: BatchRecord['status'];
-  readonly revision: number;
-  readonly createdAt: string;
-  readonly completedAt: string | null;
-  readonly source: string;
-  readonly portfolio: string | null;
-  readonly bureau: string;
-  readonly rows: number;
-  readonly toScreen: number | null;
-  readonly settled: number;
-  readonly screened: number;
-  readonly cached: number;
-  readonly failed: number;
-  readonly cancelled: number;
-  readonly invalid: number;
-  readonly duplicates: number;
-  readonly cancelRequested: boolean;
-  readonly tokenState: BatchRecord['tokenState'];
-  readonly failure: BatchRecord['failure'];
-}
+/** Where a batch stands, for `status` and `batches`: the batch record without ingest's bookkeeping. */
+export type BatchStatusView = Omit<
+  BatchRecord,
+  'ingestCheckpoint' | 'ingestCached' | 'layout' | 'excelSummary'
+>;
 
 export function statusView(batch: BatchRecord): BatchStatusView {
-  return {
-    batchId: batch.batchId,
-    status: batch.status,
-    revision: batch.revision,
-    createdAt: batch.createdAt,
-    completedAt: batch.completedAt,
-    source: batch.sourceKey,
-    portfolio: batch.portfolio,
-    bureau: batch.bureau,
-    rows: batch.rows,
-    toScreen: batch.toScreen,
-    settled: batch.settled,
-    screened: batch.screened,
-    cached: batch.cached,
-    failed: batch.failed,
-    cancelled: batch.cancelled,
-    invalid: batch.invalid,
-    duplicates: batch.duplicates,
-    cancelRequested: batch.cancelRequested,
-    tokenState: batch.tokenState,
-    failure: batch.failure,
-  };
+  const {
+    ingestCheckpoint: _checkpoint,
+    ingestCached: _cached,
+    layout: _layout,
+    excelSummary: _excel,
+    ...view
+  } = batch;
+  return view;
 }
