@@ -204,4 +204,24 @@ describe('exactly-once screening', () => {
     const manifest = await finaliseBatch(outcome.batchId, { ...secondDeps, events: test.pipeline.events });
     expect(manifest?.counts).toMatchObject({ rows: 100, cached: 60, screened: 40 });
   }, 60_000);
+
+  it('settles as cancelled, without a bureau call, a message of a batch being cancelled', async () => {
+    const documents = distinctDocuments(3, 'cancel in flight');
+    const { queue, ingest } = await ingestQuietly(documents);
+    const { batchId } = await ingest();
+    // A cancel has begun (the batch is marked) but has not reached these rows yet.
+    await test.pipeline.store.markCancelRequested(batchId);
+    const deps = workerDeps(queue);
+
+    const result = await screenDocuments(
+      queue.work.map((message) => deliveryOf(message)),
+      deps,
+    );
+    await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    const batch = await test.pipeline.store.getBatch(batchId);
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(documents.map(chargesOf)).toEqual([0, 0, 0]);
+    expect(batch).toMatchObject({ status: 'completed', cancelled: 3, screened: 0, settled: 3 });
+  });
 });
