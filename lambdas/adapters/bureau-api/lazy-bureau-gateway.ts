@@ -6,7 +6,7 @@ import { ServiceTransport, type ServiceTransportConfig } from './http-transport.
 
 /**
  * The bureau client, built on first use once the token has been read (from Secrets Manager in AWS), then kept for
- * the life of the container so its connections stay alive between invocations.
+ * the life of the container so its connections stay alive between invocations. A failed token read is not kept.
  */
 export class LazyBureauGateway implements BureauGateway {
   #client: Promise<CreditReportClient> | undefined;
@@ -26,7 +26,12 @@ export class LazyBureauGateway implements BureauGateway {
       .token()
       .then(
         (token) => new CreditReportClient(new ServiceTransport({ ...this.config, token }), this.endpoints),
-      );
+      )
+      .catch((error: unknown) => {
+        // A failed token read must not stick for the container's life: the next call reads it again.
+        this.#client = undefined;
+        throw error;
+      });
     return (await this.#client).fetchReport(bureau, document, options);
   }
 }
