@@ -1,6 +1,6 @@
 /**
  * CDK app: `npx cdk synth` / `npx cdk deploy`. Settings come from context (cdk.json, or `-c name=value`):
- * bureauBaseUrl (required to deploy), tokenSecretArn, rateLimitPerSecond, workerConcurrency, freshnessHours,
+ * bureauBaseUrl (required to deploy), tokenSecretArn, tokenSecretKeyArn, rateLimitPerSecond, workerConcurrency, freshnessHours,
  * retentionDays, excelSummary, defaultBureau, stackName.
  */
 import { App, Validations } from 'aws-cdk-lib';
@@ -25,6 +25,7 @@ const rate = number('rateLimitPerSecond');
 new CreditScreenStack(app, context('stackName') ?? 'CreditScreen', {
   description: 'credit-screen: batch credit screening of CPF/CNPJ lists',
   tokenSecretArn: context('tokenSecretArn'),
+  tokenSecretKeyArn: context('tokenSecretKeyArn'),
   pipeline: {
     bureauBaseUrl: context('bureauBaseUrl') ?? 'https://bureau-gateway.invalid',
     rateLimitPerSecond: rate === undefined ? undefined : { a: rate, b: rate },

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration, Fn, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -18,20 +18,22 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { portfolioScheduleName } from '../lambdas/adapters/aws/eventbridge-portfolio-scheduler.ts';
-import {
-  isPortfolioName,
-  PORTFOLIO_PREFIX,
-  parsePortfolioSettings,
-} from '../lambdas/core/monitoring/index.ts';
+import { isPortfolioName, parsePortfolioSettings } from '../lambdas/core/monitoring/index.ts';
 import {
   DEFAULT_SETTINGS,
-  FUNCTION_MEMORY,
+  EXPIRING_PREFIXES,
+  eventSourceSpecs,
+  functionSpecs,
   heapLimitMegabytes,
+  type PipelineFunction,
+  type PipelineQueue,
   type PipelineSettings,
+  PORTFOLIO_RUN_SCHEDULE,
+  portfolioRunInput,
+  queueSpecs,
   S3_LAYOUT,
   TABLE,
   validateSettings,
-  workQueueVisibilitySeconds,
 } from './pipeline-definition.ts';
 
 /** Props of {@link CreditScreenPipeline}. Everything but the bureau's URL has a secure, working default. */
@@ -45,13 +47,21 @@ export interface CreditScreenPipelineProps {
    */
   readonly tokenSecret?: secretsmanager.ISecret;
   /**
+   * The customer-managed KMS key that encrypts `tokenSecret`, when it is not the pipeline's: the worker is allowed
+   * to decrypt with it, through Secrets Manager only. Not needed for a secret encrypted with the AWS-managed key
+   * `aws/secretsmanager`, nor when `tokenSecret` already carries its key (`Secret.fromSecretAttributes`).
+   * Only with `tokenSecret`: the secret the pipeline creates uses the pipeline's key.
+   * @default the key `tokenSecret` carries, if any; none otherwise (a synth warning says so)
+   */
+  readonly tokenSecretKey?: kms.IKey;
+  /**
    * Bureau requests per second across all workers, per bureau.
    * @default 10 for each bureau
    */
   readonly rateLimitPerSecond?: Partial<Record<'a' | 'b', number>>;
   /**
-   * Largest burst of the global rate limit, per bureau.
-   * @default the rate (one second's worth)
+   * Largest burst of the global rate limit, per bureau (over `settings.rateLimitBurst`).
+   * @default `settings.rateLimitBurst`, or else the rate (one second's worth)
    */
   readonly rateLimitBurst?: Partial<Record<'a' | 'b', number>>;
   /**
@@ -167,8 +177,8 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
     ...base,
     rateLimitPerSecond: rate,
     rateLimitBurst: {
-      a: props.rateLimitBurst?.a ?? Math.max(1, rate.a),
-      b: props.rateLimitBurst?.b ?? Math.max(1, rate.b),
+      a: props.rateLimitBurst?.a ?? props.settings?.rateLimitBurst?.a ?? Math.max(1, rate.a),
+      b: props.rateLimitBurst?.b ?? props.settings?.rateLimitBurst?.b ?? Math.max(1, rate.b),
     },
     workerConcurrency: props.workerConcurrency ?? base.workerConcurrency,
     callsPerInvocation: props.callsPerInvocation ?? base.callsPerInvocation,
@@ -250,6 +260,7 @@ export class CreditScreenPipeline extends Construct {
       enableKeyRotation: true,
       removalPolicy,
     });
+    const logGroupPrefix = this.#allowLogsToUseKey();
 
     this.accessLogsBucket = new s3.Bucket(this, 'AccessLogs', {
       // S3 server access logs cannot be delivered to a KMS-encrypted bucket.
@@ -276,7 +287,7 @@ export class CreditScreenPipeline extends Construct {
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'pipeline-bucket/',
       lifecycleRules: [
-        ...[S3_LAYOUT.incoming, S3_LAYOUT.raw, S3_LAYOUT.results, S3_LAYOUT.work].map(expire),
+        ...EXPIRING_PREFIXES.map(expire),
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy,
@@ -294,25 +305,30 @@ export class CreditScreenPipeline extends Construct {
       removalPolicy,
     });
 
-    const queue = (name: string, visibility: Duration, deadLetter?: sqs.IQueue) =>
-      new sqs.Queue(this, name, {
+    const queueSpec = queueSpecs(settings);
+    const queues = new Map<PipelineQueue, sqs.Queue>();
+    const queue = (name: string, spec: PipelineQueue) => {
+      const { visibilityTimeoutSeconds, retentionSeconds, deadLetter } = queueSpec[spec];
+      const deadLetterQueue = deadLetter && queues.get(deadLetter.queue);
+      if (deadLetter && !deadLetterQueue) throw new Error(`queue ${spec}: its dead-letter queue comes first`);
+      const created = new sqs.Queue(this, name, {
         encryption: sqs.QueueEncryption.KMS,
         encryptionMasterKey: this.key,
         enforceSSL: true,
-        visibilityTimeout: visibility,
-        retentionPeriod: Duration.days(14),
-        deadLetterQueue: deadLetter
-          ? { queue: deadLetter, maxReceiveCount: settings.maxReceiveCount }
-          : undefined,
+        visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds),
+        retentionPeriod: Duration.seconds(retentionSeconds),
+        deadLetterQueue:
+          deadLetter && deadLetterQueue
+            ? { queue: deadLetterQueue, maxReceiveCount: deadLetter.maxReceiveCount }
+            : undefined,
       });
-    this.workDeadLetterQueue = queue('WorkDeadLetterQueue', Duration.minutes(5));
-    this.workQueue = queue(
-      'WorkQueue',
-      Duration.seconds(workQueueVisibilitySeconds(settings)),
-      this.workDeadLetterQueue,
-    );
-    this.finaliseDeadLetterQueue = queue('FinaliseDeadLetterQueue', Duration.minutes(5));
-    this.finaliseQueue = queue('FinaliseQueue', Duration.minutes(90), this.finaliseDeadLetterQueue);
+      queues.set(spec, created);
+      return created;
+    };
+    this.workDeadLetterQueue = queue('WorkDeadLetterQueue', 'workDeadLetter');
+    this.workQueue = queue('WorkQueue', 'work');
+    this.finaliseDeadLetterQueue = queue('FinaliseDeadLetterQueue', 'finaliseDeadLetter');
+    this.finaliseQueue = queue('FinaliseQueue', 'finalise');
     for (const deadLetter of [this.workDeadLetterQueue, this.finaliseDeadLetterQueue]) {
       Validations.of(deadLetter).acknowledge({
         id: 'AwsSolutions-SQS3',
@@ -320,6 +336,10 @@ export class CreditScreenPipeline extends Construct {
       });
     }
 
+    if (props.tokenSecretKey && !props.tokenSecret)
+      throw new Error(
+        'CreditScreenPipeline: tokenSecretKey is the key of a given tokenSecret; the secret the pipeline creates uses the pipeline key',
+      );
     if (props.tokenSecret) {
       this.tokenSecret = props.tokenSecret;
     } else {
@@ -349,12 +369,15 @@ export class CreditScreenPipeline extends Construct {
       POWERTOOLS_SERVICE_NAME: 'credit-screen',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
+    const functionSpec = functionSpecs(settings);
     const fn = (
       name: string,
       entry: string,
-      options: { memorySize: number; timeout: Duration; environment?: Record<string, string> },
+      options: { spec: PipelineFunction; environment?: Record<string, string> },
     ) => {
+      const { memoryMegabytes, timeoutSeconds } = functionSpec[options.spec];
       const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+        logGroupName: `${logGroupPrefix}${name}`,
         retention: logs.RetentionDays.THREE_MONTHS,
         encryptionKey: this.key,
         removalPolicy,
@@ -364,12 +387,12 @@ export class CreditScreenPipeline extends Construct {
         handler: 'handler',
         runtime: lambda.Runtime.NODEJS_22_X,
         architecture: lambda.Architecture.ARM_64,
-        memorySize: options.memorySize,
-        timeout: options.timeout,
+        memorySize: memoryMegabytes,
+        timeout: Duration.seconds(timeoutSeconds),
         environment: {
           ...environment,
           ...options.environment,
-          NODE_OPTIONS: `--enable-source-maps --max-old-space-size=${heapLimitMegabytes(options.memorySize)}`,
+          NODE_OPTIONS: `--enable-source-maps --max-old-space-size=${heapLimitMegabytes(memoryMegabytes)}`,
         },
         logGroup,
         tracing: lambda.Tracing.ACTIVE,
@@ -389,22 +412,10 @@ export class CreditScreenPipeline extends Construct {
       });
       return created;
     };
-    this.ingestFunction = fn('Ingest', 'ingest/handler.ts', {
-      memorySize: FUNCTION_MEMORY.ingest,
-      timeout: Duration.minutes(15),
-    });
-    this.workerFunction = fn('Worker', 'worker/handler.ts', {
-      memorySize: FUNCTION_MEMORY.worker,
-      timeout: Duration.seconds(settings.workerTimeoutSeconds),
-    });
-    this.finaliseFunction = fn('Finalise', 'finalise/handler.ts', {
-      memorySize: FUNCTION_MEMORY.finalise,
-      timeout: Duration.minutes(15),
-    });
-    this.deadLetterFunction = fn('DeadLetter', 'dead-letter/handler.ts', {
-      memorySize: FUNCTION_MEMORY.deadLetter,
-      timeout: Duration.minutes(1),
-    });
+    this.ingestFunction = fn('Ingest', 'ingest/handler.ts', { spec: 'ingest' });
+    this.workerFunction = fn('Worker', 'worker/handler.ts', { spec: 'worker' });
+    this.finaliseFunction = fn('Finalise', 'finalise/handler.ts', { spec: 'finalise' });
+    this.deadLetterFunction = fn('DeadLetter', 'dead-letter/handler.ts', { spec: 'deadLetter' });
 
     // Portfolio monitoring: one schedule group; Scheduler may only invoke ingest, with a portfolio run.
     const declared = validatedPortfolios(props.portfolios ?? []);
@@ -419,12 +430,8 @@ export class CreditScreenPipeline extends Construct {
     const scheduleTarget = (portfolio: string, settings?: object): scheduler.CfnSchedule.TargetProperty => ({
       arn: this.ingestFunction.functionArn,
       roleArn: this.schedulerRole.roleArn,
-      input: JSON.stringify({
-        portfolio,
-        runId: '<aws.scheduler.execution-id>',
-        ...(settings ? { settings } : {}),
-      }),
-      retryPolicy: { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 3600 },
+      input: portfolioRunInput(portfolio, { settings }),
+      retryPolicy: { ...PORTFOLIO_RUN_SCHEDULE.retryPolicy },
     });
     this.declaredSchedules = new Map(
       declared.map(({ name, schedule, timezone, bureau, maxAgeHours }) => [
@@ -441,8 +448,7 @@ export class CreditScreenPipeline extends Construct {
       ]),
     );
     this.portfolioSchedulesFunction = fn('PortfolioSchedules', 'portfolio-schedules/handler.ts', {
-      memorySize: 256,
-      timeout: Duration.minutes(1),
+      spec: 'portfolioSchedules',
       environment: {
         SCHEDULE_GROUP_NAME: this.scheduleGroup.ref,
         SCHEDULE_TARGET_ARN: this.ingestFunction.functionArn,
@@ -450,7 +456,7 @@ export class CreditScreenPipeline extends Construct {
         DECLARED_PORTFOLIOS: JSON.stringify(declared.map((portfolio) => portfolio.name)),
       },
     });
-    this.bucket.grantRead(this.portfolioSchedulesFunction, `${PORTFOLIO_PREFIX}*`);
+    this.bucket.grantRead(this.portfolioSchedulesFunction, `${S3_LAYOUT.portfolios}*`);
     this.schedulerRole.grantPassRole(this.portfolioSchedulesFunction.grantPrincipal);
     this.portfolioSchedulesFunction.addToRolePolicy(
       new iam.PolicyStatement({
@@ -466,13 +472,13 @@ export class CreditScreenPipeline extends Construct {
     );
     for (const event of [s3.EventType.OBJECT_CREATED, s3.EventType.OBJECT_REMOVED]) {
       this.bucket.addEventNotification(event, new s3n.LambdaDestination(this.portfolioSchedulesFunction), {
-        prefix: PORTFOLIO_PREFIX,
+        prefix: S3_LAYOUT.portfolios,
       });
     }
 
     // Least privilege: each function gets what its use case touches.
     this.bucket.grantRead(this.ingestFunction, `${S3_LAYOUT.incoming}*`);
-    this.bucket.grantRead(this.ingestFunction, `${PORTFOLIO_PREFIX}*`);
+    this.bucket.grantRead(this.ingestFunction, `${S3_LAYOUT.portfolios}*`);
     this.bucket.grantPut(this.ingestFunction, `${S3_LAYOUT.work}*`);
     this.table.grantReadWriteData(this.ingestFunction);
     this.workQueue.grantSendMessages(this.ingestFunction);
@@ -481,6 +487,7 @@ export class CreditScreenPipeline extends Construct {
     this.table.grantReadWriteData(this.workerFunction);
     this.bucket.grantPut(this.workerFunction, `${S3_LAYOUT.raw}*`);
     this.tokenSecret.grantRead(this.workerFunction);
+    this.#grantTokenSecretKey(props);
     this.finaliseQueue.grantSendMessages(this.workerFunction);
 
     this.table.grantReadWriteData(this.finaliseFunction);
@@ -498,28 +505,26 @@ export class CreditScreenPipeline extends Construct {
         prefix: S3_LAYOUT.incoming,
       },
     );
-    this.workerFunction.addEventSource(
-      new SqsEventSource(this.workQueue, {
-        batchSize: settings.workerBatchSize,
-        maxBatchingWindow: Duration.seconds(settings.workerBatchingWindowSeconds),
-        maxConcurrency: settings.workerConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
-    this.deadLetterFunction.addEventSource(
-      new SqsEventSource(this.workDeadLetterQueue, {
-        batchSize: 10,
-        maxConcurrency: 2,
-        reportBatchItemFailures: true,
-      }),
-    );
-    this.finaliseFunction.addEventSource(
-      new SqsEventSource(this.finaliseQueue, {
-        batchSize: 1,
-        maxConcurrency: 2,
-        reportBatchItemFailures: true,
-      }),
-    );
+    const functions: Readonly<Record<PipelineFunction, lambda.Function>> = {
+      ingest: this.ingestFunction,
+      worker: this.workerFunction,
+      finalise: this.finaliseFunction,
+      deadLetter: this.deadLetterFunction,
+      portfolioSchedules: this.portfolioSchedulesFunction,
+    };
+    for (const source of eventSourceSpecs(settings)) {
+      const sourceQueue = queues.get(source.queue);
+      if (!sourceQueue) throw new Error(`event source of ${source.function}: no queue ${source.queue}`);
+      functions[source.function].addEventSource(
+        new SqsEventSource(sourceQueue, {
+          batchSize: source.batchSize,
+          maxBatchingWindow:
+            source.batchingWindowSeconds > 0 ? Duration.seconds(source.batchingWindowSeconds) : undefined,
+          maxConcurrency: source.maxConcurrency,
+          reportBatchItemFailures: source.reportBatchItemFailures,
+        }),
+      );
+    }
 
     const alarm = (name: string, metric: cloudwatch.IMetric, description: string) => {
       const created = new cloudwatch.Alarm(this, name, {
@@ -570,6 +575,61 @@ export class CreditScreenPipeline extends Construct {
     this.#acknowledgeGeneratedPermissions();
   }
 
+  /**
+   * A given secret encrypted with its own customer-managed key also needs kms:Decrypt on that key, or the worker's
+   * first bureau call fails with AccessDenied. A secret that carries its key got that grant from `grantRead`.
+   * Without a key it may well use the AWS-managed `aws/secretsmanager` key, which needs no grant, so a missing key
+   * is a warning (acknowledgeable), not an error: refusing would block the most common setup.
+   */
+  #grantTokenSecretKey(props: CreditScreenPipelineProps): void {
+    if (props.tokenSecretKey) {
+      // An identity-policy statement: the key is not in this stack, so its key policy cannot be edited here (a
+      // grant with kms.ViaServicePrincipal would be dropped silently). The key policy must delegate to IAM, as
+      // the default key policy does.
+      this.workerFunction.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [props.tokenSecretKey.keyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Aws.REGION}.amazonaws.com` } },
+        }),
+      );
+    } else if (props.tokenSecret && !props.tokenSecret.encryptionKey) {
+      Annotations.of(this).addWarningV2(
+        'credit-screen:tokenSecretKey',
+        'tokenSecret is given without its KMS key: if a customer-managed key encrypts it, pass that key as ' +
+          'tokenSecretKey (context tokenSecretKeyArn), or the worker cannot decrypt the token (AccessDenied at the ' +
+          'first bureau call). Nothing is needed for the AWS-managed key aws/secretsmanager.',
+      );
+    }
+  }
+
+  /**
+   * CloudWatch Logs encrypts a log group with a customer-managed key only if the key policy lets the regional logs
+   * principal use it for that log group; CDK adds no such statement, and without it the first log group fails
+   * to create and the stack rolls back. The log groups get names under a prefix of their own (the stack's name,
+   * its creation id, so a retained group of an earlier deployment never clashes, and this construct's id), so the
+   * statement can name them before they exist: their ARNs cannot appear in the key policy, which they depend on.
+   * Returns that prefix.
+   */
+  #allowLogsToUseKey(): string {
+    const stackId = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+    const prefix = `/credit-screen/${Aws.STACK_NAME}/${stackId}/${Names.uniqueId(this)}/`;
+    this.key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchLogsForThePipelineLogGroups',
+        principals: [new iam.ServicePrincipal(`logs.${Aws.REGION}.amazonaws.com`)],
+        actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
+        resources: ['*'],
+        conditions: {
+          ArnLike: {
+            'kms:EncryptionContext:aws:logs:arn': `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:${prefix}*`,
+          },
+        },
+      }),
+    );
+    return prefix;
+  }
+
   /** cdk-nag findings on what the grant helpers and CDK's own custom resources generate, each with its reason. */
   #acknowledgeGeneratedPermissions(): void {
     const stack = Stack.of(this);
@@ -593,11 +653,10 @@ export class CreditScreenPipeline extends Construct {
         'Action::s3:List*',
         'Action::s3:Abort*',
         'Resource::*',
-        `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/incoming/*`,
-        `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/work/*`,
-        `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/raw/*`,
-        `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/results/*`,
-        `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/portfolios/*`,
+        ...Object.values(S3_LAYOUT).map(
+          (prefix) =>
+            `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/${prefix}*`,
+        ),
       ]) {
         Validations.of(role).acknowledge({
           id: `AwsSolutions-IAM5[${finding}]`,

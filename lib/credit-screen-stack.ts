@@ -1,15 +1,22 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { CreditScreenPipeline, type CreditScreenPipelineProps } from './credit-screen-pipeline.ts';
 
 export interface CreditScreenStackProps extends StackProps {
-  readonly pipeline: Omit<CreditScreenPipelineProps, 'tokenSecret'>;
+  readonly pipeline: Omit<CreditScreenPipelineProps, 'tokenSecret' | 'tokenSecretKey'>;
   /**
    * ARN of an existing secret holding the bureau token.
    * @default the pipeline creates a secret to fill in after deploying
    */
   readonly tokenSecretArn?: string;
+  /**
+   * ARN of the customer-managed KMS key that encrypts the secret of `tokenSecretArn` (not needed for the
+   * AWS-managed key `aws/secretsmanager`).
+   * @default none
+   */
+  readonly tokenSecretKeyArn?: string;
 }
 
 /** A deployable stack with one pipeline; its outputs are what `credit-screen submit --stack` reads. */
@@ -21,7 +28,14 @@ export class CreditScreenStack extends Stack {
     const tokenSecret = props.tokenSecretArn
       ? secretsmanager.Secret.fromSecretCompleteArn(this, 'BureauTokenSecret', props.tokenSecretArn)
       : undefined;
-    this.pipeline = new CreditScreenPipeline(this, 'Pipeline', { ...props.pipeline, tokenSecret });
+    const tokenSecretKey = props.tokenSecretKeyArn
+      ? kms.Key.fromKeyArn(this, 'BureauTokenSecretKey', props.tokenSecretKeyArn)
+      : undefined;
+    this.pipeline = new CreditScreenPipeline(this, 'Pipeline', {
+      ...props.pipeline,
+      tokenSecret,
+      tokenSecretKey,
+    });
     const output = (name: string, value: string, description: string) =>
       new CfnOutput(this, name, { value, description });
     output(

@@ -2,6 +2,8 @@
  * Names and settings of the pipeline's resources, shared by the CDK construct (AWS) and the local runner
  * (`credit-screen screen`), so both build the same table, queues and event-source behaviour. Plain data: no CDK.
  */
+import { INCOMING_PREFIX } from '../lambdas/core/batch/index.ts';
+import { PORTFOLIO_PREFIX } from '../lambdas/core/monitoring/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
 
 /** The DynamoDB table: one table for batches, their rows, reports and rate-limit buckets. */
@@ -127,7 +129,134 @@ export function claimLeaseSeconds(settings: PipelineSettings): number {
 }
 
 /** Memory of each function, in MB. The ingest streams a million rows in under 256 MB (bench:pipeline). */
-export const FUNCTION_MEMORY = { ingest: 256, worker: 256, finalise: 1024, deadLetter: 256 } as const;
+export const FUNCTION_MEMORY = {
+  ingest: 256,
+  worker: 256,
+  finalise: 1024,
+  deadLetter: 256,
+  portfolioSchedules: 256,
+} as const;
+
+/** The pipeline's functions, by the names the construct and the local runner both use. */
+export type PipelineFunction = keyof typeof FUNCTION_MEMORY;
+
+/** Memory and timeout of a function: what the construct deploys and what the local runner's invocations get. */
+export interface FunctionSpec {
+  readonly memoryMegabytes: number;
+  readonly timeoutSeconds: number;
+}
+
+/** Every function's memory and timeout. Ingest and finalise get Lambda's maximum: a million-row file takes minutes. */
+export function functionSpecs(settings: PipelineSettings): Readonly<Record<PipelineFunction, FunctionSpec>> {
+  return {
+    ingest: { memoryMegabytes: FUNCTION_MEMORY.ingest, timeoutSeconds: 900 },
+    worker: { memoryMegabytes: FUNCTION_MEMORY.worker, timeoutSeconds: settings.workerTimeoutSeconds },
+    finalise: { memoryMegabytes: FUNCTION_MEMORY.finalise, timeoutSeconds: 900 },
+    deadLetter: { memoryMegabytes: FUNCTION_MEMORY.deadLetter, timeoutSeconds: 60 },
+    portfolioSchedules: { memoryMegabytes: FUNCTION_MEMORY.portfolioSchedules, timeoutSeconds: 60 },
+  };
+}
+
+/** The pipeline's queues. */
+export type PipelineQueue = 'work' | 'workDeadLetter' | 'finalise' | 'finaliseDeadLetter';
+
+/** A queue's settings; `deadLetter` names the queue SQS moves a message to after `maxReceiveCount` receives. */
+export interface QueueSpec {
+  readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  readonly deadLetter?: { readonly queue: PipelineQueue; readonly maxReceiveCount: number };
+}
+
+/** SQS's longest retention: a message waits as long as SQS allows for a worker or an operator. */
+const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
+
+/**
+ * Every queue with its visibility and redrive. The finalise queue's visibility outlasts the finaliser's 15 minutes
+ * six times over, as AWS recommends for SQS event sources; dead-letter queues are only read by their consumer.
+ */
+export function queueSpecs(settings: PipelineSettings): Readonly<Record<PipelineQueue, QueueSpec>> {
+  const redrive = (queue: PipelineQueue) => ({ queue, maxReceiveCount: settings.maxReceiveCount });
+  return {
+    workDeadLetter: { visibilityTimeoutSeconds: 300, retentionSeconds: QUEUE_RETENTION_SECONDS },
+    work: {
+      visibilityTimeoutSeconds: workQueueVisibilitySeconds(settings),
+      retentionSeconds: QUEUE_RETENTION_SECONDS,
+      deadLetter: redrive('workDeadLetter'),
+    },
+    finaliseDeadLetter: { visibilityTimeoutSeconds: 300, retentionSeconds: QUEUE_RETENTION_SECONDS },
+    finalise: {
+      visibilityTimeoutSeconds: 5400,
+      retentionSeconds: QUEUE_RETENTION_SECONDS,
+      deadLetter: redrive('finaliseDeadLetter'),
+    },
+  };
+}
+
+/** An SQS event source mapping: which queue feeds which function, and how (always with partial batch failures). */
+export interface EventSourceSpec {
+  readonly function: PipelineFunction;
+  readonly queue: PipelineQueue;
+  readonly batchSize: number;
+  readonly batchingWindowSeconds: number;
+  readonly maxConcurrency: number;
+  readonly reportBatchItemFailures: true;
+}
+
+/**
+ * The SQS event sources. Dead letters and finalising are rare and short, so two invocations at once suffice (two
+ * is the smallest MaximumConcurrency Lambda accepts).
+ */
+export function eventSourceSpecs(settings: PipelineSettings): readonly EventSourceSpec[] {
+  return [
+    {
+      function: 'worker',
+      queue: 'work',
+      batchSize: settings.workerBatchSize,
+      batchingWindowSeconds: settings.workerBatchingWindowSeconds,
+      maxConcurrency: settings.workerConcurrency,
+      reportBatchItemFailures: true,
+    },
+    {
+      function: 'deadLetter',
+      queue: 'workDeadLetter',
+      batchSize: 10,
+      batchingWindowSeconds: 0,
+      maxConcurrency: 2,
+      reportBatchItemFailures: true,
+    },
+    {
+      function: 'finalise',
+      queue: 'finalise',
+      batchSize: 1,
+      batchingWindowSeconds: 0,
+      maxConcurrency: 2,
+      reportBatchItemFailures: true,
+    },
+  ];
+}
+
+/**
+ * How EventBridge Scheduler starts a portfolio run: the ingest function's input and the retry policy of every
+ * portfolio schedule, the stack's declared ones and those the portfolio-schedules function creates.
+ */
+export const PORTFOLIO_RUN_SCHEDULE = {
+  /** Scheduler replaces this with the execution id, so a retried invocation of one run is the same batch. */
+  runIdPlaceholder: '<aws.scheduler.execution-id>',
+  /** A run that cannot start is retried for a while; a re-screen an hour late is still worth having. */
+  retryPolicy: { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 3600 },
+} as const;
+
+/** The ingest function's input for a portfolio run (`runId` defaults to Scheduler's execution-id placeholder). */
+export function portfolioRunInput(
+  portfolio: string,
+  options: { readonly runId?: string; readonly settings?: object } = {},
+): string {
+  return JSON.stringify({
+    portfolio,
+    runId: options.runId ?? PORTFOLIO_RUN_SCHEDULE.runIdPlaceholder,
+    ...(options.settings ? { settings: options.settings } : {}),
+  });
+}
 
 /**
  * V8's old-space limit for a function of `memoryMegabytes`: 60%, leaving room for buffers, code and the runtime.
@@ -138,13 +267,25 @@ export function heapLimitMegabytes(memoryMegabytes: number): number {
   return Math.floor(memoryMegabytes * 0.6);
 }
 
-/** S3 layout of the pipeline bucket. */
+/**
+ * S3 layout of the pipeline bucket: every prefix, spelled once (upload and portfolio prefixes come from the domain
+ * code that reads them). Every prefix but `portfolios/` holds personal data that expires after the retention period.
+ */
 export const S3_LAYOUT = {
-  incoming: 'incoming/',
+  incoming: INCOMING_PREFIX,
   raw: 'raw/',
   results: 'results/',
   work: 'work/',
+  portfolios: PORTFOLIO_PREFIX,
 } as const;
+
+/** The prefixes whose objects expire after the retention period (LGPD). */
+export const EXPIRING_PREFIXES = [
+  S3_LAYOUT.incoming,
+  S3_LAYOUT.raw,
+  S3_LAYOUT.results,
+  S3_LAYOUT.work,
+] as const;
 
 export const resultKeys = (batchId: string) => ({
   summary: `${S3_LAYOUT.results}${batchId}/summary.csv`,

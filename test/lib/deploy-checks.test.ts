@@ -1,0 +1,262 @@
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allowsAction, iamLike, resolveValue, synthesizeStack } from '../factories/synthesized-stack.ts';
+
+/**
+ * What only a deployment would show, checked on the synthesized template: the permissions AWS services need on the
+ * pipeline's key (CloudWatch Logs, Secrets Manager, services sending to encrypted queues) and that no secret value
+ * ends up in a function's environment.
+ */
+
+interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Principal?: { readonly Service?: unknown; readonly AWS?: unknown };
+  readonly Resource?: unknown;
+  readonly Condition?: Record<string, Record<string, unknown>>;
+}
+
+type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
+
+const resourcesOf = (template: Template): Resources => template.toJSON().Resources as Resources;
+
+function keyPolicyOf(template: Template, keyLogicalId: string): Statement[] {
+  const key = resourcesOf(template)[keyLogicalId];
+  return ((key?.Properties.KeyPolicy as { Statement?: Statement[] })?.Statement ?? []) as Statement[];
+}
+
+/** The logical id of the key a `Fn::GetAtt [key, Arn]` names, or undefined for anything else. */
+function keyIdOf(reference: unknown): string | undefined {
+  const attribute = (reference as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt'];
+  return attribute?.[1] === 'Arn' ? attribute[0] : undefined;
+}
+
+/** Whether the key policy lets `service` perform every action, for the resource whose encryption context is given. */
+function keyAllowsService(
+  statements: readonly Statement[],
+  service: string,
+  actions: readonly string[],
+  encryptionContext: Record<string, string> = {},
+): boolean {
+  return actions.every((action) =>
+    statements.some((statement) => {
+      if (statement.Effect !== 'Allow' || !allowsAction(statement.Action, action)) return false;
+      const principals = [resolveValue(statement.Principal?.Service)].flat();
+      if (!principals.includes(service)) return false;
+      return Object.entries(statement.Condition ?? {}).every(([operator, conditions]) =>
+        Object.entries(conditions).every(([name, expected]) => {
+          const actual = encryptionContext[name];
+          if (actual === undefined) return false;
+          const patterns = [resolveValue(expected)].flat().map(String);
+          return operator.endsWith('Like')
+            ? patterns.some((pattern) => iamLike(pattern, actual))
+            : patterns.includes(actual);
+        }),
+      );
+    }),
+  );
+}
+
+/** Log groups encrypted with a key in the stack that CloudWatch Logs may not use for them. */
+function logGroupsLogsCannotEncrypt(template: Template): string[] {
+  const refused: string[] = [];
+  for (const [id, group] of Object.entries(template.findResources('AWS::Logs::LogGroup'))) {
+    const keyId = keyIdOf(group.Properties.KmsKeyId);
+    if (keyId === undefined) continue;
+    const name = resolveValue(group.Properties.LogGroupName);
+    // A group CloudFormation names itself cannot be named in the key policy before it exists.
+    const arn = typeof name === 'string' ? `arn:aws:logs:sa-east-1:123456789012:log-group:${name}` : '';
+    const logsActions = [
+      'kms:Encrypt',
+      'kms:Decrypt',
+      'kms:ReEncrypt*',
+      'kms:GenerateDataKey*',
+      'kms:DescribeKey',
+    ];
+    if (
+      !keyAllowsService(keyPolicyOf(template, keyId), 'logs.sa-east-1.amazonaws.com', logsActions, {
+        'kms:EncryptionContext:aws:logs:arn': arn,
+      })
+    )
+      refused.push(id);
+  }
+  return refused;
+}
+
+/** Every encrypted queue an AWS service sends to, with the service's principal (S3 notifications, EventBridge rules). */
+function serviceSendsToQueues(template: Template): { queue: string; service: string }[] {
+  const sends: { queue: string; service: string }[] = [];
+  const queueIdOf = (arn: unknown) => keyIdOf(arn);
+  for (const notifications of Object.values(template.findResources('Custom::S3BucketNotifications'))) {
+    const configuration = notifications.Properties.NotificationConfiguration as {
+      QueueConfigurations?: { QueueArn: unknown }[];
+    };
+    for (const { QueueArn } of configuration.QueueConfigurations ?? []) {
+      const queue = queueIdOf(QueueArn);
+      if (queue) sends.push({ queue, service: 's3.amazonaws.com' });
+    }
+  }
+  for (const rule of Object.values(template.findResources('AWS::Events::Rule'))) {
+    for (const target of (rule.Properties.Targets ?? []) as { Arn: unknown }[]) {
+      const queue = queueIdOf(target.Arn);
+      if (queue && resourcesOf(template)[queue]?.Type === 'AWS::SQS::Queue')
+        sends.push({ queue, service: 'events.amazonaws.com' });
+    }
+  }
+  return sends;
+}
+
+/** The sends whose queue key does not let the sending service encrypt (GenerateDataKey) and decrypt. */
+function sendsTheKeyRefuses(template: Template): { queue: string; service: string }[] {
+  return serviceSendsToQueues(template).filter(({ queue, service }) => {
+    const keyId = keyIdOf(resourcesOf(template)[queue]?.Properties.KmsMasterKeyId);
+    return (
+      keyId !== undefined &&
+      !keyAllowsService(keyPolicyOf(template, keyId), service, ['kms:GenerateDataKey', 'kms:Decrypt'])
+    );
+  });
+}
+
+/** Identity-policy statements of the role whose logical id starts with `rolePrefix`. */
+function roleStatements(template: Template, rolePrefix: string): Statement[] {
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) =>
+      (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(rolePrefix)),
+    )
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** The worker's statements that allow kms:Decrypt on `keyArn` (resolved), with their conditions. */
+function workerDecryptGrants(template: Template, keyArn: string): Statement[] {
+  return roleStatements(template, 'PipelineWorkerServiceRole').filter(
+    (statement) =>
+      statement.Effect === 'Allow' &&
+      allowsAction(statement.Action, 'kms:Decrypt') &&
+      [resolveValue(statement.Resource)].flat().includes(keyArn),
+  );
+}
+
+const SECRET_ARN = 'arn:aws:secretsmanager:sa-east-1:123456789012:secret:bureau-token-AbCdEf';
+const SECRET_KEY_ARN = 'arn:aws:kms:sa-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+let built: ReturnType<typeof synthesizeStack>;
+beforeAll(() => {
+  built = synthesizeStack();
+}, 60_000);
+
+describe('deploy-time checks on the template', () => {
+  it('lets CloudWatch Logs use the key of every encrypted log group, for those log groups only', () => {
+    const groups = built.template.findResources('AWS::Logs::LogGroup');
+    expect(Object.keys(groups)).toHaveLength(5);
+
+    expect(logGroupsLogsCannotEncrypt(built.template)).toEqual([]);
+
+    const [keyId] = Object.keys(built.template.findResources('AWS::KMS::Key'));
+    const statements = keyPolicyOf(built.template, keyId ?? '');
+    const elsewhere = 'arn:aws:logs:sa-east-1:123456789012:log-group:/aws/lambda/someone-else';
+    expect(
+      keyAllowsService(statements, 'logs.sa-east-1.amazonaws.com', ['kms:GenerateDataKey'], {
+        'kms:EncryptionContext:aws:logs:arn': elsewhere,
+      }),
+    ).toBe(false);
+  });
+
+  it('names a log group whose key lacks the logs statement (negative control)', () => {
+    const template = built.template.toJSON();
+    const [keyId] = Object.keys(built.template.findResources('AWS::KMS::Key'));
+    const key = template.Resources[keyId ?? ''];
+    key.Properties.KeyPolicy.Statement = key.Properties.KeyPolicy.Statement.filter(
+      (statement: Statement) => !JSON.stringify(statement.Principal ?? {}).includes('logs.'),
+    );
+    const edited = Template.fromJSON(template);
+    expect(logGroupsLogsCannotEncrypt(edited)).toHaveLength(5);
+  });
+
+  it('has no AWS service sending to an encrypted queue without the key letting it (S3, EventBridge)', () => {
+    // In this stack S3 notifies Lambda functions and EventBridge only receives events: no service sends to SQS.
+    expect(serviceSendsToQueues(built.template)).toEqual([]);
+    expect(sendsTheKeyRefuses(built.template)).toEqual([]);
+  });
+
+  it('finds an S3 notification to a queue whose key does not let S3 in (negative control)', () => {
+    const template = built.template.toJSON();
+    const [notificationsId] = Object.keys(built.template.findResources('Custom::S3BucketNotifications'));
+    const [workQueueId] = Object.keys(
+      built.template.findResources('AWS::SQS::Queue', {
+        Properties: { RedrivePolicy: Match.objectLike({ maxReceiveCount: Match.anyValue() }) },
+      }),
+    );
+    template.Resources[notificationsId ?? ''].Properties.NotificationConfiguration.QueueConfigurations = [
+      { Events: ['s3:ObjectCreated:*'], QueueArn: { 'Fn::GetAtt': [workQueueId, 'Arn'] } },
+    ];
+    const edited = Template.fromJSON(template);
+    expect(sendsTheKeyRefuses(edited)).toEqual([{ queue: workQueueId, service: 's3.amazonaws.com' }]);
+  });
+
+  it("lets the worker decrypt the token secret created with the pipeline's key", () => {
+    const [keyId] = Object.keys(built.template.findResources('AWS::KMS::Key'));
+    expect(workerDecryptGrants(built.template, `<${keyId}.Arn>`).length).toBeGreaterThan(0);
+    // The key policy delegates to IAM (the account root may use the key), so the role's grant takes effect.
+    expect(
+      keyPolicyOf(built.template, keyId ?? '').some(
+        (statement) =>
+          statement.Action === 'kms:*' &&
+          resolveValue(statement.Principal?.AWS) === 'arn:aws:iam::123456789012:root',
+      ),
+    ).toBe(true);
+  });
+
+  it("lets the worker decrypt an existing token secret with the secret's own key, through Secrets Manager only", () => {
+    const { template } = synthesizeStack(
+      {},
+      { stack: { tokenSecretArn: SECRET_ARN, tokenSecretKeyArn: SECRET_KEY_ARN } },
+    );
+
+    const grants = workerDecryptGrants(template, SECRET_KEY_ARN);
+
+    expect(grants).toHaveLength(1);
+    expect(resolveValue(grants[0]?.Condition)).toEqual({
+      StringEquals: { 'kms:ViaService': 'secretsmanager.sa-east-1.amazonaws.com' },
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'] }),
+        ]),
+      },
+    });
+  });
+
+  it('warns at synth when an existing token secret comes without its key, and refuses a key without a secret', () => {
+    const { stack } = synthesizeStack({}, { stack: { tokenSecretArn: SECRET_ARN } });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('tokenSecretKey'));
+    expect(warnings).toHaveLength(1);
+
+    const withKey = synthesizeStack(
+      {},
+      { stack: { tokenSecretArn: SECRET_ARN, tokenSecretKeyArn: SECRET_KEY_ARN } },
+    );
+    expect(
+      Annotations.fromStack(withKey.stack).findWarning('*', Match.stringLikeRegexp('tokenSecretKey')),
+    ).toEqual([]);
+    expect(() => synthesizeStack({}, { stack: { tokenSecretKeyArn: SECRET_KEY_ARN } })).toThrow(
+      'tokenSecretKey is the key of a given tokenSecret',
+    );
+  });
+
+  it('puts no secret value in any function environment', () => {
+    const { template } = synthesizeStack({}, { stack: { tokenSecretArn: SECRET_ARN } });
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThanOrEqual(5);
+    for (const fn of functions) {
+      const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(variables)) {
+        if (!/TOKEN|SECRET|PASSWORD|CREDENTIAL|API_?KEY/i.test(name)) continue;
+        // Only a reference to a secret may be there: its ARN, never what it holds.
+        const resolved = String(resolveValue(value));
+        expect(resolved, name).toMatch(/^(arn:aws:secretsmanager:|<)/);
+      }
+      expect(JSON.stringify(variables)).not.toContain('credit-screen-dev-token');
+    }
+  });
+});
