@@ -25,7 +25,14 @@ import { createIngestHandler } from '../lambdas/ingest/ingest-handler.ts';
 import type { IngestOutcome, UploadedObject } from '../lambdas/ingest/ingest-upload.ts';
 import type { PortfolioRunOutcome } from '../lambdas/ingest/run-portfolio.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
-import { type PipelineSettings, S3_LAYOUT, validateSettings } from '../lib/pipeline-definition.ts';
+import {
+  type PipelineFunction,
+  type PipelineQueue,
+  type PipelineSettings,
+  portfolioRunInput,
+  S3_LAYOUT,
+  validateSettings,
+} from '../lib/pipeline-definition.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
 
 export type { BatchProgress } from './batch-results.ts';
@@ -69,7 +76,7 @@ export interface DownloadedResults {
 export class LocalPipeline {
   readonly events = new RecordingEventPublisher();
   readonly logger: Logger;
-  readonly #sources: SqsEventSource[];
+  readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
   readonly #ingest: ReturnType<typeof createIngestHandler>;
   readonly #adapters: ReturnType<typeof createPipelineAdapters>;
 
@@ -99,41 +106,41 @@ export class LocalPipeline {
     });
     const onInvocationError = (error: unknown) =>
       this.logger.error('invocation failed', { error: String(error) });
-    const { sqs } = stack.clients;
-    const { resources } = stack;
-    this.#sources = [
-      new SqsEventSource({
-        sqs,
-        queueUrl: resources.workQueueUrl,
-        batchSize: settings.workerBatchSize,
-        batchingWindowSeconds: settings.workerBatchingWindowSeconds,
-        maxConcurrency: settings.workerConcurrency,
-        functionTimeoutSeconds: settings.workerTimeoutSeconds,
-        handler: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
-        onInvocationError,
+    const handlers = {
+      worker: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
+      deadLetter: createDeadLetterHandler(base),
+      finalise: createFinaliseHandler({
+        ...base,
+        changeThresholds: { scorePoints: settings.scoreChangePoints },
       }),
-      new SqsEventSource({
-        sqs,
-        queueUrl: resources.workDeadLetterQueueUrl,
-        batchSize: 10,
-        maxConcurrency: 1,
-        functionTimeoutSeconds: 60,
-        handler: createDeadLetterHandler(base),
-        onInvocationError,
+    };
+    const { description, resources } = stack;
+    const queueUrls: Readonly<Record<PipelineQueue, string>> = {
+      work: resources.workQueueUrl,
+      workDeadLetter: resources.workDeadLetterQueueUrl,
+      finalise: resources.finaliseQueueUrl,
+      finaliseDeadLetter: resources.finaliseDeadLetterQueueUrl,
+    };
+    // The event sources the construct declares, with their functions' timeouts, from the shared definition.
+    this.#sources = new Map(
+      description.eventSources.map((source) => {
+        const handler = handlers[source.function as keyof typeof handlers];
+        if (handler === undefined) throw new Error(`no local handler for ${source.function}`);
+        return [
+          source.function,
+          new SqsEventSource({
+            sqs: stack.clients.sqs,
+            queueUrl: queueUrls[source.queue],
+            batchSize: source.batchSize,
+            batchingWindowSeconds: source.batchingWindowSeconds,
+            maxConcurrency: source.maxConcurrency,
+            functionTimeoutSeconds: description.functions[source.function].timeoutSeconds,
+            handler,
+            onInvocationError,
+          }),
+        ];
       }),
-      new SqsEventSource({
-        sqs,
-        queueUrl: resources.finaliseQueueUrl,
-        batchSize: 1,
-        maxConcurrency: 2,
-        functionTimeoutSeconds: 900,
-        handler: createFinaliseHandler({
-          ...base,
-          changeThresholds: { scorePoints: settings.scoreChangePoints },
-        }),
-        onInvocationError,
-      }),
-    ];
+    );
   }
 
   static async start(options: LocalPipelineOptions): Promise<LocalPipeline> {
@@ -143,7 +150,7 @@ export class LocalPipeline {
       fresh: options.fresh,
     });
     const pipeline = new LocalPipeline(stack, settings, options);
-    if (options.eventSources !== false) for (const source of pipeline.#sources) source.start();
+    if (options.eventSources !== false) for (const source of pipeline.#sources.values()) source.start();
     if (options.watchUploads) await pipeline.#watchUploads();
     return pipeline;
   }
@@ -208,8 +215,12 @@ export class LocalPipeline {
 
   /** Invocations of the worker, dead-letter and finaliser handlers so far (diagnostics and benchmarks). */
   get invocations(): { worker: number; deadLetter: number; finalise: number } {
-    const [worker, deadLetter, finalise] = this.#sources.map((source) => source.invocations);
-    return { worker: worker ?? 0, deadLetter: deadLetter ?? 0, finalise: finalise ?? 0 };
+    const invocations = (name: PipelineFunction) => this.#sources.get(name)?.invocations ?? 0;
+    return {
+      worker: invocations('worker'),
+      deadLetter: invocations('deadLetter'),
+      finalise: invocations('finalise'),
+    };
   }
 
   /** The adapters the handlers use (tests drive use cases with them directly). */
@@ -224,7 +235,7 @@ export class LocalPipeline {
 
   /** Puts a file where customers drop theirs, without telling ingest (what S3 does before its notification). */
   async upload(file: string, bureau: Bureau): Promise<UploadedObject & { size: number }> {
-    const key = `incoming/${bureau}/${Date.now()}-${basename(file)}`;
+    const key = `${S3_LAYOUT.incoming}${bureau}/${Date.now()}-${basename(file)}`;
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
     await new Upload({
@@ -295,10 +306,9 @@ export class LocalPipeline {
 
   /** Starts a re-screen of a registered portfolio, as its schedule would. */
   async runPortfolio(name: string): Promise<PortfolioRunOutcome> {
-    const [outcome] = await this.#ingest({
-      portfolio: name,
-      runId: `local-${randomBytes(8).toString('hex')}`,
-    });
+    // The input a schedule gives ingest, with a local run id where Scheduler puts its execution id.
+    const input = portfolioRunInput(name, { runId: `local-${randomBytes(8).toString('hex')}` });
+    const [outcome] = await this.#ingest(JSON.parse(input) as { portfolio: string; runId: string });
     if (!outcome) throw new Error(`the portfolio ${name} was not run`);
     return outcome;
   }
@@ -331,7 +341,7 @@ export class LocalPipeline {
     if (this.#watcher !== null) clearTimeout(this.#watcher);
     this.#watcher = null;
     await this.#watching;
-    await Promise.all(this.#sources.map((source) => source.stop()));
+    await Promise.all([...this.#sources.values()].map((source) => source.stop()));
     await this.stack.stop();
   }
 }

@@ -15,7 +15,18 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import type { PipelineClients, PipelineResources } from '../lambdas/adapters/aws/pipeline-adapters.ts';
-import { type PipelineSettings, TABLE, workQueueVisibilitySeconds } from '../lib/pipeline-definition.ts';
+import {
+  type EventSourceSpec,
+  eventSourceSpecs,
+  type FunctionSpec,
+  functionSpecs,
+  type PipelineFunction,
+  type PipelineQueue,
+  type PipelineSettings,
+  type QueueSpec,
+  queueSpecs,
+  TABLE,
+} from '../lib/pipeline-definition.ts';
 import { freePort } from './free-port.ts';
 import { LocalStateDirectory } from './local-state.ts';
 
@@ -34,6 +45,42 @@ const REGION = 'us-east-1';
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const DYNAMODB_START_TIMEOUT_MS = 60_000;
 const DEFAULT_JAVA_OPTIONS = '-XX:+UseSerialGC -XX:TieredStopAtLevel=1';
+
+/**
+ * What the local runner builds, as plain data: the table's keys, the queues with their visibility, retention and
+ * redrive, the functions' memory and timeouts, and the SQS event sources that feed them. {@link LocalStack} creates
+ * exactly this and the local pipeline polls with it; the drift test compares it with the synthesized template.
+ */
+export interface LocalPipelineDescription {
+  readonly table: typeof TABLE;
+  readonly queues: Readonly<Record<PipelineQueue, QueueSpec & { readonly name: string }>>;
+  readonly functions: Readonly<Record<PipelineFunction, FunctionSpec>>;
+  readonly eventSources: readonly EventSourceSpec[];
+}
+
+const QUEUE_NAMES: Readonly<Record<PipelineQueue, string>> = {
+  work: LOCAL_NAMES.workQueue,
+  workDeadLetter: LOCAL_NAMES.workDeadLetterQueue,
+  finalise: LOCAL_NAMES.finaliseQueue,
+  finaliseDeadLetter: LOCAL_NAMES.finaliseDeadLetterQueue,
+};
+
+/** The local runner's resources for `settings`, from the definition the CDK construct reads too. */
+export function describeLocalPipeline(settings: PipelineSettings): LocalPipelineDescription {
+  const specs = queueSpecs(settings);
+  const queues = Object.fromEntries(
+    (Object.keys(specs) as PipelineQueue[]).map((queue) => [
+      queue,
+      { ...specs[queue], name: QUEUE_NAMES[queue] },
+    ]),
+  ) as LocalPipelineDescription['queues'];
+  return {
+    table: TABLE,
+    queues,
+    functions: functionSpecs(settings),
+    eventSources: eventSourceSpecs(settings),
+  };
+}
 
 export interface LocalResources extends PipelineResources {
   readonly workDeadLetterQueueUrl: string;
@@ -118,6 +165,8 @@ export class LocalStack {
     readonly clients: PipelineClients,
     readonly resources: LocalResources,
     readonly endpoints: { readonly dynamodb: string; readonly s3AndSqs: string },
+    /** What was created, and how the event sources must poll it. */
+    readonly description: LocalPipelineDescription,
     private readonly dynamoProcess: ChildProcess,
     private readonly fauxqs: FauxqsServer,
     /** Where data is kept between runs; null when everything lives in memory. */
@@ -168,7 +217,8 @@ export class LocalStack {
         sqs: new SQSClient({ endpoint: s3AndSqsEndpoint, region: REGION, credentials: CREDENTIALS }),
       };
       await waitForDynamo(dynamoClient, dynamoProcess, () => output);
-      const resources = await createResources(clients, dynamoClient, settings);
+      const description = describeLocalPipeline(settings);
+      const resources = await createResources(clients, dynamoClient, description);
       if (state) {
         await state.restoreObjects(clients.s3, resources.bucketName, settings.retentionDays);
         await deleteExpiredItems(clients.dynamo, resources.tableName);
@@ -177,6 +227,7 @@ export class LocalStack {
         clients,
         resources,
         { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
+        description,
         dynamoProcess,
         fauxqs,
         state,
@@ -250,78 +301,80 @@ async function tableExists(dynamo: DynamoDBClient, tableName: string): Promise<b
 async function createResources(
   clients: PipelineClients,
   dynamo: DynamoDBClient,
-  settings: PipelineSettings,
+  description: LocalPipelineDescription,
 ): Promise<LocalResources> {
   // A kept database already has the table (and its TTL setting) from an earlier run.
-  if (!(await tableExists(dynamo, LOCAL_NAMES.table))) await createTable(dynamo);
-  return createBucketAndQueues(clients, settings);
+  if (!(await tableExists(dynamo, LOCAL_NAMES.table))) await createTable(dynamo, description.table);
+  await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
+  const urls = await createQueues(clients.sqs, description.queues);
+  return {
+    tableName: LOCAL_NAMES.table,
+    bucketName: LOCAL_NAMES.bucket,
+    workQueueUrl: urls.work,
+    workDeadLetterQueueUrl: urls.workDeadLetter,
+    finaliseQueueUrl: urls.finalise,
+    finaliseDeadLetterQueueUrl: urls.finaliseDeadLetter,
+  };
 }
 
-async function createTable(dynamo: DynamoDBClient): Promise<void> {
+async function createTable(dynamo: DynamoDBClient, table: LocalPipelineDescription['table']): Promise<void> {
   await dynamo.send(
     new CreateTableCommand({
       TableName: LOCAL_NAMES.table,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [
-        { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
-        { AttributeName: TABLE.sortKey, AttributeType: 'S' },
+        { AttributeName: table.partitionKey, AttributeType: 'S' },
+        { AttributeName: table.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [
-        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
-        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+        { AttributeName: table.partitionKey, KeyType: 'HASH' },
+        { AttributeName: table.sortKey, KeyType: 'RANGE' },
       ],
     }),
   );
   await dynamo.send(
     new UpdateTimeToLiveCommand({
       TableName: LOCAL_NAMES.table,
-      TimeToLiveSpecification: { AttributeName: TABLE.timeToLiveAttribute, Enabled: true },
+      TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
     }),
   );
 }
 
-async function createBucketAndQueues(
-  clients: PipelineClients,
-  settings: PipelineSettings,
-): Promise<LocalResources> {
-  await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
-  const queueWithDeadLetters = async (name: string, deadLetterName: string, visibilitySeconds: number) => {
-    const deadLetter = await clients.sqs.send(new CreateQueueCommand({ QueueName: deadLetterName }));
-    const arn = (
-      await clients.sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: deadLetter.QueueUrl, AttributeNames: ['QueueArn'] }),
-      )
-    ).Attributes?.QueueArn;
-    const queue = await clients.sqs.send(
+/** Creates the queues, dead-letter queues first so each redrive policy can name its target's ARN. */
+async function createQueues(
+  sqs: SQSClient,
+  queues: LocalPipelineDescription['queues'],
+): Promise<Record<PipelineQueue, string>> {
+  const urls = {} as Record<PipelineQueue, string>;
+  const arns = {} as Record<PipelineQueue, string>;
+  const ordered = (Object.keys(queues) as PipelineQueue[]).sort(
+    (a, b) => Number(queues[a].deadLetter !== undefined) - Number(queues[b].deadLetter !== undefined),
+  );
+  for (const queue of ordered) {
+    const { name, visibilityTimeoutSeconds, retentionSeconds, deadLetter } = queues[queue];
+    const created = await sqs.send(
       new CreateQueueCommand({
         QueueName: name,
         Attributes: {
-          VisibilityTimeout: String(visibilitySeconds),
-          RedrivePolicy: JSON.stringify({
-            deadLetterTargetArn: arn,
-            maxReceiveCount: settings.maxReceiveCount,
-          }),
+          VisibilityTimeout: String(visibilityTimeoutSeconds),
+          MessageRetentionPeriod: String(retentionSeconds),
+          ...(deadLetter
+            ? {
+                RedrivePolicy: JSON.stringify({
+                  deadLetterTargetArn: arns[deadLetter.queue],
+                  maxReceiveCount: deadLetter.maxReceiveCount,
+                }),
+              }
+            : {}),
         },
       }),
     );
-    return { url: queue.QueueUrl as string, deadLetterUrl: deadLetter.QueueUrl as string };
-  };
-  const work = await queueWithDeadLetters(
-    LOCAL_NAMES.workQueue,
-    LOCAL_NAMES.workDeadLetterQueue,
-    workQueueVisibilitySeconds(settings),
-  );
-  const finalise = await queueWithDeadLetters(
-    LOCAL_NAMES.finaliseQueue,
-    LOCAL_NAMES.finaliseDeadLetterQueue,
-    300,
-  );
-  return {
-    tableName: LOCAL_NAMES.table,
-    bucketName: LOCAL_NAMES.bucket,
-    workQueueUrl: work.url,
-    workDeadLetterQueueUrl: work.deadLetterUrl,
-    finaliseQueueUrl: finalise.url,
-    finaliseDeadLetterQueueUrl: finalise.deadLetterUrl,
-  };
+    const url = created.QueueUrl as string;
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+    );
+    urls[queue] = url;
+    arns[queue] = attributes.Attributes?.QueueArn as string;
+  }
+  return urls;
 }

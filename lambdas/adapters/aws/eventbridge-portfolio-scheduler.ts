@@ -7,6 +7,7 @@ import {
   type SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
+import { PORTFOLIO_RUN_SCHEDULE, portfolioRunInput } from '../../../lib/pipeline-definition.ts';
 import type { PortfolioSchedule, PortfolioScheduler } from '../../core/ports/index.ts';
 
 export interface EventBridgePortfolioSchedulerConfig {
@@ -53,9 +54,12 @@ export class EventBridgePortfolioScheduler implements PortfolioScheduler {
       Target: {
         Arn: targetArn,
         RoleArn: roleArn,
-        Input: JSON.stringify({ portfolio: schedule.portfolio, runId: '<aws.scheduler.execution-id>' }),
-        // A run that cannot start is retried for a while; a re-screen an hour late is still worth having.
-        RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+        Input: portfolioRunInput(schedule.portfolio),
+        // The same retry policy as the stack's declared schedules.
+        RetryPolicy: {
+          MaximumRetryAttempts: PORTFOLIO_RUN_SCHEDULE.retryPolicy.maximumRetryAttempts,
+          MaximumEventAgeInSeconds: PORTFOLIO_RUN_SCHEDULE.retryPolicy.maximumEventAgeInSeconds,
+        },
       },
     };
   }
