@@ -29,9 +29,11 @@ import {
   type PipelineQueue,
   type PipelineSettings,
   PORTFOLIO_RUN_SCHEDULE,
+  pipelineEnvironmentVariables,
   portfolioRunInput,
   queueSpecs,
   S3_LAYOUT,
+  scheduleEnvironmentVariables,
   TABLE,
   validateSettings,
 } from './pipeline-definition.ts';
@@ -357,15 +359,19 @@ export class CreditScreenPipeline extends Construct {
     this.eventBus = props.eventBus ?? events.EventBus.fromEventBusName(this, 'DefaultBus', 'default');
 
     const environment: Record<string, string> = {
-      TABLE_NAME: this.table.tableName,
-      BUCKET_NAME: this.bucket.bucketName,
-      WORK_QUEUE_URL: this.workQueue.queueUrl,
-      FINALISE_QUEUE_URL: this.finaliseQueue.queueUrl,
-      EVENT_BUS_NAME: this.eventBus.eventBusName,
-      BUREAU_BASE_URL: props.bureauBaseUrl,
-      // The secret's ARN, never its value.
-      BUREAU_TOKEN_SECRET_ID: this.tokenSecret.secretArn,
-      PIPELINE_SETTINGS: JSON.stringify(settings),
+      ...pipelineEnvironmentVariables(
+        {
+          tableName: this.table.tableName,
+          bucketName: this.bucket.bucketName,
+          workQueueUrl: this.workQueue.queueUrl,
+          finaliseQueueUrl: this.finaliseQueue.queueUrl,
+          eventBusName: this.eventBus.eventBusName,
+          bureauBaseUrl: props.bureauBaseUrl,
+          // The secret's ARN, never its value.
+          tokenSecretId: this.tokenSecret.secretArn,
+        },
+        settings,
+      ),
       POWERTOOLS_SERVICE_NAME: 'credit-screen',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     };
@@ -449,12 +455,12 @@ export class CreditScreenPipeline extends Construct {
     );
     this.portfolioSchedulesFunction = fn('PortfolioSchedules', 'portfolio-schedules/handler.ts', {
       spec: 'portfolioSchedules',
-      environment: {
-        SCHEDULE_GROUP_NAME: this.scheduleGroup.ref,
-        SCHEDULE_TARGET_ARN: this.ingestFunction.functionArn,
-        SCHEDULE_ROLE_ARN: this.schedulerRole.roleArn,
-        DECLARED_PORTFOLIOS: JSON.stringify(declared.map((portfolio) => portfolio.name)),
-      },
+      environment: scheduleEnvironmentVariables({
+        groupName: this.scheduleGroup.ref,
+        targetArn: this.ingestFunction.functionArn,
+        roleArn: this.schedulerRole.roleArn,
+        declaredPortfolios: declared.map((portfolio) => portfolio.name),
+      }),
     });
     this.bucket.grantRead(this.portfolioSchedulesFunction, `${S3_LAYOUT.portfolios}*`);
     this.schedulerRole.grantPassRole(this.portfolioSchedulesFunction.grantPrincipal);

@@ -7,6 +7,8 @@ import {
 import {
   claimLeaseSeconds,
   DEFAULT_SETTINGS,
+  pipelineEnvironmentVariables,
+  scheduleEnvironmentVariables,
   validateSettings,
   workQueueVisibilitySeconds,
 } from '../../lib/pipeline-definition.ts';
@@ -59,6 +61,34 @@ describe('Lambda environment', () => {
       'missing setting: environment variable TABLE_NAME is not set',
     );
     expect(() => requiredEnv('X', { X: ' ' })).toThrow('X is not set');
+  });
+
+  it('reads back exactly the environment the construct writes (one list of variable names)', () => {
+    const locations = {
+      tableName: 'table',
+      bucketName: 'bucket',
+      workQueueUrl: 'https://sqs/work',
+      finaliseQueueUrl: 'https://sqs/finalise',
+      eventBusName: 'bus',
+      bureauBaseUrl: 'https://gateway',
+      tokenSecretId: 'arn:aws:secretsmanager:sa-east-1:1:secret:token',
+    };
+    const settings = { ...DEFAULT_SETTINGS, retentionDays: 30 };
+
+    expect(readPipelineEnvironment(pipelineEnvironmentVariables(locations, settings))).toEqual({
+      ...locations,
+      settings,
+    });
+    const schedules = {
+      groupName: 'group',
+      targetArn: 'arn:aws:lambda:sa-east-1:1:function:ingest',
+      roleArn: 'arn:aws:iam::1:role/scheduler',
+    };
+    expect(
+      readScheduleEnvironment(
+        scheduleEnvironmentVariables({ ...schedules, declaredPortfolios: ['carteira'] }),
+      ),
+    ).toEqual({ ...schedules, declaredPortfolios: new Set(['carteira']) });
   });
 
   it('refuses settings that do not validate', () => {

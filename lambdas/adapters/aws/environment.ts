@@ -1,6 +1,8 @@
 import {
   DEFAULT_SETTINGS,
   type PipelineSettings,
+  SCHEDULE_ENVIRONMENT_VARIABLES as SCHEDULE_VARIABLES,
+  ENVIRONMENT_VARIABLES as VARIABLES,
   validateSettings,
 } from '../../../lib/pipeline-definition.ts';
 
@@ -26,7 +28,7 @@ export function requiredEnv(name: string, environment: NodeJS.ProcessEnv = proce
 }
 
 export function readPipelineEnvironment(environment: NodeJS.ProcessEnv = process.env): PipelineEnvironment {
-  const settingsJson = requiredEnv('PIPELINE_SETTINGS', environment);
+  const settingsJson = requiredEnv(VARIABLES.settings, environment);
   let settings: PipelineSettings;
   try {
     settings = validateSettings({
@@ -34,16 +36,16 @@ export function readPipelineEnvironment(environment: NodeJS.ProcessEnv = process
       ...(JSON.parse(settingsJson) as Partial<PipelineSettings>),
     });
   } catch (error) {
-    throw new Error(`PIPELINE_SETTINGS is not valid: ${(error as Error).message}`);
+    throw new Error(`${VARIABLES.settings} is not valid: ${(error as Error).message}`);
   }
   return {
-    tableName: requiredEnv('TABLE_NAME', environment),
-    bucketName: requiredEnv('BUCKET_NAME', environment),
-    workQueueUrl: requiredEnv('WORK_QUEUE_URL', environment),
-    finaliseQueueUrl: requiredEnv('FINALISE_QUEUE_URL', environment),
-    eventBusName: requiredEnv('EVENT_BUS_NAME', environment),
-    bureauBaseUrl: requiredEnv('BUREAU_BASE_URL', environment),
-    tokenSecretId: requiredEnv('BUREAU_TOKEN_SECRET_ID', environment),
+    tableName: requiredEnv(VARIABLES.tableName, environment),
+    bucketName: requiredEnv(VARIABLES.bucketName, environment),
+    workQueueUrl: requiredEnv(VARIABLES.workQueueUrl, environment),
+    finaliseQueueUrl: requiredEnv(VARIABLES.finaliseQueueUrl, environment),
+    eventBusName: requiredEnv(VARIABLES.eventBusName, environment),
+    bureauBaseUrl: requiredEnv(VARIABLES.bureauBaseUrl, environment),
+    tokenSecretId: requiredEnv(VARIABLES.tokenSecretId, environment),
     settings,
   };
 }
@@ -58,7 +60,7 @@ export interface ScheduleEnvironment {
 }
 
 export function readScheduleEnvironment(environment: NodeJS.ProcessEnv = process.env): ScheduleEnvironment {
-  const declared = environment.DECLARED_PORTFOLIOS ?? '[]';
+  const declared = environment[SCHEDULE_VARIABLES.declaredPortfolios] ?? '[]';
   let names: unknown;
   try {
     names = JSON.parse(declared);
@@ -66,11 +68,11 @@ export function readScheduleEnvironment(environment: NodeJS.ProcessEnv = process
     names = null;
   }
   if (!Array.isArray(names) || !names.every((name) => typeof name === 'string'))
-    throw new Error('DECLARED_PORTFOLIOS must be a JSON array of portfolio names');
+    throw new Error(`${SCHEDULE_VARIABLES.declaredPortfolios} must be a JSON array of portfolio names`);
   return {
-    groupName: requiredEnv('SCHEDULE_GROUP_NAME', environment),
-    targetArn: requiredEnv('SCHEDULE_TARGET_ARN', environment),
-    roleArn: requiredEnv('SCHEDULE_ROLE_ARN', environment),
+    groupName: requiredEnv(SCHEDULE_VARIABLES.groupName, environment),
+    targetArn: requiredEnv(SCHEDULE_VARIABLES.targetArn, environment),
+    roleArn: requiredEnv(SCHEDULE_VARIABLES.roleArn, environment),
     declaredPortfolios: new Set(names as string[]),
   };
 }
