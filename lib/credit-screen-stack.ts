@@ -3,6 +3,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { CreditScreenPipeline, type CreditScreenPipelineProps } from './credit-screen-pipeline.ts';
+import { S3_LAYOUT } from './pipeline-definition.ts';
 
 export interface CreditScreenStackProps extends StackProps {
   readonly pipeline: Omit<CreditScreenPipelineProps, 'tokenSecret' | 'tokenSecretKey'>;
@@ -41,7 +42,7 @@ export class CreditScreenStack extends Stack {
     output(
       'BucketName',
       this.pipeline.bucket.bucketName,
-      'Upload lists under incoming/<a|b>/; results under results/<batchId>/',
+      `Upload lists under ${S3_LAYOUT.incoming}<a|b>/; results under ${S3_LAYOUT.results}<batchId>/`,
     );
     output('TableName', this.pipeline.table.tableName, 'Batches, rows and reports');
     output('WorkQueueUrl', this.pipeline.workQueue.queueUrl, 'One message per document to screen');

@@ -83,9 +83,19 @@ function logGroupsLogsCannotEncrypt(template: Template): string[] {
   return refused;
 }
 
-/** Every encrypted queue an AWS service sends to, with the service's principal (S3 notifications, EventBridge rules). */
-function serviceSendsToQueues(template: Template): { queue: string; service: string }[] {
-  const sends: { queue: string; service: string }[] = [];
+interface ServiceSend {
+  readonly queue: string;
+  readonly service: string;
+  /** The role the service sends with (EventBridge Scheduler); without one the service's principal needs the key. */
+  readonly role?: string;
+}
+
+/**
+ * Every queue an AWS service sends to: S3 notifications and EventBridge rules (as their service principals), and
+ * Scheduler schedules (with the schedule's role).
+ */
+function serviceSendsToQueues(template: Template): ServiceSend[] {
+  const sends: ServiceSend[] = [];
   const queueIdOf = (arn: unknown) => keyIdOf(arn);
   for (const notifications of Object.values(template.findResources('Custom::S3BucketNotifications'))) {
     const configuration = notifications.Properties.NotificationConfiguration as {
@@ -103,16 +113,30 @@ function serviceSendsToQueues(template: Template): { queue: string; service: str
         sends.push({ queue, service: 'events.amazonaws.com' });
     }
   }
+  for (const schedule of Object.values(template.findResources('AWS::Scheduler::Schedule'))) {
+    const target = schedule.Properties.Target as { Arn: unknown; RoleArn: unknown };
+    const queue = queueIdOf(target.Arn);
+    if (queue && resourcesOf(template)[queue]?.Type === 'AWS::SQS::Queue')
+      sends.push({ queue, service: 'scheduler.amazonaws.com', role: keyIdOf(target.RoleArn) });
+  }
   return sends;
 }
 
-/** The sends whose queue key does not let the sending service encrypt (GenerateDataKey) and decrypt. */
-function sendsTheKeyRefuses(template: Template): { queue: string; service: string }[] {
-  return serviceSendsToQueues(template).filter(({ queue, service }) => {
+/** The sends whose queue key does not let the sender encrypt (GenerateDataKey) and decrypt. */
+function sendsTheKeyRefuses(template: Template): ServiceSend[] {
+  const actions = ['kms:GenerateDataKey', 'kms:Decrypt'];
+  return serviceSendsToQueues(template).filter(({ queue, service, role }) => {
     const keyId = keyIdOf(resourcesOf(template)[queue]?.Properties.KmsMasterKeyId);
-    return (
-      keyId !== undefined &&
-      !keyAllowsService(keyPolicyOf(template, keyId), service, ['kms:GenerateDataKey', 'kms:Decrypt'])
+    if (keyId === undefined) return false;
+    if (role === undefined) return !keyAllowsService(keyPolicyOf(template, keyId), service, actions);
+    const statements = roleStatements(template, role);
+    return !actions.every((action) =>
+      statements.some(
+        (statement) =>
+          statement.Effect === 'Allow' &&
+          allowsAction(statement.Action, action) &&
+          [resolveValue(statement.Resource)].flat().includes(`<${keyId}.Arn>`),
+      ),
     );
   });
 }
@@ -172,8 +196,9 @@ describe('deploy-time checks on the template', () => {
     expect(logGroupsLogsCannotEncrypt(edited)).toHaveLength(5);
   });
 
-  it('has no AWS service sending to an encrypted queue without the key letting it (S3, EventBridge)', () => {
-    // In this stack S3 notifies Lambda functions and EventBridge only receives events: no service sends to SQS.
+  it('has no AWS service sending to an encrypted queue without the key letting it (S3, EventBridge, Scheduler)', () => {
+    // In this stack S3 notifies Lambda functions, EventBridge only receives events and Scheduler invokes ingest:
+    // no service sends to SQS.
     expect(serviceSendsToQueues(built.template)).toEqual([]);
     expect(sendsTheKeyRefuses(built.template)).toEqual([]);
   });
@@ -191,6 +216,22 @@ describe('deploy-time checks on the template', () => {
     ];
     const edited = Template.fromJSON(template);
     expect(sendsTheKeyRefuses(edited)).toEqual([{ queue: workQueueId, service: 's3.amazonaws.com' }]);
+  });
+
+  it('finds a schedule sending to a queue whose key its role may not use (negative control)', () => {
+    const { template: declared } = synthesizeStack({ portfolios: [{ name: 'p', schedule: 'rate(1 day)' }] });
+    const template = declared.toJSON();
+    const [scheduleId] = Object.keys(declared.findResources('AWS::Scheduler::Schedule'));
+    const [queueId] = Object.keys(declared.findResources('AWS::SQS::Queue'));
+    template.Resources[scheduleId ?? ''].Properties.Target.Arn = { 'Fn::GetAtt': [queueId, 'Arn'] };
+    const edited = Template.fromJSON(template);
+    expect(sendsTheKeyRefuses(edited)).toEqual([
+      {
+        queue: queueId,
+        service: 'scheduler.amazonaws.com',
+        role: expect.stringMatching(/^PipelineSchedulerRole/),
+      },
+    ]);
   });
 
   it("lets the worker decrypt the token secret created with the pipeline's key", () => {
