@@ -69,10 +69,8 @@ describe('CreditScreenPipeline props', () => {
   });
 
   it('honours every flat prop, over the settings prop', () => {
-    const { template } = synthesizeStack({
-      settings: EVERY_SETTING,
-      rateLimitPerSecond: { a: 31 },
-      rateLimitBurst: { b: 9 },
+    // The flat props that carry a setting under its own name, each away from EVERY_SETTING's value.
+    const sameNamed = {
       workerConcurrency: 3,
       callsPerInvocation: 2,
       freshnessHours: 6,
@@ -81,22 +79,21 @@ describe('CreditScreenPipeline props', () => {
       defaultBureau: 'a',
       portfolioSchedule: null,
       scoreChangePoints: 90,
+    } as const;
+    const { template } = synthesizeStack({
+      settings: EVERY_SETTING,
+      ...sameNamed,
+      rateLimitPerSecond: { a: 31 },
+      rateLimitBurst: { b: 9 },
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
     for (const deployed of deployedSettings(template)) {
       expect(deployed).toEqual({
         ...EVERY_SETTING,
+        ...sameNamed,
         rateLimitPerSecond: { a: 31, b: 22 },
         rateLimitBurst: { a: 3, b: 9 },
-        workerConcurrency: 3,
-        callsPerInvocation: 2,
-        freshnessHours: 6,
-        retentionDays: 20,
-        excelSummary: false,
-        defaultBureau: 'a',
-        portfolioSchedule: null,
-        scoreChangePoints: 90,
       });
     }
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
