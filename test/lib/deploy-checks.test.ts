@@ -1,4 +1,5 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allowsAction, iamLike, resolveValue, synthesizeStack } from '../factories/synthesized-stack.ts';
 
@@ -266,6 +267,15 @@ describe('deploy-time checks on the template', () => {
         ]),
       },
     });
+  });
+
+  it('stays clean under the AWS Solutions checks (cdk-nag) with an existing secret and its key', () => {
+    const { app, stack } = synthesizeStack(
+      {},
+      { stack: { tokenSecretArn: SECRET_ARN, tokenSecretKeyArn: SECRET_KEY_ARN } },
+    );
+    const report = new AwsSolutionsChecks(app).validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
   });
 
   it('warns at synth when an existing token secret comes without its key, and refuses a key without a secret', () => {
