@@ -29,6 +29,7 @@ import {
   heapLimitMegabytes,
   type PipelineSettings,
   S3_LAYOUT,
+  SCHEDULED_RUN_ID,
   TABLE,
   validateSettings,
   workQueueVisibilitySeconds,
@@ -421,7 +422,7 @@ export class CreditScreenPipeline extends Construct {
       roleArn: this.schedulerRole.roleArn,
       input: JSON.stringify({
         portfolio,
-        runId: '<aws.scheduler.execution-id>',
+        runId: SCHEDULED_RUN_ID,
         ...(settings ? { settings } : {}),
       }),
       retryPolicy: { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 3600 },

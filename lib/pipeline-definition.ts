@@ -154,6 +154,13 @@ export const resultKeys = (batchId: string) => ({
   changes: `${S3_LAYOUT.results}${batchId}/changes.csv`,
 });
 
+/**
+ * The run id a portfolio's schedule passes to ingest: EventBridge Scheduler fills in the time the run was scheduled
+ * for, which every retry of that run repeats (its execution id does not: it is new for each attempt), so a retried
+ * run maps to the same batch.
+ */
+export const SCHEDULED_RUN_ID = '<aws.scheduler.scheduled-time>';
+
 /** Source and detail-type of the EventBridge events. */
 export const EVENTS = {
   source: 'credit-screen',

@@ -195,7 +195,7 @@ describe('CreditScreenPipeline', () => {
     });
     expect(JSON.parse(properties.Target.Input)).toEqual({
       portfolio: 'carteira-pj',
-      runId: '<aws.scheduler.execution-id>',
+      runId: '<aws.scheduler.scheduled-time>',
       settings: { bureau: 'a', maxAgeHours: 12 },
     });
   });

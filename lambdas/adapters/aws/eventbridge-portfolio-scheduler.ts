@@ -7,6 +7,7 @@ import {
   type SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
+import { SCHEDULED_RUN_ID } from '../../../lib/pipeline-definition.ts';
 import type { PortfolioSchedule, PortfolioScheduler } from '../../core/ports/index.ts';
 
 export interface EventBridgePortfolioSchedulerConfig {
@@ -24,8 +25,8 @@ export const portfolioScheduleName = (portfolio: string) => `portfolio-${portfol
 
 /**
  * Portfolio schedules in EventBridge Scheduler. Each invokes the ingest function with `{ portfolio, runId }`, where
- * `runId` is the Scheduler's execution id (a context attribute it fills in), so a retried invocation of one run
- * is recognised by ingest and does not start a second batch.
+ * `runId` is the run's scheduled time (a context attribute Scheduler fills in, see SCHEDULED_RUN_ID), so a retried
+ * invocation of one run is recognised by ingest and does not start a second batch.
  */
 export class EventBridgePortfolioScheduler implements PortfolioScheduler {
   readonly #config: EventBridgePortfolioSchedulerConfig;
@@ -53,7 +54,7 @@ export class EventBridgePortfolioScheduler implements PortfolioScheduler {
       Target: {
         Arn: targetArn,
         RoleArn: roleArn,
-        Input: JSON.stringify({ portfolio: schedule.portfolio, runId: '<aws.scheduler.execution-id>' }),
+        Input: JSON.stringify({ portfolio: schedule.portfolio, runId: SCHEDULED_RUN_ID }),
         // A run that cannot start is retried for a while; a re-screen an hour late is still worth having.
         RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
       },
