@@ -10,6 +10,18 @@ export const TABLE = {
   sortKey: 'sk',
   /** Epoch seconds after which DynamoDB deletes an item (LGPD retention). */
   timeToLiveAttribute: 'expiresAt',
+  /**
+   * Sparse index of the rows a worker holds, per batch, by the time their claim runs out: only a claimed row has
+   * both `batchId` and `claimExpiresAt` (a claim sets the lease, a settle or release removes it), so the sweeper
+   * finds the claims that ran out with one query per batch, never a scan.
+   */
+  claimedRowsIndex: {
+    name: 'claimed-rows',
+    partitionKey: 'batchId',
+    sortKey: 'claimExpiresAt',
+    /** What the sweeper reads from the index besides the keys. */
+    projected: ['row', 'document', 'claimToken'],
+  },
 } as const;
 
 /** Settings the two environments share; the construct's props and the runner's options override the defaults. */
@@ -120,6 +132,18 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
 export function workQueueVisibilitySeconds(settings: PipelineSettings): number {
   return settings.workerTimeoutSeconds * 6;
 }
+
+/**
+ * How long after its lease ran out a claimed row counts as stuck. A message still in the queue comes back within
+ * the queue's visibility timeout of the receive that claimed the row, and takes the row over: past that, the
+ * message is gone (deleted while the claim stayed, or expired) and the sweeper queues the row again.
+ */
+export function stuckClaimSeconds(settings: PipelineSettings): number {
+  return workQueueVisibilitySeconds(settings);
+}
+
+/** How often the sweeper looks for stuck rows (a scheduled function in AWS, a timer in a local run). */
+export const SWEEP_INTERVAL_MINUTES = 5;
 
 /** How long a worker's claim on a row lasts: a bureau call with its timeout, plus margin. A crash frees it then. */
 export function claimLeaseSeconds(settings: PipelineSettings): number {

@@ -24,8 +24,19 @@ import { createFinaliseHandler } from '../lambdas/finalise/finalise-handler.ts';
 import { createIngestHandler } from '../lambdas/ingest/ingest-handler.ts';
 import type { IngestOutcome, UploadedObject } from '../lambdas/ingest/ingest-upload.ts';
 import type { PortfolioRunOutcome } from '../lambdas/ingest/run-portfolio.ts';
+import {
+  resumeInterruptedBatches,
+  type SweeperDependencies,
+  type SweepReport,
+  sweepStuckRows,
+} from '../lambdas/sweeper/sweep-stuck-rows.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
-import { type PipelineSettings, S3_LAYOUT, validateSettings } from '../lib/pipeline-definition.ts';
+import {
+  type PipelineSettings,
+  S3_LAYOUT,
+  stuckClaimSeconds,
+  validateSettings,
+} from '../lib/pipeline-definition.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
 
 export type { BatchProgress } from './batch-results.ts';
@@ -54,12 +65,23 @@ export interface LocalPipelineOptions {
    * @default false
    */
   readonly watchUploads?: boolean;
+  /**
+   * How often the sweeper looks for stuck rows while the workers run. Shorter than in AWS: local runs last
+   * minutes, and their claims count as stuck after two (six times the worker timeout).
+   * @default 30
+   */
+  readonly sweepIntervalSeconds?: number;
 }
+
+/** What `LocalPipeline.start` found of an interrupted earlier run on the same state, and queued again. */
+export type ResumeReport = SweepReport;
 
 export interface DownloadedResults {
   readonly directory: string;
   readonly manifest: BatchManifest;
 }
+
+const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
 
 /**
  * The whole pipeline on one machine, with the same handlers as in AWS: the local stack (DynamoDB Local, fauxqs)
@@ -72,6 +94,9 @@ export class LocalPipeline {
   readonly #sources: SqsEventSource[];
   readonly #ingest: ReturnType<typeof createIngestHandler>;
   readonly #adapters: ReturnType<typeof createPipelineAdapters>;
+  readonly #sweeper: SweeperDependencies;
+  /** Batches of an interrupted earlier run on this state that were resumed at start (null: nothing to resume). */
+  resumed: ResumeReport | null = null;
 
   private constructor(
     readonly stack: LocalStack,
@@ -97,6 +122,11 @@ export class LocalPipeline {
         freshnessHours: settings.freshnessHours,
       },
     });
+    this.#sweeper = {
+      ...adapters,
+      logger: this.logger,
+      settings: { stuckClaimSeconds: stuckClaimSeconds(settings) },
+    };
     const onInvocationError = (error: unknown) =>
       this.logger.error('invocation failed', { error: String(error) });
     const { sqs } = stack.clients;
@@ -143,9 +173,43 @@ export class LocalPipeline {
       fresh: options.fresh,
     });
     const pipeline = new LocalPipeline(stack, settings, options);
-    if (options.eventSources !== false) for (const source of pipeline.#sources) source.start();
+    if (options.eventSources !== false) {
+      try {
+        // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.
+        if (options.stateDirectory !== undefined) await pipeline.#resume();
+        for (const source of pipeline.#sources) source.start();
+        pipeline.#sweepEvery((options.sweepIntervalSeconds ?? DEFAULT_SWEEP_INTERVAL_SECONDS) * 1000);
+      } catch (error) {
+        await pipeline.stop();
+        throw error;
+      }
+    }
     if (options.watchUploads) await pipeline.#watchUploads();
     return pipeline;
+  }
+
+  async #resume(): Promise<void> {
+    const report = await resumeInterruptedBatches(this.#sweeper);
+    if (report.requeued > 0 || report.finalisations > 0) this.resumed = report;
+  }
+
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #sweeping: Promise<unknown> = Promise.resolve();
+
+  #sweepEvery(intervalMs: number): void {
+    const tick = () => {
+      this.#sweeping = this.sweep()
+        .catch((error: unknown) => this.logger.error('sweep failed', { error: String(error) }))
+        .finally(() => {
+          if (this.#sweepTimer !== null) this.#sweepTimer = setTimeout(tick, intervalMs);
+        });
+    };
+    this.#sweepTimer = setTimeout(tick, intervalMs);
+  }
+
+  /** Queues again the rows whose claim ran out with no message left (what the scheduled sweeper does in AWS). */
+  sweep(now?: number): Promise<SweepReport> {
+    return sweepStuckRows(now === undefined ? this.#sweeper : { ...this.#sweeper, now: () => now });
   }
 
   #watcher: NodeJS.Timeout | null = null;
@@ -330,7 +394,9 @@ export class LocalPipeline {
   async stop(): Promise<void> {
     if (this.#watcher !== null) clearTimeout(this.#watcher);
     this.#watcher = null;
-    await this.#watching;
+    if (this.#sweepTimer !== null) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = null;
+    await Promise.all([this.#watching, this.#sweeping]);
     await Promise.all(this.#sources.map((source) => source.stop()));
     await this.stack.stop();
   }

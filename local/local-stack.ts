@@ -6,8 +6,10 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  type GlobalSecondaryIndex,
   ListTablesCommand,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -237,12 +239,13 @@ async function deleteExpiredItems(dynamo: PipelineClients['dynamo'], tableName: 
   return deleted;
 }
 
-async function tableExists(dynamo: DynamoDBClient, tableName: string): Promise<boolean> {
+/** The table's indexes, whether they exist yet (a database kept from before an index was added lacks it). */
+async function describeIndexes(dynamo: DynamoDBClient, tableName: string): Promise<string[] | null> {
   try {
-    await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
-    return true;
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+    return (Table?.GlobalSecondaryIndexes ?? []).flatMap((index) => index.IndexName ?? []);
   } catch (error) {
-    if (error instanceof ResourceNotFoundException) return false;
+    if (error instanceof ResourceNotFoundException) return null;
     throw error;
   }
 }
@@ -253,9 +256,27 @@ async function createResources(
   settings: PipelineSettings,
 ): Promise<LocalResources> {
   // A kept database already has the table (and its TTL setting) from an earlier run.
-  if (!(await tableExists(dynamo, LOCAL_NAMES.table))) await createTable(dynamo);
+  const indexes = await describeIndexes(dynamo, LOCAL_NAMES.table);
+  if (indexes === null) await createTable(dynamo);
+  else if (!indexes.includes(TABLE.claimedRowsIndex.name)) await addClaimedRowsIndex(dynamo);
   return createBucketAndQueues(clients, settings);
 }
+
+/** The claimed-rows index as `lib/pipeline-definition.ts` defines it (the construct builds the same). */
+const claimedRowsIndex = {
+  attributes: [
+    { AttributeName: TABLE.claimedRowsIndex.partitionKey, AttributeType: 'S' },
+    { AttributeName: TABLE.claimedRowsIndex.sortKey, AttributeType: 'N' },
+  ] as const,
+  index: {
+    IndexName: TABLE.claimedRowsIndex.name,
+    KeySchema: [
+      { AttributeName: TABLE.claimedRowsIndex.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE.claimedRowsIndex.sortKey, KeyType: 'RANGE' },
+    ],
+    Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...TABLE.claimedRowsIndex.projected] },
+  } satisfies GlobalSecondaryIndex,
+};
 
 async function createTable(dynamo: DynamoDBClient): Promise<void> {
   await dynamo.send(
@@ -265,17 +286,29 @@ async function createTable(dynamo: DynamoDBClient): Promise<void> {
       AttributeDefinitions: [
         { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
         { AttributeName: TABLE.sortKey, AttributeType: 'S' },
+        ...claimedRowsIndex.attributes,
       ],
       KeySchema: [
         { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
         { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
       ],
+      GlobalSecondaryIndexes: [claimedRowsIndex.index],
     }),
   );
   await dynamo.send(
     new UpdateTimeToLiveCommand({
       TableName: LOCAL_NAMES.table,
       TimeToLiveSpecification: { AttributeName: TABLE.timeToLiveAttribute, Enabled: true },
+    }),
+  );
+}
+
+async function addClaimedRowsIndex(dynamo: DynamoDBClient): Promise<void> {
+  await dynamo.send(
+    new UpdateTableCommand({
+      TableName: LOCAL_NAMES.table,
+      AttributeDefinitions: [...claimedRowsIndex.attributes],
+      GlobalSecondaryIndexUpdates: [{ Create: claimedRowsIndex.index }],
     }),
   );
 }

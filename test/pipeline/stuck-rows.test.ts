@@ -1,0 +1,157 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
+import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
+import { cancelBatch } from '../../lambdas/batch-control/batch-control.ts';
+import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
+import { stuckClaimSeconds } from '../../lib/pipeline-definition.ts';
+import { LocalPipeline } from '../../local/local-pipeline.ts';
+import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
+import { FAST_SETTINGS, writeCsv } from '../factories/pipeline.ts';
+import { RecordingWorkQueue } from '../factories/recording-ports.ts';
+
+const open: { stop(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const resource of open.splice(0).reverse()) await resource.stop();
+});
+
+async function startEmulator(latencyMs = 0): Promise<BureauEmulator> {
+  const emulator = await BureauEmulator.start({ latencyMs });
+  open.push({ stop: () => emulator.close() });
+  return emulator;
+}
+
+async function startPipeline(emulator: BureauEmulator, stateDirectory?: string): Promise<LocalPipeline> {
+  const pipeline = await LocalPipeline.start({
+    settings: FAST_SETTINGS,
+    bureauBaseUrl: emulator.url,
+    token: emulator.token,
+    stateDirectory,
+    sweepIntervalSeconds: 1,
+  });
+  open.push(pipeline);
+  return pipeline;
+}
+
+async function stopPipeline(pipeline: LocalPipeline): Promise<void> {
+  open.splice(open.indexOf(pipeline), 1);
+  await pipeline.stop();
+}
+
+/** Ingests a list, keeping its work messages back (the test sends them, or not). */
+async function ingestHoldingMessages(pipeline: LocalPipeline, documents: readonly string[]) {
+  const queue = new RecordingWorkQueue();
+  const upload = await pipeline.upload(await writeCsv('list.csv', customerListCsv(documents)), 'a');
+  const outcome = await ingestUpload(upload, {
+    ...pipeline.adapters,
+    queue,
+    logger: new MemoryLogger(),
+    settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false },
+  });
+  return { batchId: outcome.batchId, messages: queue.work };
+}
+
+const chargesOf = (emulator: BureauEmulator, documents: readonly string[]) =>
+  documents.map((document) => emulator.stats().chargesByDocument[document] ?? 0);
+
+describe('stuck rows', () => {
+  it('queues again a row left claimed whose message is gone (the 399/400 hang), and the batch completes', async () => {
+    const emulator = await startEmulator();
+    const pipeline = await startPipeline(emulator);
+    const documents = distinctDocuments(12, 'stuck claim');
+    const { batchId, messages } = await ingestHoldingMessages(pipeline, documents);
+    const [lost, ...delivered] = messages;
+    // A worker claimed the row long ago and its message was deleted while the claim stayed.
+    const longAgo = -(stuckClaimSeconds(FAST_SETTINGS) + 60);
+    expect(await pipeline.store.claimRow(batchId, lost?.row ?? 0, longAgo)).toMatchObject({ claimed: true });
+    await pipeline.adapters.queue.sendWork(delivered);
+
+    const done = await pipeline.waitForCompletion(batchId, {
+      pollMs: 100,
+      signal: AbortSignal.timeout(30_000),
+    });
+
+    expect(done).toMatchObject({ status: 'completed', settledRows: 12, totalRows: 12 });
+    expect(chargesOf(emulator, documents)).toEqual(documents.map(() => 1));
+  }, 60_000);
+
+  it('leaves alone a claim whose message can still come back', async () => {
+    const emulator = await startEmulator();
+    const pipeline = await startPipeline(emulator);
+    const { batchId, messages } = await ingestHoldingMessages(pipeline, distinctDocuments(2, 'live claim'));
+    const justExpired = -1;
+    await pipeline.store.claimRow(batchId, messages[0]?.row ?? 0, justExpired);
+
+    const report = await pipeline.sweep();
+
+    expect(report).toMatchObject({ requeued: 0, claimed: 0 });
+    expect(await pipeline.store.getRows(batchId, [messages[0]?.row ?? 0])).toMatchObject([
+      { state: 'claimed' },
+    ]);
+  }, 60_000);
+});
+
+describe('an interrupted local run', () => {
+  /** Runs a batch until some rows are settled, then stops the pipeline as Ctrl-C would, a worker's claim left. */
+  async function interruptedBatch(emulator: BureauEmulator, state: string, documents: readonly string[]) {
+    const first = await startPipeline(emulator, state);
+    const { batchId } = await first.submit(await writeCsv('list.csv', customerListCsv(documents)), 'a');
+    for (;;) {
+      const progress = await first.progress(batchId);
+      if (progress.settledRows >= 5) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // A worker that dies holding a row (killed mid-call) leaves its claim behind.
+    const rows = await first.store.getRows(
+      batchId,
+      documents.map((_, index) => index + 1),
+    );
+    let deadClaims = 0;
+    for (const row of rows.filter((candidate) => candidate.state === 'queued').slice(0, 3)) {
+      if ((await first.store.claimRow(batchId, row.row, 60)).claimed) deadClaims++;
+    }
+    await stopPipeline(first);
+    return { batchId, deadClaims };
+  }
+
+  it('resumes on the next run on the same state: every row settled once, no document charged twice', async () => {
+    const emulator = await startEmulator(30);
+    const state = await mkdtemp(join(tmpdir(), 'credit-screen-state-'));
+    const documents = distinctDocuments(60, 'interrupted');
+    const { batchId, deadClaims } = await interruptedBatch(emulator, state, documents);
+
+    const second = await startPipeline(emulator, state);
+    const done = await second.waitForCompletion(batchId, {
+      pollMs: 100,
+      signal: AbortSignal.timeout(60_000),
+    });
+
+    expect(second.resumed?.requeued).toBeGreaterThan(0);
+    expect(deadClaims).toBeGreaterThan(0);
+    expect(second.resumed?.claimed).toBe(deadClaims);
+    expect(done).toMatchObject({ status: 'completed', settledRows: 60, totalRows: 60 });
+    expect(chargesOf(emulator, documents)).toEqual(documents.map(() => 1));
+  }, 120_000);
+
+  it('cancels an interrupted batch to the end: every row settled, none charged twice', async () => {
+    const emulator = await startEmulator(30);
+    const state = await mkdtemp(join(tmpdir(), 'credit-screen-state-'));
+    const documents = distinctDocuments(60, 'interrupted cancel');
+    const { batchId } = await interruptedBatch(emulator, state, documents);
+
+    const second = await startPipeline(emulator, state);
+    const outcome = await cancelBatch(batchId, { ...second.adapters, logger: second.logger });
+    const done = await second.waitForCompletion(batchId, {
+      pollMs: 100,
+      signal: AbortSignal.timeout(60_000),
+    });
+    const batch = await second.store.getBatch(batchId);
+
+    expect(outcome.outcome).toBe('cancelled');
+    expect(done).toMatchObject({ status: 'completed', settledRows: 60 });
+    expect((batch?.screened ?? 0) + (batch?.cancelled ?? 0)).toBe(60);
+    expect(Math.max(...chargesOf(emulator, documents))).toBe(1);
+  }, 120_000);
+});
