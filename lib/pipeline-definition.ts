@@ -151,7 +151,13 @@ export function claimLeaseSeconds(settings: PipelineSettings): number {
 }
 
 /** Memory of each function, in MB. The ingest streams a million rows in under 256 MB (bench:pipeline). */
-export const FUNCTION_MEMORY = { ingest: 256, worker: 256, finalise: 1024, deadLetter: 256 } as const;
+export const FUNCTION_MEMORY = {
+  ingest: 256,
+  worker: 256,
+  finalise: 1024,
+  deadLetter: 256,
+  sweeper: 256,
+} as const;
 
 /**
  * V8's old-space limit for a function of `memoryMegabytes`: 60%, leaving room for buffers, code and the runtime.
