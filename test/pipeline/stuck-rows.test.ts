@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
 import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
 import { cancelBatch } from '../../lambdas/batch-control/batch-control.ts';
+import type { BatchStore } from '../../lambdas/core/ports/index.ts';
 import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
+import { sweepStuckRows } from '../../lambdas/sweeper/sweep-stuck-rows.ts';
 import { stuckClaimSeconds } from '../../lib/pipeline-definition.ts';
 import { LocalPipeline } from '../../local/local-pipeline.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
@@ -23,13 +25,18 @@ async function startEmulator(latencyMs = 0): Promise<BureauEmulator> {
   return emulator;
 }
 
-async function startPipeline(emulator: BureauEmulator, stateDirectory?: string): Promise<LocalPipeline> {
+async function startPipeline(
+  emulator: BureauEmulator,
+  stateDirectory?: string,
+  options: { eventSources?: boolean } = {},
+): Promise<LocalPipeline> {
   const pipeline = await LocalPipeline.start({
     settings: FAST_SETTINGS,
     bureauBaseUrl: emulator.url,
     token: emulator.token,
     stateDirectory,
     sweepIntervalSeconds: 1,
+    eventSources: options.eventSources,
   });
   open.push(pipeline);
   return pipeline;
@@ -77,9 +84,53 @@ describe('stuck rows', () => {
     expect(chargesOf(emulator, documents)).toEqual(documents.map(() => 1));
   }, 60_000);
 
+  it('leaves the row to a worker that took it over between the sweep reading it and releasing it', async () => {
+    const emulator = await startEmulator();
+    // No workers and no periodic sweep: this test is the only sweeper.
+    const pipeline = await startPipeline(emulator, undefined, { eventSources: false });
+    const { batchId, messages } = await ingestHoldingMessages(pipeline, distinctDocuments(1, 'taken over'));
+    const row = messages[0]?.row ?? 0;
+    await pipeline.store.claimRow(batchId, row, -(stuckClaimSeconds(FAST_SETTINGS) + 60));
+    let takeOver: { claimed: boolean; claimToken?: string } = { claimed: false };
+    // The store as the sweeper sees it: a worker claims the expired row right after the sweeper read it.
+    const store = pipeline.store;
+    const racing = new Proxy(store, {
+      get(target, property) {
+        if (property === 'expiredClaims') {
+          return async (id: string, before: number) => {
+            const claims = await target.expiredClaims(id, before);
+            takeOver = await target.claimRow(batchId, row, 60);
+            return claims;
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as BatchStore;
+    const queue = new RecordingWorkQueue();
+
+    const report = await sweepStuckRows({
+      store: racing,
+      queue,
+      logger: new MemoryLogger(),
+      settings: { stuckClaimSeconds: stuckClaimSeconds(FAST_SETTINGS) },
+    });
+
+    expect(report).toMatchObject({ requeued: 1, claimed: 1 });
+    expect(queue.work.map((message) => message.row)).toEqual([row]);
+    expect(takeOver.claimed).toBe(true);
+    expect(await pipeline.store.getRows(batchId, [row])).toMatchObject([{ state: 'claimed' }]);
+    expect(
+      await pipeline.store.settleRow(batchId, row, takeOver.claimToken ?? '', {
+        outcome: 'failed',
+        reason: 'settled by the worker that took the row over',
+      }),
+    ).toBe(true);
+  }, 60_000);
+
   it('leaves alone a claim whose message can still come back', async () => {
     const emulator = await startEmulator();
-    const pipeline = await startPipeline(emulator);
+    const pipeline = await startPipeline(emulator, undefined, { eventSources: false });
     const { batchId, messages } = await ingestHoldingMessages(pipeline, distinctDocuments(2, 'live claim'));
     const justExpired = -1;
     await pipeline.store.claimRow(batchId, messages[0]?.row ?? 0, justExpired);
