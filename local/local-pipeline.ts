@@ -73,9 +73,6 @@ export interface LocalPipelineOptions {
   readonly sweepIntervalSeconds?: number;
 }
 
-/** What `LocalPipeline.start` found of an interrupted earlier run on the same state, and queued again. */
-export type ResumeReport = SweepReport;
-
 export interface DownloadedResults {
   readonly directory: string;
   readonly manifest: BatchManifest;
@@ -95,8 +92,7 @@ export class LocalPipeline {
   readonly #ingest: ReturnType<typeof createIngestHandler>;
   readonly #adapters: ReturnType<typeof createPipelineAdapters>;
   readonly #sweeper: SweeperDependencies;
-  /** Batches of an interrupted earlier run on this state that were resumed at start (null: nothing to resume). */
-  resumed: ResumeReport | null = null;
+  #resumed: SweepReport | null = null;
 
   private constructor(
     readonly stack: LocalStack,
@@ -190,7 +186,12 @@ export class LocalPipeline {
 
   async #resume(): Promise<void> {
     const report = await resumeInterruptedBatches(this.#sweeper);
-    if (report.requeued > 0 || report.finalisations > 0) this.resumed = report;
+    if (report.requeued > 0 || report.finalisations > 0) this.#resumed = report;
+  }
+
+  /** What an interrupted earlier run on this state left unfinished and `start` queued again; null if nothing. */
+  get resumed(): SweepReport | null {
+    return this.#resumed;
   }
 
   #sweepTimer: NodeJS.Timeout | null = null;

@@ -117,21 +117,26 @@ async function sweep(
   const batches = recent.filter(isScreening);
   let requeued = 0;
   let claimed = 0;
+  const failures: unknown[] = [];
   for (const batch of batches) {
-    const rows = await rowsOf(batch);
-    await requeue(batch, rows, deps);
-    requeued += rows.length;
-    claimed += rows.filter((row) => row.claimToken !== null).length;
-    if (rows.length > 0) {
-      deps.logger.warn(what, {
-        batchId: batch.batchId,
-        rows: rows.length,
-        claimed: rows.filter((row) => row.claimToken !== null).length,
-      });
+    try {
+      const rows = await rowsOf(batch);
+      await requeue(batch, rows, deps);
+      const heldRows = rows.filter((row) => row.claimToken !== null).length;
+      requeued += rows.length;
+      claimed += heldRows;
+      if (rows.length > 0)
+        deps.logger.warn(what, { batchId: batch.batchId, rows: rows.length, claimed: heldRows });
+      // The last settle of a batch may have failed before it could ask for the finalisation; nobody else will.
+      await finaliseIfLast(batch.batchId, deps);
+    } catch (error) {
+      // One batch that cannot be swept must not keep the others stuck; the sweep still fails, for its alarm.
+      deps.logger.error('could not sweep a batch', { batchId: batch.batchId, error: String(error) });
+      failures.push(error);
     }
-    // The last settle of a batch may have failed before it could ask for the finalisation; nobody else will.
-    await finaliseIfLast(batch.batchId, deps);
   }
+  if (failures.length > 0)
+    throw new AggregateError(failures, `${failures.length} batches could not be swept`);
   return { batches: batches.length, requeued, claimed, finalisations: 0 };
 }
 

@@ -60,6 +60,17 @@ async function ingestHoldingMessages(pipeline: LocalPipeline, documents: readonl
   return { batchId: outcome.batchId, messages: queue.work };
 }
 
+/** The store with its `expiredClaims` replaced (every other method is the real store's). */
+function withExpiredClaims(store: BatchStore, expiredClaims: BatchStore['expiredClaims']): BatchStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'expiredClaims') return expiredClaims;
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 const chargesOf = (emulator: BureauEmulator, documents: readonly string[]) =>
   documents.map((document) => emulator.stats().chargesByDocument[document] ?? 0);
 
@@ -94,19 +105,11 @@ describe('stuck rows', () => {
     let takeOver: { claimed: boolean; claimToken?: string } = { claimed: false };
     // The store as the sweeper sees it: a worker claims the expired row right after the sweeper read it.
     const store = pipeline.store;
-    const racing = new Proxy(store, {
-      get(target, property) {
-        if (property === 'expiredClaims') {
-          return async (id: string, before: number) => {
-            const claims = await target.expiredClaims(id, before);
-            takeOver = await target.claimRow(batchId, row, 60);
-            return claims;
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as BatchStore;
+    const racing = withExpiredClaims(store, async (id, before) => {
+      const claims = await store.expiredClaims(id, before);
+      takeOver = await store.claimRow(batchId, row, 60);
+      return claims;
+    });
     const queue = new RecordingWorkQueue();
 
     const report = await sweepStuckRows({
@@ -126,6 +129,33 @@ describe('stuck rows', () => {
         reason: 'settled by the worker that took the row over',
       }),
     ).toBe(true);
+  }, 60_000);
+
+  it('sweeps the other batches when one cannot be swept, and still fails (for its alarm)', async () => {
+    const emulator = await startEmulator();
+    const pipeline = await startPipeline(emulator, undefined, { eventSources: false });
+    const longAgo = -(stuckClaimSeconds(FAST_SETTINGS) + 60);
+    const broken = await ingestHoldingMessages(pipeline, distinctDocuments(1, 'broken batch'));
+    const fine = await ingestHoldingMessages(pipeline, distinctDocuments(1, 'fine batch'));
+    for (const { batchId, messages } of [broken, fine])
+      await pipeline.store.claimRow(batchId, messages[0]?.row ?? 0, longAgo);
+    const store = pipeline.store;
+    const failing = withExpiredClaims(store, (id, before) =>
+      id === broken.batchId
+        ? Promise.reject(new Error('throttled (simulated)'))
+        : store.expiredClaims(id, before),
+    );
+    const queue = new RecordingWorkQueue();
+
+    const sweep = sweepStuckRows({
+      store: failing,
+      queue,
+      logger: new MemoryLogger(),
+      settings: { stuckClaimSeconds: stuckClaimSeconds(FAST_SETTINGS) },
+    });
+
+    await expect(sweep).rejects.toThrow('1 batches could not be swept');
+    expect(queue.work.map((message) => message.batchId)).toEqual([fine.batchId]);
   }, 60_000);
 
   it('leaves alone a claim whose message can still come back', async () => {
