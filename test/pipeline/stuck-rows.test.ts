@@ -8,7 +8,7 @@ import { cancelBatch } from '../../lambdas/batch-control/batch-control.ts';
 import type { BatchStore } from '../../lambdas/core/ports/index.ts';
 import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
 import { sweepStuckRows } from '../../lambdas/sweeper/sweep-stuck-rows.ts';
-import { stuckClaimSeconds } from '../../lib/pipeline-definition.ts';
+import { type PipelineSettings, stuckClaimSeconds } from '../../lib/pipeline-definition.ts';
 import { LocalPipeline } from '../../local/local-pipeline.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { FAST_SETTINGS, writeCsv } from '../factories/pipeline.ts';
@@ -28,10 +28,10 @@ async function startEmulator(latencyMs = 0): Promise<BureauEmulator> {
 async function startPipeline(
   emulator: BureauEmulator,
   stateDirectory?: string,
-  options: { eventSources?: boolean } = {},
+  options: { eventSources?: boolean; settings?: Partial<PipelineSettings> } = {},
 ): Promise<LocalPipeline> {
   const pipeline = await LocalPipeline.start({
-    settings: FAST_SETTINGS,
+    settings: { ...FAST_SETTINGS, ...options.settings },
     bureauBaseUrl: emulator.url,
     token: emulator.token,
     stateDirectory,
@@ -177,11 +177,14 @@ describe('stuck rows', () => {
 describe('an interrupted local run', () => {
   /** Runs a batch until some rows are settled, then stops the pipeline as Ctrl-C would, a worker's claim left. */
   async function interruptedBatch(emulator: BureauEmulator, state: string, documents: readonly string[]) {
-    const first = await startPipeline(emulator, state);
+    // Two calls at a time: the batch is still well under way when the run stops.
+    const first = await startPipeline(emulator, state, {
+      settings: { workerConcurrency: 2, callsPerInvocation: 1 },
+    });
     const { batchId } = await first.submit(await writeCsv('list.csv', customerListCsv(documents)), 'a');
     for (;;) {
       const progress = await first.progress(batchId);
-      if (progress.settledRows >= 5) break;
+      if (progress.settledRows >= 3) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     // A worker that dies holding a row (killed mid-call) leaves its claim behind.
@@ -198,41 +201,41 @@ describe('an interrupted local run', () => {
   }
 
   it('resumes on the next run on the same state: every row settled once, no document charged twice', async () => {
-    const emulator = await startEmulator(30);
+    const emulator = await startEmulator(200);
     const state = await mkdtemp(join(tmpdir(), 'credit-screen-state-'));
-    const documents = distinctDocuments(60, 'interrupted');
+    const documents = distinctDocuments(30, 'interrupted');
     const { batchId, deadClaims } = await interruptedBatch(emulator, state, documents);
 
     const second = await startPipeline(emulator, state);
     const done = await second.waitForCompletion(batchId, {
       pollMs: 100,
-      signal: AbortSignal.timeout(60_000),
+      signal: AbortSignal.timeout(150_000),
     });
 
     expect(second.resumed?.requeued).toBeGreaterThan(0);
     expect(deadClaims).toBeGreaterThan(0);
     expect(second.resumed?.claimed).toBe(deadClaims);
-    expect(done).toMatchObject({ status: 'completed', settledRows: 60, totalRows: 60 });
+    expect(done).toMatchObject({ status: 'completed', settledRows: 30, totalRows: 30 });
     expect(chargesOf(emulator, documents)).toEqual(documents.map(() => 1));
-  }, 120_000);
+  }, 240_000);
 
   it('cancels an interrupted batch to the end: every row settled, none charged twice', async () => {
-    const emulator = await startEmulator(30);
+    const emulator = await startEmulator(200);
     const state = await mkdtemp(join(tmpdir(), 'credit-screen-state-'));
-    const documents = distinctDocuments(60, 'interrupted cancel');
+    const documents = distinctDocuments(30, 'interrupted cancel');
     const { batchId } = await interruptedBatch(emulator, state, documents);
 
     const second = await startPipeline(emulator, state);
     const outcome = await cancelBatch(batchId, { ...second.adapters, logger: second.logger });
     const done = await second.waitForCompletion(batchId, {
       pollMs: 100,
-      signal: AbortSignal.timeout(60_000),
+      signal: AbortSignal.timeout(150_000),
     });
     const batch = await second.store.getBatch(batchId);
 
     expect(outcome.outcome).toBe('cancelled');
-    expect(done).toMatchObject({ status: 'completed', settledRows: 60 });
-    expect((batch?.screened ?? 0) + (batch?.cancelled ?? 0)).toBe(60);
+    expect(done).toMatchObject({ status: 'completed', settledRows: 30 });
+    expect((batch?.screened ?? 0) + (batch?.cancelled ?? 0)).toBe(30);
     expect(Math.max(...chargesOf(emulator, documents))).toBe(1);
-  }, 120_000);
+  }, 240_000);
 });
