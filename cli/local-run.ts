@@ -184,7 +184,7 @@ export async function runLocally<T>(
     );
     if (pipeline.resumed) {
       process.stderr.write(
-        `an interrupted run left ${pipeline.resumed.batches} batches unfinished: ${pipeline.resumed.requeued} documents queued again; \`credit-screen resume\` finishes them\n`,
+        `an interrupted run left unfinished batches here: ${pipeline.resumed.requeued} documents queued again; \`credit-screen resume\` finishes them\n`,
       );
     }
     controller.signal.throwIfAborted();

@@ -215,7 +215,7 @@ export function registerBatchControlCommands(program: Command): void {
       print({ batches: unfinished.map((batch) => batch.batchId), resumed }, options, () =>
         unfinished.length === 0
           ? `nothing to resume in ${connection.where}`
-          : `resuming ${unfinished.length} batches (${resumed?.requeued ?? 0} documents queued again)`,
+          : `resuming ${unfinished.length === 1 ? '1 batch' : `${unfinished.length} batches`} (${resumed?.requeued ?? 0} documents queued again)`,
       );
       // Each batch's results go to out/<batchId>: one --out directory cannot hold several batches.
       for (const batch of unfinished)

@@ -54,7 +54,7 @@ describe('credit-screen resume', () => {
     expect(batch).toMatchObject({ status: 'running' });
     expect(batch?.settled).toBeLessThan(40);
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/resuming 1 batches \(\d+ documents queued again\)/);
+    expect(resumed.stdout).toMatch(/resuming 1 batch \(\d+ documents queued again\)/);
     expect(manifest.counts).toMatchObject({ rows: 40, screened: 40, failed: 0 });
   }, 180_000);
 
