@@ -182,6 +182,11 @@ export async function runLocally<T>(
         `${emulator ? `, bureau emulator ${emulator.url}` : ''}` +
         `${state ? `; state in ${pipeline.stack.state?.directory}` : ''}\n`,
     );
+    if (pipeline.resumed) {
+      process.stderr.write(
+        `an interrupted run left unfinished batches here: ${pipeline.resumed.requeued} documents queued again; \`credit-screen resume\` finishes them\n`,
+      );
+    }
     controller.signal.throwIfAborted();
     const running = pipeline;
     const run: LocalRun = {

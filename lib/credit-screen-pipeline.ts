@@ -4,6 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -33,6 +34,7 @@ import {
   portfolioRunInput,
   queueSpecs,
   S3_LAYOUT,
+  SWEEP_INTERVAL_MINUTES,
   scheduleEnvironmentVariables,
   TABLE,
   validateSettings,
@@ -243,6 +245,8 @@ export class CreditScreenPipeline extends Construct {
   readonly deadLetterFunction: NodejsFunction;
   /** Keeps each uploaded portfolio's schedule in line with its files. */
   readonly portfolioSchedulesFunction: NodejsFunction;
+  /** Runs every few minutes and queues again the rows left stuck in a claim whose message is gone. */
+  readonly sweeperFunction: NodejsFunction;
   /** Holds every portfolio schedule, declared or uploaded. */
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
   /** What EventBridge Scheduler assumes to start a re-screen (it may only invoke the ingest function). */
@@ -305,6 +309,14 @@ export class CreditScreenPipeline extends Construct {
       timeToLiveAttribute: TABLE.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy,
+    });
+    const claimedRows = TABLE.claimedRowsIndex;
+    this.table.addGlobalSecondaryIndex({
+      indexName: claimedRows.name,
+      partitionKey: { name: claimedRows.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: claimedRows.sortKey, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...claimedRows.projected],
     });
 
     const queueSpec = queueSpecs(settings);
@@ -422,6 +434,13 @@ export class CreditScreenPipeline extends Construct {
     this.workerFunction = fn('Worker', 'worker/handler.ts', { spec: 'worker' });
     this.finaliseFunction = fn('Finalise', 'finalise/handler.ts', { spec: 'finalise' });
     this.deadLetterFunction = fn('DeadLetter', 'dead-letter/handler.ts', { spec: 'deadLetter' });
+    this.sweeperFunction = fn('Sweeper', 'sweeper/handler.ts', { spec: 'sweeper' });
+    // A missed sweep is made up by the next one: no retries, and never two sweeps at once from retries.
+    new events.Rule(this, 'SweepSchedule', {
+      description: 'credit-screen: queue again rows left stuck in a claim',
+      schedule: events.Schedule.rate(Duration.minutes(SWEEP_INTERVAL_MINUTES)),
+      targets: [new eventTargets.LambdaFunction(this.sweeperFunction, { retryAttempts: 0 })],
+    });
 
     // Portfolio monitoring: one schedule group; Scheduler may only invoke ingest, with a portfolio run.
     const declared = validatedPortfolios(props.portfolios ?? []);
@@ -504,6 +523,18 @@ export class CreditScreenPipeline extends Construct {
     this.table.grantReadWriteData(this.deadLetterFunction);
     this.finaliseQueue.grantSendMessages(this.deadLetterFunction);
 
+    // The sweeper lists batches, queries the claimed-rows index, releases claims and asks for finalisations.
+    this.table.grant(
+      this.sweeperFunction,
+      'dynamodb:Query',
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:UpdateItem',
+    );
+    this.key.grantEncryptDecrypt(this.sweeperFunction);
+    this.workQueue.grantSendMessages(this.sweeperFunction);
+    this.finaliseQueue.grantSendMessages(this.sweeperFunction);
+
     this.bucket.addEventNotification(
       s3.EventType.OBJECT_CREATED,
       new s3n.LambdaDestination(this.ingestFunction),
@@ -517,6 +548,7 @@ export class CreditScreenPipeline extends Construct {
       finalise: this.finaliseFunction,
       deadLetter: this.deadLetterFunction,
       portfolioSchedules: this.portfolioSchedulesFunction,
+      sweeper: this.sweeperFunction,
     };
     for (const source of eventSourceSpecs(settings)) {
       const sourceQueue = queues.get(source.queue);
@@ -532,12 +564,20 @@ export class CreditScreenPipeline extends Construct {
       );
     }
 
-    const alarm = (name: string, metric: cloudwatch.IMetric, description: string) => {
+    const alarm = (
+      name: string,
+      metric: cloudwatch.IMetric,
+      description: string,
+      periods: { evaluationPeriods: number; datapointsToAlarm: number } = {
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+      },
+    ) => {
       const created = new cloudwatch.Alarm(this, name, {
         metric,
         threshold: 0,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
+        ...periods,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         alarmDescription: description,
       });
@@ -570,6 +610,24 @@ export class CreditScreenPipeline extends Construct {
         'IngestErrorsAlarm',
         this.ingestFunction.metricErrors({ period: Duration.minutes(5) }),
         'Uploads are failing to ingest.',
+      ),
+      alarm(
+        'StuckRowsAlarm',
+        new logs.MetricFilter(this, 'StuckRowsRequeued', {
+          logGroup: this.sweeperFunction.logGroup,
+          // The sweeper logs each sweep's figures (`sweep done`); a sweep that found nothing counts 0.
+          filterPattern: logs.FilterPattern.numberValue('$.requeued', '>=', 0),
+          metricNamespace: 'credit-screen',
+          metricName: 'StuckRowsRequeued',
+          metricValue: '$.requeued',
+        }).metric({ period: Duration.minutes(SWEEP_INTERVAL_MINUTES), statistic: 'Sum' }),
+        'Rows keep getting stuck in a claim with no message left (the sweeper queued some again in two of the last three sweeps): look for what deletes work messages or ends workers early.',
+        { evaluationPeriods: 3, datapointsToAlarm: 2 },
+      ),
+      alarm(
+        'SweeperErrorsAlarm',
+        this.sweeperFunction.metricErrors({ period: Duration.minutes(SWEEP_INTERVAL_MINUTES) }),
+        'The sweeper is failing: stuck rows are not being queued again.',
       ),
       alarm(
         'PortfolioSchedulesErrorsAlarm',
@@ -645,8 +703,14 @@ export class CreditScreenPipeline extends Construct {
       this.finaliseFunction,
       this.deadLetterFunction,
       this.portfolioSchedulesFunction,
+      this.sweeperFunction,
     ]) {
       const role = fn.role as Construct;
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.table.node.defaultChild as never)}.Arn>/index/*]`,
+        reason:
+          'Generated by CDK table grants: the indexes of the pipeline table only (the sparse claimed-rows index).',
+      });
       Validations.of(role).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         reason: 'The AWS-managed basic execution role only lets the function write its own logs.',

@@ -12,6 +12,18 @@ export const TABLE = {
   sortKey: 'sk',
   /** Epoch seconds after which DynamoDB deletes an item (LGPD retention). */
   timeToLiveAttribute: 'expiresAt',
+  /**
+   * Sparse index of the rows a worker holds, per batch, by the time their claim runs out: only a claimed row has
+   * both `batchId` and `claimExpiresAt` (a claim sets the lease, a settle or release removes it), so the sweeper
+   * finds the claims that ran out with one query per batch, never a scan.
+   */
+  claimedRowsIndex: {
+    name: 'claimed-rows',
+    partitionKey: 'batchId',
+    sortKey: 'claimExpiresAt',
+    /** What the sweeper reads from the index besides the keys. */
+    projected: ['row', 'document', 'claimToken'],
+  },
 } as const;
 
 /** Settings the two environments share; the construct's props and the runner's options override the defaults. */
@@ -123,6 +135,18 @@ export function workQueueVisibilitySeconds(settings: PipelineSettings): number {
   return settings.workerTimeoutSeconds * 6;
 }
 
+/**
+ * How long after its lease ran out a claimed row counts as stuck. A message still in the queue comes back within
+ * the queue's visibility timeout of the receive that claimed the row, and takes the row over: past that, the
+ * message is gone (deleted while the claim stayed, or expired) and the sweeper queues the row again.
+ */
+export function stuckClaimSeconds(settings: PipelineSettings): number {
+  return workQueueVisibilitySeconds(settings);
+}
+
+/** How often the sweeper looks for stuck rows (a scheduled function in AWS, a timer in a local run). */
+export const SWEEP_INTERVAL_MINUTES = 5;
+
 /** How long a worker's claim on a row lasts: a bureau call with its timeout, plus margin. A crash frees it then. */
 export function claimLeaseSeconds(settings: PipelineSettings): number {
   return settings.bureauTimeoutSeconds * 2 + 10;
@@ -135,6 +159,7 @@ export const FUNCTION_MEMORY = {
   finalise: 1024,
   deadLetter: 256,
   portfolioSchedules: 256,
+  sweeper: 256,
 } as const;
 
 /** The pipeline's functions, by the names the construct and the local runner both use. */
@@ -154,6 +179,8 @@ export function functionSpecs(settings: PipelineSettings): Readonly<Record<Pipel
     finalise: { memoryMegabytes: FUNCTION_MEMORY.finalise, timeoutSeconds: 900 },
     deadLetter: { memoryMegabytes: FUNCTION_MEMORY.deadLetter, timeoutSeconds: 60 },
     portfolioSchedules: { memoryMegabytes: FUNCTION_MEMORY.portfolioSchedules, timeoutSeconds: 60 },
+    // A sweep never outlasts the interval to the next one.
+    sweeper: { memoryMegabytes: FUNCTION_MEMORY.sweeper, timeoutSeconds: SWEEP_INTERVAL_MINUTES * 60 },
   };
 }
 
@@ -240,13 +267,16 @@ export function eventSourceSpecs(settings: PipelineSettings): readonly EventSour
  * portfolio schedule, the stack's declared ones and those the portfolio-schedules function creates.
  */
 export const PORTFOLIO_RUN_SCHEDULE = {
-  /** Scheduler replaces this with the execution id, so a retried invocation of one run is the same batch. */
-  runIdPlaceholder: '<aws.scheduler.execution-id>',
+  /**
+   * Scheduler fills in the time the run was scheduled for, which every retry of that run repeats (its execution id
+   * does not: it is new for each attempt), so a retried run maps to the same batch.
+   */
+  runIdPlaceholder: '<aws.scheduler.scheduled-time>',
   /** A run that cannot start is retried for a while; a re-screen an hour late is still worth having. */
   retryPolicy: { maximumRetryAttempts: 10, maximumEventAgeInSeconds: 3600 },
 } as const;
 
-/** The ingest function's input for a portfolio run (`runId` defaults to Scheduler's execution-id placeholder). */
+/** The ingest function's input for a portfolio run (`runId` defaults to Scheduler's scheduled-time placeholder). */
 export function portfolioRunInput(
   portfolio: string,
   options: { readonly runId?: string; readonly settings?: object } = {},

@@ -24,6 +24,12 @@ import { createFinaliseHandler } from '../lambdas/finalise/finalise-handler.ts';
 import { createIngestHandler } from '../lambdas/ingest/ingest-handler.ts';
 import type { IngestOutcome, UploadedObject } from '../lambdas/ingest/ingest-upload.ts';
 import type { PortfolioRunOutcome } from '../lambdas/ingest/run-portfolio.ts';
+import {
+  resumeInterruptedBatches,
+  type SweeperDependencies,
+  type SweepReport,
+  sweepStuckRows,
+} from '../lambdas/sweeper/sweep-stuck-rows.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
 import {
   type PipelineFunction,
@@ -31,6 +37,7 @@ import {
   type PipelineSettings,
   portfolioRunInput,
   S3_LAYOUT,
+  stuckClaimSeconds,
   validateSettings,
 } from '../lib/pipeline-definition.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
@@ -61,12 +68,20 @@ export interface LocalPipelineOptions {
    * @default false
    */
   readonly watchUploads?: boolean;
+  /**
+   * How often the sweeper looks for stuck rows while the workers run. Shorter than in AWS: local runs last
+   * minutes, and their claims count as stuck after two (six times the worker timeout).
+   * @default 30
+   */
+  readonly sweepIntervalSeconds?: number;
 }
 
 export interface DownloadedResults {
   readonly directory: string;
   readonly manifest: BatchManifest;
 }
+
+const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
 
 /**
  * The whole pipeline on one machine, with the same handlers as in AWS: the local stack (DynamoDB Local, fauxqs)
@@ -79,6 +94,8 @@ export class LocalPipeline {
   readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
   readonly #ingest: ReturnType<typeof createIngestHandler>;
   readonly #adapters: ReturnType<typeof createPipelineAdapters>;
+  readonly #sweeper: SweeperDependencies;
+  #resumed: SweepReport | null = null;
 
   private constructor(
     readonly stack: LocalStack,
@@ -104,6 +121,11 @@ export class LocalPipeline {
         freshnessHours: settings.freshnessHours,
       },
     });
+    this.#sweeper = {
+      ...adapters,
+      logger: this.logger,
+      settings: { stuckClaimSeconds: stuckClaimSeconds(settings) },
+    };
     const onInvocationError = (error: unknown) =>
       this.logger.error('invocation failed', { error: String(error) });
     const handlers = {
@@ -150,9 +172,48 @@ export class LocalPipeline {
       fresh: options.fresh,
     });
     const pipeline = new LocalPipeline(stack, settings, options);
-    if (options.eventSources !== false) for (const source of pipeline.#sources.values()) source.start();
+    if (options.eventSources !== false) {
+      try {
+        // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.
+        if (options.stateDirectory !== undefined) await pipeline.#resume();
+        for (const source of pipeline.#sources.values()) source.start();
+        pipeline.#sweepEvery((options.sweepIntervalSeconds ?? DEFAULT_SWEEP_INTERVAL_SECONDS) * 1000);
+      } catch (error) {
+        await pipeline.stop();
+        throw error;
+      }
+    }
     if (options.watchUploads) await pipeline.#watchUploads();
     return pipeline;
+  }
+
+  async #resume(): Promise<void> {
+    const report = await resumeInterruptedBatches(this.#sweeper);
+    if (report.requeued > 0 || report.finalisations > 0) this.#resumed = report;
+  }
+
+  /** What an interrupted earlier run on this state left unfinished and `start` queued again; null if nothing. */
+  get resumed(): SweepReport | null {
+    return this.#resumed;
+  }
+
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #sweeping: Promise<unknown> = Promise.resolve();
+
+  #sweepEvery(intervalMs: number): void {
+    const tick = () => {
+      this.#sweeping = this.sweep()
+        .catch((error: unknown) => this.logger.error('sweep failed', { error: String(error) }))
+        .finally(() => {
+          if (this.#sweepTimer !== null) this.#sweepTimer = setTimeout(tick, intervalMs);
+        });
+    };
+    this.#sweepTimer = setTimeout(tick, intervalMs);
+  }
+
+  /** Queues again the rows whose claim ran out with no message left (what the scheduled sweeper does in AWS). */
+  sweep(now?: number): Promise<SweepReport> {
+    return sweepStuckRows(now === undefined ? this.#sweeper : { ...this.#sweeper, now: () => now });
   }
 
   #watcher: NodeJS.Timeout | null = null;
@@ -340,7 +401,9 @@ export class LocalPipeline {
   async stop(): Promise<void> {
     if (this.#watcher !== null) clearTimeout(this.#watcher);
     this.#watcher = null;
-    await this.#watching;
+    if (this.#sweepTimer !== null) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = null;
+    await Promise.all([this.#watching, this.#sweeping]);
     await Promise.all([...this.#sources.values()].map((source) => source.stop()));
     await this.stack.stop();
   }

@@ -6,8 +6,10 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  type GlobalSecondaryIndex,
   ListTablesCommand,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -288,12 +290,13 @@ async function deleteExpiredItems(dynamo: PipelineClients['dynamo'], tableName: 
   return deleted;
 }
 
-async function tableExists(dynamo: DynamoDBClient, tableName: string): Promise<boolean> {
+/** The table's indexes, whether they exist yet (a database kept from before an index was added lacks it). */
+async function describeIndexes(dynamo: DynamoDBClient, tableName: string): Promise<string[] | null> {
   try {
-    await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
-    return true;
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+    return (Table?.GlobalSecondaryIndexes ?? []).flatMap((index) => index.IndexName ?? []);
   } catch (error) {
-    if (error instanceof ResourceNotFoundException) return false;
+    if (error instanceof ResourceNotFoundException) return null;
     throw error;
   }
 }
@@ -303,8 +306,12 @@ async function createResources(
   dynamo: DynamoDBClient,
   description: LocalPipelineDescription,
 ): Promise<LocalResources> {
-  // A kept database already has the table (and its TTL setting) from an earlier run.
-  if (!(await tableExists(dynamo, LOCAL_NAMES.table))) await createTable(dynamo, description.table);
+  // A kept database already has the table (and its TTL setting) from an earlier run; one kept from before the
+  // claimed-rows index existed gets it added.
+  const indexes = await describeIndexes(dynamo, LOCAL_NAMES.table);
+  if (indexes === null) await createTable(dynamo, description.table);
+  else if (!indexes.includes(description.table.claimedRowsIndex.name))
+    await addClaimedRowsIndex(dynamo, description.table);
   await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
   const urls = await createQueues(clients.sqs, description.queues);
   return {
@@ -317,7 +324,27 @@ async function createResources(
   };
 }
 
+/** The claimed-rows index as `lib/pipeline-definition.ts` defines it (the construct builds the same). */
+function claimedRowsIndex(table: LocalPipelineDescription['table']) {
+  const index = table.claimedRowsIndex;
+  return {
+    attributes: [
+      { AttributeName: index.partitionKey, AttributeType: 'S' },
+      { AttributeName: index.sortKey, AttributeType: 'N' },
+    ] as const,
+    index: {
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
+    } satisfies GlobalSecondaryIndex,
+  };
+}
+
 async function createTable(dynamo: DynamoDBClient, table: LocalPipelineDescription['table']): Promise<void> {
+  const claimedRows = claimedRowsIndex(table);
   await dynamo.send(
     new CreateTableCommand({
       TableName: LOCAL_NAMES.table,
@@ -325,17 +352,33 @@ async function createTable(dynamo: DynamoDBClient, table: LocalPipelineDescripti
       AttributeDefinitions: [
         { AttributeName: table.partitionKey, AttributeType: 'S' },
         { AttributeName: table.sortKey, AttributeType: 'S' },
+        ...claimedRows.attributes,
       ],
       KeySchema: [
         { AttributeName: table.partitionKey, KeyType: 'HASH' },
         { AttributeName: table.sortKey, KeyType: 'RANGE' },
       ],
+      GlobalSecondaryIndexes: [claimedRows.index],
     }),
   );
   await dynamo.send(
     new UpdateTimeToLiveCommand({
       TableName: LOCAL_NAMES.table,
       TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
+    }),
+  );
+}
+
+async function addClaimedRowsIndex(
+  dynamo: DynamoDBClient,
+  table: LocalPipelineDescription['table'],
+): Promise<void> {
+  const claimedRows = claimedRowsIndex(table);
+  await dynamo.send(
+    new UpdateTableCommand({
+      TableName: LOCAL_NAMES.table,
+      AttributeDefinitions: [...claimedRows.attributes],
+      GlobalSecondaryIndexUpdates: [{ Create: claimedRows.index }],
     }),
   );
 }

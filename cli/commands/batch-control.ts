@@ -28,7 +28,7 @@ function print(value: unknown, options: TargetOptions, human: () => string): voi
   process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
 }
 
-function describeStatus(view: BatchStatusView): string {
+function describeStatus(view: BatchStatusView, local: boolean): string {
   const progress =
     view.toScreen === null ? 'ingesting' : `${view.settled}/${view.toScreen} documents settled`;
   return [
@@ -38,6 +38,9 @@ function describeStatus(view: BatchStatusView): string {
     `  progress    ${progress}`,
     `  rows        ${view.rows}: screened ${view.screened}, cached ${view.cached}, duplicate ${view.duplicates}, invalid ${view.invalid}, failed ${view.failed}, cancelled ${view.cancelled}`,
     ...(view.failure ? [`  refused     ${view.failure.message}`] : []),
+    ...(local && (view.status === 'running' || view.status === 'finalising')
+      ? [`  resume      if the run that started it was interrupted: credit-screen resume`]
+      : []),
     ...(view.tokenState === 'rejected' ? ['  token       rejected by the bureau'] : []),
   ].join('\n');
 }
@@ -88,6 +91,9 @@ async function followAndDownload(
   process.stderr.write(`results (revision ${manifest.revision}, ${manifest.status}) in ${directory}\n`);
 }
 
+/** How many of the newest batches `resume` looks at (the local sweeper's own limit). */
+const RESUME_LOOKBACK = 1000;
+
 export function registerBatchControlCommands(program: Command): void {
   addTargetOptions(
     program
@@ -122,7 +128,7 @@ export function registerBatchControlCommands(program: Command): void {
       const batch = await connection.store.getBatch(batchId);
       if (batch === null) throw new CliError(`no batch ${batchId} in ${connection.where}`);
       const view = statusView(batch);
-      print(view, options, () => describeStatus(view));
+      print(view, options, () => describeStatus(view, connection.local !== null));
     }),
   );
 
@@ -189,4 +195,31 @@ export function registerBatchControlCommands(program: Command): void {
       if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
     }),
   );
+
+  workOptions(
+    program
+      .command('resume')
+      .description(
+        'Finish the batches an interrupted local run left unfinished (its queues were lost with it), then download their results',
+      ),
+  ).action(async (options: WorkOptions) => {
+    if (options.stack)
+      throw new CliError(
+        'resume is for the local state: a deployed stack resumes stuck rows by itself (its sweeper)',
+      );
+    return withTarget(options, async (connection) => {
+      const unfinished = (await connection.store.listBatches(RESUME_LOOKBACK)).filter(
+        (batch) => batch.status === 'running' || batch.status === 'finalising',
+      );
+      const resumed = connection.local?.resumed;
+      print({ batches: unfinished.map((batch) => batch.batchId), resumed }, options, () =>
+        unfinished.length === 0
+          ? `nothing to resume in ${connection.where}`
+          : `resuming ${unfinished.length === 1 ? '1 batch' : `${unfinished.length} batches`} (${resumed?.requeued ?? 0} documents queued again)`,
+      );
+      // Each batch's results go to out/<batchId>: one --out directory cannot hold several batches.
+      for (const batch of unfinished)
+        await followAndDownload(connection, batch.batchId, { ...options, out: undefined });
+    });
+  });
 }

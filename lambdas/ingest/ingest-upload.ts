@@ -120,11 +120,10 @@ async function* hashing(
  */
 export async function ingestUpload(upload: UploadedObject, deps: IngestDependencies): Promise<IngestOutcome> {
   const { store, objects, queue, logger, settings } = deps;
-  const now = deps.now ?? (() => new Date());
   const bureau = upload.portfolio?.bureau ?? bureauForKey(upload.key, settings.defaultBureau);
   // A portfolio says how old a reused report may be (by default it asks again); an upload uses the deployment's.
   const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
-  const batchId = batchIdFor(upload, now());
+  const batchId = batchIdFor(upload);
   const created = await store.createBatch({
     batchId,
     sourceBucket: upload.bucket,

@@ -36,6 +36,7 @@ export async function startTestPipeline(
     stateDirectory?: string;
     fresh?: boolean;
     watchUploads?: boolean;
+    sweepIntervalSeconds?: number;
   } = {},
 ): Promise<TestPipeline> {
   const emulator = await BureauEmulator.start(options.emulator);
@@ -49,6 +50,7 @@ export async function startTestPipeline(
       stateDirectory: options.stateDirectory,
       fresh: options.fresh,
       watchUploads: options.watchUploads,
+      sweepIntervalSeconds: options.sweepIntervalSeconds,
     });
     return {
       emulator,

@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../../lib/pipeline-definition.ts';
+import { DEFAULT_SETTINGS, FUNCTION_MEMORY, type PipelineSettings } from '../../lib/pipeline-definition.ts';
 import { synthesizeStack } from '../factories/synthesized-stack.ts';
 
 /** A value for every setting, each different from its default, so an ignored one shows. */
@@ -44,7 +44,7 @@ describe('CreditScreenPipeline props', () => {
     const { template } = synthesizeStack({ settings: EVERY_SETTING });
 
     const settings = deployedSettings(template);
-    expect(settings).toHaveLength(5);
+    expect(settings).toHaveLength(Object.keys(FUNCTION_MEMORY).length);
     for (const deployed of settings) expect(deployed).toEqual(EVERY_SETTING);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 7,

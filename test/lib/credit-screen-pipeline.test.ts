@@ -88,12 +88,12 @@ describe('CreditScreenPipeline', () => {
     });
   });
 
-  it('runs five Node.js 22 ARM functions, with the token secret referenced by ARN and never by value', () => {
+  it('runs six Node.js 22 ARM functions, with the token secret referenced by ARN and never by value', () => {
     const { template } = built;
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x' },
     });
-    expect(Object.keys(functions)).toHaveLength(5);
+    expect(Object.keys(functions)).toHaveLength(6);
     for (const [, fn] of Object.entries(functions)) {
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       const variables = fn.Properties.Environment.Variables;
@@ -122,7 +122,7 @@ describe('CreditScreenPipeline', () => {
       );
     }
     expect(functions.map((fn) => fn.Properties.MemorySize).sort((a: number, b: number) => a - b)).toEqual([
-      256, 256, 256, 256, 1024,
+      256, 256, 256, 256, 256, 1024,
     ]);
   });
 
@@ -161,7 +161,7 @@ describe('CreditScreenPipeline', () => {
     ]);
   });
 
-  it('alarms on dead letters and on worker and ingest errors', () => {
+  it('alarms on dead letters, on function errors and on rows getting stuck again and again', () => {
     const alarms = built.template.findResources('AWS::CloudWatch::Alarm');
     expect(
       Object.values(alarms)
@@ -173,7 +173,66 @@ describe('CreditScreenPipeline', () => {
       'Errors',
       'Errors',
       'Errors',
+      'Errors',
+      'StuckRowsRequeued',
     ]);
+    built.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'StuckRowsRequeued',
+      Namespace: 'credit-screen',
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      Threshold: 0,
+    });
+  });
+
+  it('sweeps every five minutes with a function that may only read the table, release claims and queue work', () => {
+    const { template } = built;
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'claimed-rows',
+          KeySchema: [
+            { AttributeName: 'batchId', KeyType: 'HASH' },
+            { AttributeName: 'claimExpiresAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['row', 'document', 'claimToken'] },
+        },
+      ],
+    });
+    const sweeper = { 'Fn::GetAtt': [Match.stringLikeRegexp('^PipelineSweeper[0-9A-F]{8}$'), 'Arn'] };
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: [Match.objectLike({ Arn: sweeper, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+    const [policy] = Object.values(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: { PolicyName: Match.stringLikeRegexp('^PipelineSweeperServiceRoleDefaultPolicy') },
+      }),
+    );
+    const statements: { Action: string | string[] }[] = policy?.Properties.PolicyDocument.Statement ?? [];
+    const actions = statements.flatMap((statement) => statement.Action);
+    expect(actions.filter((action) => action.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(actions).not.toContain('s3:PutObject');
+    expect(actions).not.toContain('secretsmanager:GetSecretValue');
+    const logGroups = template.findResources('AWS::Logs::LogGroup');
+    const sweeperLogs = Object.entries(logGroups).find(([id]) => id.startsWith('PipelineSweeperLogs'))?.[1];
+    expect(sweeperLogs?.Properties.KmsKeyId['Fn::GetAtt'][0]).toMatch(/^PipelineKey/);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      LoggingConfig: { LogGroup: { Ref: Match.stringLikeRegexp('^PipelineSweeperLogs') } },
+    });
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: Match.stringLikeRegexp('^PipelineSweeperLogs') },
+      MetricTransformations: [
+        Match.objectLike({ MetricName: 'StuckRowsRequeued', MetricValue: '$.requeued' }),
+      ],
+    });
   });
 
   it("schedules each declared portfolio in the pipeline's group, invoking ingest with its settings", () => {
@@ -195,7 +254,7 @@ describe('CreditScreenPipeline', () => {
     });
     expect(JSON.parse(properties.Target.Input)).toEqual({
       portfolio: 'carteira-pj',
-      runId: '<aws.scheduler.execution-id>',
+      runId: '<aws.scheduler.scheduled-time>',
       settings: { bureau: 'a', maxAgeHours: 12 },
     });
   });

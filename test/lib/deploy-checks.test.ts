@@ -1,6 +1,7 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTION_MEMORY } from '../../lib/pipeline-definition.ts';
 import { allowsAction, iamLike, resolveValue, synthesizeStack } from '../factories/synthesized-stack.ts';
 
 /**
@@ -162,6 +163,8 @@ function workerDecryptGrants(template: Template, keyArn: string): Statement[] {
 }
 
 const SECRET_ARN = 'arn:aws:secretsmanager:sa-east-1:123456789012:secret:bureau-token-AbCdEf';
+/** Every function has its own encrypted log group. */
+const FUNCTION_COUNT = Object.keys(FUNCTION_MEMORY).length;
 const SECRET_KEY_ARN = 'arn:aws:kms:sa-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
 let built: ReturnType<typeof synthesizeStack>;
@@ -172,7 +175,7 @@ beforeAll(() => {
 describe('deploy-time checks on the template', () => {
   it('lets CloudWatch Logs use the key of every encrypted log group, for those log groups only', () => {
     const groups = built.template.findResources('AWS::Logs::LogGroup');
-    expect(Object.keys(groups)).toHaveLength(5);
+    expect(Object.keys(groups)).toHaveLength(FUNCTION_COUNT);
 
     expect(logGroupsLogsCannotEncrypt(built.template)).toEqual([]);
 
@@ -194,7 +197,7 @@ describe('deploy-time checks on the template', () => {
       (statement: Statement) => !JSON.stringify(statement.Principal ?? {}).includes('logs.'),
     );
     const edited = Template.fromJSON(template);
-    expect(logGroupsLogsCannotEncrypt(edited)).toHaveLength(5);
+    expect(logGroupsLogsCannotEncrypt(edited)).toHaveLength(FUNCTION_COUNT);
   });
 
   it('has no AWS service sending to an encrypted queue without the key letting it (S3, EventBridge, Scheduler)', () => {

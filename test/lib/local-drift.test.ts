@@ -48,6 +48,7 @@ function describeTemplate(template: Template, pipeline: CreditScreenPipeline): L
     finalise: logicalId(pipeline.finaliseFunction),
     deadLetter: logicalId(pipeline.deadLetterFunction),
     portfolioSchedules: logicalId(pipeline.portfolioSchedulesFunction),
+    sweeper: logicalId(pipeline.sweeperFunction),
   };
   const byId = <T extends string>(ids: Record<T, string>, id: string): T => {
     const found = (Object.keys(ids) as T[]).find((name) => ids[name] === id);
@@ -107,10 +108,28 @@ function describeTemplate(template: Template, pipeline: CreditScreenPipeline): L
       sortKey: keys.find((key) => key.KeyType === 'RANGE')?.AttributeName,
       timeToLiveAttribute: (table.Properties.TimeToLiveSpecification as { AttributeName: string })
         .AttributeName,
-    } as LocalPipelineDescription['table'],
+      claimedRowsIndex: claimedRowsIndexOf(table),
+    } as unknown as LocalPipelineDescription['table'],
     queues,
     functions,
     eventSources,
+  };
+}
+
+/** The template's claimed-rows index, in the shared definition's terms (the only global secondary index). */
+function claimedRowsIndexOf(table: Resource) {
+  type Index = {
+    IndexName: string;
+    KeySchema: { AttributeName: string; KeyType: string }[];
+    Projection: { NonKeyAttributes?: string[] };
+  };
+  const [index, ...others] = (table.Properties.GlobalSecondaryIndexes ?? []) as Index[];
+  if (index === undefined || others.length > 0) throw new Error('the table should have exactly one index');
+  return {
+    name: index.IndexName,
+    partitionKey: index.KeySchema.find((key) => key.KeyType === 'HASH')?.AttributeName,
+    sortKey: index.KeySchema.find((key) => key.KeyType === 'RANGE')?.AttributeName,
+    projected: index.Projection.NonKeyAttributes,
   };
 }
 

@@ -31,7 +31,12 @@ afterAll(async () => {
 /** Ingests a list without delivering its messages: the test delivers them, as often as it likes. */
 async function ingestQuietly(
   documents: readonly string[],
-  options: { chunkRows?: number; queue?: RecordingWorkQueue; freshnessHours?: number } = {},
+  options: {
+    chunkRows?: number;
+    queue?: RecordingWorkQueue;
+    freshnessHours?: number;
+    now?: () => Date;
+  } = {},
 ) {
   const queue = options.queue ?? new RecordingWorkQueue();
   const upload = await test.pipeline.upload(await writeCsv('list.csv', customerListCsv(documents)), 'a');
@@ -40,6 +45,7 @@ async function ingestQuietly(
       ...test.pipeline.adapters,
       queue,
       logger: new MemoryLogger(),
+      now: options.now,
       settings: {
         defaultBureau: 'a',
         maxRows: 1000,
@@ -154,6 +160,20 @@ describe('exactly-once screening', () => {
     const manifest = await finaliseBatch(outcome.batchId, { ...deps, events: test.pipeline.events });
     expect(manifest?.counts).toMatchObject({ rows: 120, screened: 120, failed: 0 });
   }, 60_000);
+
+  it('maps the same upload event to one batch when S3 repeats it after UTC midnight, and queues nothing again', async () => {
+    const documents = distinctDocuments(5, 'repeated event');
+    let clock = new Date('2026-11-21T23:59:59.500Z');
+    const { queue, ingest } = await ingestQuietly(documents, { now: () => clock });
+
+    const first = await ingest();
+    clock = new Date('2026-11-22T00:00:01.000Z');
+    const repeated = await ingest();
+
+    expect(first).toMatchObject({ outcome: 'queued', toScreen: 5 });
+    expect(repeated).toEqual({ batchId: first.batchId, outcome: 'already_ingested' });
+    expect(queue.work).toHaveLength(5);
+  });
 
   it('settles a row whose message reached the dead-letter queue as failed, and the batch still completes', async () => {
     const { queue, ingest } = await ingestQuietly(distinctDocuments(3, 'dead letter'));

@@ -83,7 +83,7 @@ describe('the portfolio-schedules handler', () => {
     const target = schedule('varejo')?.Target as { Input: string };
     expect(JSON.parse(target.Input)).toEqual({
       portfolio: 'varejo',
-      runId: '<aws.scheduler.execution-id>',
+      runId: '<aws.scheduler.scheduled-time>',
     });
   });
 

@@ -10,9 +10,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
+import { TABLE } from '../../../lib/pipeline-definition.ts';
 import {
   type BatchLayout,
   type BatchRecord,
+  type ClaimedRow,
   type FileFailure,
   type NewRow,
   type ReportKey,
@@ -716,6 +718,33 @@ export class DynamoDbBatchStore implements BatchStore {
     );
     const item = result.Items?.[0];
     return item ? toStoredReport(item) : null;
+  }
+
+  async expiredClaims(batchId: string, before: number): Promise<ClaimedRow[]> {
+    const index = TABLE.claimedRowsIndex;
+    const claims: ClaimedRow[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page = await this.#client.send(
+        new QueryCommand({
+          TableName: this.#table,
+          IndexName: index.name,
+          KeyConditionExpression: '#batch = :batchId AND #expires < :before',
+          ExpressionAttributeNames: { '#batch': index.partitionKey, '#expires': index.sortKey },
+          ExpressionAttributeValues: { ':batchId': batchId, ':before': before },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        claims.push({
+          row: item.row as number,
+          document: (item.document as string | undefined) ?? null,
+          claimToken: item.claimToken as string,
+        });
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return claims;
   }
 }
 

@@ -25,8 +25,8 @@ export const portfolioScheduleName = (portfolio: string) => `portfolio-${portfol
 
 /**
  * Portfolio schedules in EventBridge Scheduler. Each invokes the ingest function with `{ portfolio, runId }`, where
- * `runId` is the Scheduler's execution id (a context attribute it fills in), so a retried invocation of one run
- * is recognised by ingest and does not start a second batch.
+ * `runId` is the run's scheduled time (a context attribute Scheduler fills in, see PORTFOLIO_RUN_SCHEDULE), so a retried
+ * invocation of one run is recognised by ingest and does not start a second batch.
  */
 export class EventBridgePortfolioScheduler implements PortfolioScheduler {
   readonly #config: EventBridgePortfolioSchedulerConfig;

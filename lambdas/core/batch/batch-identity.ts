@@ -16,13 +16,17 @@ export function bureauForKey(key: string, defaultBureau: Bureau): Bureau {
 
 /**
  * A batch id that is the same for the same upload event and different for every new upload of the same file, so a
- * repeated S3 notification never starts a second batch: it hashes the bucket, the key and the event's sequencer
- * (or the object's ETag and version when there is no sequencer). Sortable by day for people reading listings.
+ * repeated S3 notification never starts a second batch, whenever it comes: it hashes only what the event carries
+ * (the bucket, the key, the event's sequencer, the object's ETag and version), never the clock. Opaque on purpose
+ * (no document, no date in it); listings sort batches by their creation time instead.
  */
-export function batchIdFor(
-  upload: { bucket: string; key: string; sequencer?: string; eTag?: string; versionId?: string },
-  now: Date,
-): string {
+export function batchIdFor(upload: {
+  bucket: string;
+  key: string;
+  sequencer?: string;
+  eTag?: string;
+  versionId?: string;
+}): string {
   const identity = [
     upload.bucket,
     upload.key,
@@ -30,6 +34,5 @@ export function batchIdFor(
     upload.eTag ?? '',
     upload.versionId ?? '',
   ].join('\n');
-  const digest = createHash('sha256').update(identity).digest('hex').slice(0, 16);
-  return `${now.toISOString().slice(0, 10).replaceAll('-', '')}-${digest}`;
+  return createHash('sha256').update(identity).digest('hex').slice(0, 24);
 }

@@ -1,4 +1,5 @@
 export * from './batch-identity.ts';
 export * from './batch-model.ts';
 export * from './retry-policy.ts';
+export * from './stuck-rows.ts';
 export * from './work-message.ts';

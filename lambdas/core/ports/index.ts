@@ -13,6 +13,7 @@ import type {
   Settlement,
   StoredReport,
 } from '../batch/batch-model.ts';
+import type { ClaimedRow } from '../batch/stuck-rows.ts';
 import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
 import type { ChangeCounts } from '../monitoring/index.ts';
 import type { Bureau } from '../report/index.ts';
@@ -93,6 +94,11 @@ export interface BatchStore {
   requeueFailedRow(batchId: string, row: number): Promise<boolean>;
   /** The report stored for the same bureau and document just before `key` (null for a first report). */
   previousReport(key: ReportKey): Promise<StoredReport | null>;
+  /**
+   * Rows of a batch held by a claim that ran out before `before` (epoch ms), oldest first. Read from an index that
+   * may lag a moment behind: a caller acts on them only through conditional writes.
+   */
+  expiredClaims(batchId: string, before: number): Promise<ClaimedRow[]>;
 }
 
 export interface ObjectStore {

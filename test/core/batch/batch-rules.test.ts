@@ -23,12 +23,16 @@ describe('bureauForKey', () => {
 });
 
 describe('batchIdFor', () => {
-  const now = new Date('2026-11-21T12:00:00Z');
   it('is the same for the same upload event and different for a new upload of the same file', () => {
     const upload = { bucket: 'b', key: 'incoming/a/x.csv', sequencer: '01', eTag: 'e' };
-    expect(batchIdFor(upload, now)).toBe(batchIdFor({ ...upload }, now));
-    expect(batchIdFor({ ...upload, sequencer: '02' }, now)).not.toBe(batchIdFor(upload, now));
-    expect(batchIdFor(upload, now)).toMatch(/^20261121-[0-9a-f]{16}$/);
+    expect(batchIdFor(upload)).toBe(batchIdFor({ ...upload }));
+    expect(batchIdFor({ ...upload, sequencer: '02' })).not.toBe(batchIdFor(upload));
+    expect(batchIdFor({ ...upload, versionId: 'v2' })).not.toBe(batchIdFor(upload));
+  });
+
+  it('is opaque: neither the key nor a date shows in it', () => {
+    const id = batchIdFor({ bucket: 'b', key: 'incoming/a/12345678000195.csv', sequencer: '01' });
+    expect(id).toMatch(/^[0-9a-f]{24}$/);
   });
 });
 

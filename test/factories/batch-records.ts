@@ -1,0 +1,54 @@
+import type { BatchRecord, RowRecord } from '../../lambdas/core/batch/index.ts';
+
+/** A row item as the store returns it: a queued CPF unless told otherwise. */
+export function rowRecord(overrides: Partial<RowRecord> = {}): RowRecord {
+  return {
+    batchId: 'batch-1',
+    row: 1,
+    input: '529.982.247-25',
+    document: '52998224725',
+    documentType: 'cpf',
+    state: 'queued',
+    detail: null,
+    duplicateOf: null,
+    passThrough: [],
+    attempts: 0,
+    transientFailures: 0,
+    report: null,
+    reportKey: null,
+    ...overrides,
+  };
+}
+
+/** A batch record as the store returns it: a running upload of ten documents unless told otherwise. */
+export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
+  return {
+    batchId: 'batch-1',
+    sourceBucket: 'bucket',
+    sourceKey: 'incoming/a/list.csv',
+    sourceSha256: null,
+    bureau: 'a',
+    createdAt: '2026-11-22T00:00:00.000Z',
+    status: 'running',
+    failure: null,
+    layout: null,
+    excelSummary: false,
+    portfolio: null,
+    rows: 10,
+    invalid: 0,
+    duplicates: 0,
+    toScreen: 10,
+    settled: 0,
+    screened: 0,
+    cached: 0,
+    failed: 0,
+    cancelled: 0,
+    cancelRequested: false,
+    revision: 1,
+    ingestCheckpoint: 10,
+    ingestCached: 0,
+    tokenState: 'unverified',
+    completedAt: null,
+    ...overrides,
+  };
+}
