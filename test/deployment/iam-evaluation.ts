@@ -216,6 +216,16 @@ export class TemplateIam {
         }
       }
     }
+    // S3 answers a read of a missing key with 404 only to a caller allowed to list the bucket; to others, 403.
+    if (call.service === 's3' && call.status === 404 && call.key !== undefined) {
+      requests.push({
+        caller: call.caller,
+        action: 's3:ListBucket',
+        resource: `arn:aws:s3:::${call.bucket}`,
+        context: { ...base, 's3:prefix': call.key },
+        because: `${because} (answered 404, not 403)`,
+      });
+    }
     // Creating or changing a schedule passes its role to Scheduler: the caller needs iam:PassRole on it.
     const target = call.input.Target as { RoleArn?: string } | undefined;
     if (call.service === 'scheduler' && target?.RoleArn) {
