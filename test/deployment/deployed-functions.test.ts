@@ -174,7 +174,10 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
       );
     const [schedule] = [...deployed.scheduler.schedules.values()];
     const target = schedule?.Target as { Arn: string; Input: string } | undefined;
-    expect(target?.Arn).toBe(deployed.function('Ingest').environment.SCHEDULE_TARGET_ARN ?? target?.Arn);
+    const ingestArn = deployed.resolver().resolveString({
+      'Fn::GetAtt': [deployed.function('Ingest').definition.logicalId, 'Arn'],
+    });
+    expect(target?.Arn).toBe(ingestArn);
 
     // What Scheduler sends when the schedule fires: the target's input with its execution id filled in.
     const input = JSON.parse((target?.Input ?? '{}').replace('<aws.scheduler.execution-id>', randomUUID()));
@@ -250,6 +253,19 @@ describe("every AWS call the bundled functions made, against the template's IAM"
 
     expect(requests.length).toBeGreaterThan(0);
     expect(describeDenials(denials)).toBe('');
+  });
+
+  it("refuses the same S3 and SQS calls over plain HTTP (the bucket's and queues' policies are evaluated)", async () => {
+    const resourceCalls = requests.filter((request) => /^(s3|sqs):/.test(request.action));
+    const plain = resourceCalls.map((request) => ({
+      ...request,
+      context: { ...request.context, 'aws:SecureTransport': 'false' },
+    }));
+
+    const denials = await iam.evaluate(plain);
+
+    expect(resourceCalls.length).toBeGreaterThan(0);
+    expect(denials.map((denial) => denial.result)).toEqual(plain.map(() => 'ExplicitlyDenied'));
   });
 
   // The key policy itself lets the worker decrypt the token secret (what grantRead of a secret adds), so without
