@@ -74,11 +74,10 @@ async function upload(documents: readonly string[]): Promise<string> {
   await deployed.stack.clients.s3.send(
     new PutObjectCommand({ Bucket: deployed.stack.resources.bucketName, Key: key, Body: body }),
   );
-  const outcome = (await deployed
-    .function('Ingest')
-    .process.invoke(
-      objectCreatedEvent({ bucket: deployed.stack.resources.bucketName, key, size: Buffer.byteLength(body) }),
-    )) as { batchId: string; outcome: string }[];
+  const outcome = (await deployed.notifyFromBucket(
+    'Ingest',
+    objectCreatedEvent({ bucket: deployed.stack.resources.bucketName, key, size: Buffer.byteLength(body) }),
+  )) as { batchId: string; outcome: string }[];
   expect(outcome[0]?.outcome).toBe('queued');
   return outcome[0]?.batchId ?? '';
 }
@@ -167,11 +166,10 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     await deployed.stack.clients.s3.send(
       new PutObjectCommand({ Bucket: bucket, Key: portfolioKeys(name).list, Body: body }),
     );
-    await deployed
-      .function('PortfolioSchedules')
-      .process.invoke(
-        objectCreatedEvent({ bucket, key: portfolioKeys(name).list, size: Buffer.byteLength(body) }),
-      );
+    await deployed.notifyFromBucket(
+      'PortfolioSchedules',
+      objectCreatedEvent({ bucket, key: portfolioKeys(name).list, size: Buffer.byteLength(body) }),
+    );
     const [schedule] = [...deployed.scheduler.schedules.values()];
     const target = schedule?.Target as { Arn: string; Input: string } | undefined;
     const ingestArn = deployed.resolver().resolveString({
@@ -181,13 +179,25 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
 
     // What Scheduler sends when the schedule fires: the target's input with its execution id filled in.
     const input = JSON.parse((target?.Input ?? '{}').replace('<aws.scheduler.execution-id>', randomUUID()));
-    const [outcome] = (await deployed.function('Ingest').process.invoke(input)) as { batchId: string }[];
+    const [outcome] = (await deployed.invokeAs(schedulerRole(), {}, 'Ingest', input)) as {
+      batchId: string;
+    }[];
     const manifest = await manifestOf(outcome?.batchId ?? '');
 
     expect(input.portfolio).toBe(name);
     expect(manifest.counts).toMatchObject({ rows: 4, screened: 4 });
   }, 120_000);
 });
+
+/** The logical id of the role Scheduler assumes, as the schedules function passes it. */
+function schedulerRole(): string {
+  const variables = (
+    deployed.function('PortfolioSchedules').definition.properties.Environment as {
+      Variables: Record<string, { 'Fn::GetAtt'?: string[] }>;
+    }
+  ).Variables;
+  return variables.SCHEDULE_ROLE_ARN?.['Fn::GetAtt']?.[0] ?? '';
+}
 
 /** A copy of the template whose role policies of `functionName` no longer grant `action`. */
 function withoutGrant(template: Template, functionName: string, action: string): Template {
@@ -266,6 +276,25 @@ describe("every AWS call the bundled functions made, against the template's IAM"
 
     expect(resourceCalls.length).toBeGreaterThan(0);
     expect(denials.map((denial) => denial.result)).toEqual(plain.map(() => 'ExplicitlyDenied'));
+  });
+
+  it('lets S3 invoke ingest and the schedules function, and the Scheduler role invoke ingest, and no other', async () => {
+    const invocations = distinctRequests(
+      deployed.serviceInvocations.map((invocation) => iam.invocationRequest(invocation)),
+    );
+    const workerArn = deployed.resolver().resolveString({
+      'Fn::GetAtt': [deployed.function('Worker').definition.logicalId, 'Arn'],
+    });
+    const misdirected = invocations.map((request) => ({ ...request, resource: workerArn }));
+
+    const denials = await iam.evaluate(invocations);
+    const misdirectedDenials = await iam.evaluate(misdirected);
+
+    expect(invocations.map((request) => request.caller).sort()).toEqual(
+      ['s3.amazonaws.com', 's3.amazonaws.com', schedulerRole()].sort(),
+    );
+    expect(describeDenials(denials)).toBe('');
+    expect(misdirectedDenials).toHaveLength(misdirected.length);
   });
 
   // The key policy itself lets the worker decrypt the token secret (what grantRead of a secret adds), so without

@@ -8,8 +8,9 @@ import { LocalStack } from '../../local/local-stack.ts';
 import { SqsEventSource } from '../../local/sqs-event-source.ts';
 import { FakeScheduler } from '../factories/fake-scheduler.ts';
 import { FakeAwsServices } from './fake-aws-services.ts';
+import type { ServiceInvocation } from './iam-evaluation.ts';
 import { RecordingProxy } from './recording-proxy.ts';
-import { REGION, TemplateResolver } from './template-resolver.ts';
+import { ACCOUNT, REGION, TemplateResolver } from './template-resolver.ts';
 
 // The local services accept any signature; these keep the SDK from looking for real credentials. The access key is
 // the local stack's own: DynamoDB Local keeps one database per access key.
@@ -147,6 +148,35 @@ export class DeployedStack {
       byLogicalId: this.names,
       queueUrl: (name) => `${origin}${queuePath}${name}`,
     });
+  }
+
+  /** Invocations made as AWS services would (S3 notifications, Scheduler), for the IAM evaluation. */
+  readonly serviceInvocations: ServiceInvocation[] = [];
+
+  /** Invokes a function as `invoker` (a service principal, or the logical id of the role a service assumes). */
+  async invokeAs(
+    invoker: string,
+    context: Readonly<Record<string, string>>,
+    name: string,
+    event: unknown,
+  ): Promise<unknown> {
+    const deployed = this.function(name);
+    const functionArn = this.resolver().resolveString({
+      'Fn::GetAtt': [deployed.definition.logicalId, 'Arn'],
+    });
+    this.serviceInvocations.push({ invoker, functionArn, context });
+    return deployed.process.invoke(event);
+  }
+
+  /** Delivers a bucket notification to a function, as S3 invokes it. */
+  notifyFromBucket(name: string, event: unknown): Promise<unknown> {
+    const bucketArn = `arn:aws:s3:::${this.stack.resources.bucketName}`;
+    return this.invokeAs(
+      's3.amazonaws.com',
+      { 'aws:SourceArn': bucketArn, 'aws:SourceAccount': ACCOUNT },
+      name,
+      event,
+    );
   }
 
   /** The function whose logical id starts with `Pipeline<name>` (e.g. `Worker`). */

@@ -13,6 +13,17 @@ export interface IamRequest {
   readonly because: string;
 }
 
+/**
+ * An invocation of a function by AWS on the pipeline's behalf: `invoker` is a service principal
+ * (`s3.amazonaws.com`) or the logical id of the role a service assumes (Scheduler's).
+ */
+export interface ServiceInvocation {
+  readonly invoker: string;
+  readonly functionArn: string;
+  /** The condition keys the service sets, e.g. `aws:SourceArn` and `aws:SourceAccount` for S3. */
+  readonly context: Readonly<Record<string, string>>;
+}
+
 /** A request the template's policies do not allow, with the evaluation's verdict per policy. */
 export interface Denial {
   readonly request: IamRequest;
@@ -165,6 +176,9 @@ export class TemplateIam {
         case 'AWS::KMS::Key':
           this.#resourcePolicies.set(arnOf(logicalId), resolver.resolve(properties.KeyPolicy) as Policy);
           break;
+        case 'AWS::Lambda::Permission':
+          this.#addFunctionPermission(resolver.resolve(properties) as Record<string, string>);
+          break;
       }
       const key = KEY_PROPERTY[resource.Type]?.(properties);
       if (key !== undefined) {
@@ -176,6 +190,31 @@ export class TemplateIam {
       }
     }
     this.#inlineRolePolicies(template, resolver);
+  }
+
+  /** A Lambda permission is a statement of the function's resource policy, as Lambda writes it. */
+  #addFunctionPermission(permission: Record<string, string>): void {
+    const functionArn = permission.FunctionName ?? '';
+    const principal = permission.Principal ?? '';
+    const condition: Record<string, Record<string, string>> = {};
+    if (permission.SourceAccount) condition.StringEquals = { 'AWS:SourceAccount': permission.SourceAccount };
+    if (permission.SourceArn) condition.ArnLike = { 'AWS:SourceArn': permission.SourceArn };
+    const policy = this.#resourcePolicies.get(functionArn) ?? { Statement: [] };
+    policy.Statement.push({
+      Effect: 'Allow',
+      Principal: principal.endsWith('.amazonaws.com') ? { Service: principal } : { AWS: principal },
+      Action: permission.Action,
+      Resource: functionArn,
+      ...(Object.keys(condition).length > 0 ? { Condition: condition } : {}),
+    });
+    this.#resourcePolicies.set(functionArn, policy);
+  }
+
+  /** Who makes a request: a function (as its role), a role of the template, or an AWS service principal. */
+  #principalOf(caller: string): { arn: string; roleLogicalId: string | undefined } {
+    if (caller.endsWith('.amazonaws.com')) return { arn: caller, roleLogicalId: undefined };
+    const roleLogicalId = this.#roles.get(caller) ?? caller;
+    return { arn: this.#resolver.resolveString({ 'Fn::GetAtt': [roleLogicalId, 'Arn'] }), roleLogicalId };
   }
 
   #inlineRolePolicies(template: Template, resolver: TemplateResolver): void {
@@ -240,20 +279,33 @@ export class TemplateIam {
     return requests;
   }
 
+  /** The authorisation of an invocation AWS makes: S3 for a bucket notification, Scheduler with its role. */
+  invocationRequest(invocation: ServiceInvocation): IamRequest {
+    return {
+      caller: invocation.invoker,
+      action: 'lambda:InvokeFunction',
+      resource: invocation.functionArn,
+      context: invocation.context,
+      because: `${invocation.invoker} invokes ${invocation.functionArn}`,
+    };
+  }
+
   /** Evaluates each request as the caller's role against the identity, resource and key policies. */
   async evaluate(requests: readonly IamRequest[]): Promise<Denial[]> {
     const denials: Denial[] = [];
     for (const request of requests) {
-      const roleLogicalId = this.#roles.get(request.caller) ?? '';
+      const principal = this.#principalOf(request.caller);
       const response = await runSimulation(
         {
           request: {
-            principal: this.#resolver.resolveString({ 'Fn::GetAtt': [roleLogicalId, 'Arn'] }),
+            principal: principal.arn,
             action: request.action,
             resource: { resource: request.resource, accountId: ACCOUNT },
             contextVariables: { ...request.context },
           },
-          identityPolicies: this.#identity.get(roleLogicalId) ?? [],
+          identityPolicies: principal.roleLogicalId
+            ? (this.#identity.get(principal.roleLogicalId) ?? [])
+            : [],
           serviceControlPolicies: [],
           resourceControlPolicies: [],
           resourcePolicy: this.#resourcePolicies.get(baseArn(request.resource)),
