@@ -80,6 +80,23 @@ function schedulerOperation(method: string, url: URL, input: Record<string, unkn
   return { operation: byMethod[method] ?? method, schedule: { group, name } };
 }
 
+/** What a request is: its service (from the signature), operation, input and, for REST APIs, its resource. */
+function parseCall(request: IncomingMessage, body: Buffer): Omit<RecordedCall, 'caller' | 'status'> {
+  const method = request.method ?? 'GET';
+  const url = new URL(request.url ?? '/', 'http://proxy');
+  const service = signingService(request.headers.authorization);
+  const input =
+    service !== 's3' && body.length > 0 ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : {};
+  if (service === 's3') return { service, input, ...s3Operation(method, url, request.headers) };
+  if (service === 'scheduler') return { service, input, ...schedulerOperation(method, url, input) };
+  // The JSON protocols name the operation in X-Amz-Target, e.g. `DynamoDB_20120810.UpdateItem`.
+  const operation =
+    String(request.headers['x-amz-target'] ?? '')
+      .split('.')
+      .pop() ?? '';
+  return { service, input, operation };
+}
+
 /**
  * An AWS endpoint for one function: it records each call the function makes (the service from the request's
  * signature, the operation and its resource) and forwards it unchanged to the local service that plays that AWS
@@ -95,52 +112,36 @@ export class RecordingProxy {
     options: RecordingProxyOptions,
   ) {
     this.#server = createServer((request, response) => {
-      void (async () => {
-        const body = await readBody(request);
-        const method = request.method ?? 'GET';
-        const url = new URL(request.url ?? '/', 'http://proxy');
-        const service = signingService(request.headers.authorization);
-        const target = request.headers['x-amz-target'];
-        const json =
-          service !== 's3' && body.length > 0
-            ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>)
-            : {};
-        const parsed =
-          service === 's3'
-            ? s3Operation(method, url, request.headers)
-            : service === 'scheduler'
-              ? schedulerOperation(method, url, json)
-              : {
-                  operation:
-                    String(target ?? '')
-                      .split('.')
-                      .pop() ?? '',
-                };
-        const upstream = new URL(request.url ?? '/', upstreams[service]);
-        // fauxqs finds a queue by its exact URL, whose origin is its own, not this endpoint's.
-        const outgoing =
-          service === 'sqs' && typeof json.QueueUrl === 'string'
-            ? Buffer.from(JSON.stringify({ ...json, QueueUrl: options.upstreamQueueUrl(json.QueueUrl) }))
-            : body;
-        const forwarded = httpRequest(
-          upstream,
-          {
-            method,
-            headers: { ...request.headers, host: upstream.host, 'content-length': String(outgoing.length) },
-          },
-          (reply) => {
-            this.calls.push({ caller, service, input: json, status: reply.statusCode ?? 0, ...parsed });
-            response.writeHead(reply.statusCode ?? 502, reply.headers);
-            reply.pipe(response);
-          },
-        );
-        forwarded.on('error', (error) => {
-          response.writeHead(502).end(String(error));
+      readBody(request)
+        .then((body) => {
+          const call = parseCall(request, body);
+          // fauxqs finds a queue by its exact URL, whose origin is its own, not this endpoint's.
+          const queueUrl = call.input.QueueUrl;
+          const outgoing =
+            call.service === 'sqs' && typeof queueUrl === 'string'
+              ? Buffer.from(JSON.stringify({ ...call.input, QueueUrl: options.upstreamQueueUrl(queueUrl) }))
+              : body;
+          const upstream = new URL(request.url ?? '/', upstreams[call.service]);
+          // The body is forwarded whole, so its length replaces any chunked transfer.
+          const { 'transfer-encoding': _chunked, ...headers } = request.headers;
+          const forwarded = httpRequest(
+            upstream,
+            {
+              method: request.method,
+              headers: { ...headers, host: upstream.host, 'content-length': String(outgoing.length) },
+            },
+            (reply) => {
+              this.calls.push({ caller, status: reply.statusCode ?? 0, ...call });
+              response.writeHead(reply.statusCode ?? 502, reply.headers);
+              reply.pipe(response);
+            },
+          );
+          forwarded.on('error', (error) => response.writeHead(502).end(String(error)));
+          forwarded.end(outgoing);
+        })
+        .catch((error: unknown) => {
+          response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
         });
-        forwarded.end(outgoing);
-      })().catch((error: unknown) => {
-        response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
-      });
     });
   }
 
