@@ -149,10 +149,14 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
       const batchId = await upload(documents);
       const manifest = await manifestOf(batchId);
 
-      expect(manifest.counts).toMatchObject({ rows: 10, screened: 10, failed: 0 });
+      // A document can still fail all its attempts (0.4^5); every one ends screened or failed, none is lost.
+      const { screened, failed } = manifest.counts;
+      expect(screened + failed).toBe(10);
       const stats = deployed.emulator.stats();
-      expect(stats.requests).toBeGreaterThan(stats.charged);
-      expect(Object.values(stats.chargesByDocument)).toEqual(Array(10).fill(1));
+      // Each failed document took maxAttempts errors; more errors than that means screened ones were retried.
+      const { maxAttempts } = deployed.settings;
+      expect(stats.requests - stats.charged).toBeGreaterThan(failed * maxAttempts);
+      expect(Object.values(stats.chargesByDocument)).toEqual(Array(screened).fill(1));
     } finally {
       deployed.emulator.configure({ errorRate: 0 });
     }
