@@ -422,6 +422,8 @@ export class CreditScreenPipeline extends Construct {
           // esm output needs a require shim for the CommonJS dependencies bundled in.
           banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
           forceDockerBundling: false,
+          // Production runs the SDK the tests ran, not whichever one the Lambda runtime happens to carry.
+          bundleAwsSDK: true,
         },
       });
       Validations.of(created).acknowledge({

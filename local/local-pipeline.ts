@@ -9,7 +9,6 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { S3Event } from 'aws-lambda';
 import { RecordingEventPublisher } from '../lambdas/adapters/aws/eventbridge-publisher.ts';
 import { createPipelineAdapters, workerSettings } from '../lambdas/adapters/aws/pipeline-adapters.ts';
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
@@ -45,6 +44,7 @@ import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch }
 export type { BatchProgress } from './batch-results.ts';
 
 import { LocalStack } from './local-stack.ts';
+import { objectCreatedEvent } from './s3-notification.ts';
 import { SqsEventSource } from './sqs-event-source.ts';
 
 export interface LocalPipelineOptions {
@@ -315,35 +315,7 @@ export class LocalPipeline {
 
   /** Delivers the S3 `ObjectCreated` event of an upload to the ingest handler, as S3 would. */
   async deliverUploadEvent(upload: UploadedObject & { size: number }): Promise<IngestOutcome> {
-    const event: S3Event = {
-      Records: [
-        {
-          eventVersion: '2.1',
-          eventSource: 'aws:s3',
-          awsRegion: 'us-east-1',
-          eventTime: new Date().toISOString(),
-          eventName: 'ObjectCreated:Put',
-          userIdentity: { principalId: 'local' },
-          requestParameters: { sourceIPAddress: '127.0.0.1' },
-          responseElements: { 'x-amz-request-id': 'local', 'x-amz-id-2': 'local' },
-          s3: {
-            s3SchemaVersion: '1.0',
-            configurationId: 'local',
-            bucket: {
-              name: upload.bucket,
-              ownerIdentity: { principalId: 'local' },
-              arn: `arn:aws:s3:::${upload.bucket}`,
-            },
-            object: {
-              key: encodeURIComponent(upload.key).replace(/%2F/g, '/').replace(/%20/g, '+'),
-              size: upload.size,
-              eTag: upload.eTag ?? '',
-              sequencer: upload.sequencer ?? '',
-            },
-          },
-        },
-      ],
-    };
+    const event = objectCreatedEvent(upload);
     const [outcome] = await this.#ingest(event);
     if (!outcome || !('batchId' in outcome)) throw new Error(`the upload ${upload.key} was not ingested`);
     return outcome;

@@ -58,10 +58,14 @@ export class FakeScheduler {
     return fake;
   }
 
+  /** Where the fake listens (an `AWS_ENDPOINT_URL_SCHEDULER` for a process). */
+  get url(): string {
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
   client(): SchedulerClient {
-    const { port } = this.#server.address() as AddressInfo;
     return new SchedulerClient({
-      endpoint: `http://127.0.0.1:${port}`,
+      endpoint: this.url,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     });

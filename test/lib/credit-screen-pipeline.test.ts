@@ -321,7 +321,9 @@ describe('CreditScreenPipeline', () => {
   });
 
   it('refuses props that cannot work, before anything is deployed', () => {
-    const stack = new Stack(new App(), 'Bad');
+    // Refusals need no bundles: an empty bundling-stacks list skips esbuild (the bundled SDK takes seconds each).
+    const unbundledApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(unbundledApp(), 'Bad');
     expect(() => new CreditScreenPipeline(stack, 'A', { bureauBaseUrl: 'http://gateway' })).toThrow(
       'must be https',
     );
@@ -332,7 +334,7 @@ describe('CreditScreenPipeline', () => {
       'bureauBaseUrl is not a URL',
     );
     const portfolio = (declaration: object) => () =>
-      new CreditScreenPipeline(new Stack(new App(), 'P'), 'D', {
+      new CreditScreenPipeline(new Stack(unbundledApp(), 'P'), 'D', {
         bureauBaseUrl: 'https://gateway',
         portfolios: [{ name: 'ok', schedule: 'rate(1 day)', ...declaration }],
       });

@@ -1,0 +1,331 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+} from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../emulator/seeded-random.ts';
+import { portfolioKeys } from '../../lambdas/core/monitoring/index.ts';
+import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
+import { resultKeys } from '../../lib/pipeline-definition.ts';
+import { readCloudAssembly, type Template } from '../../local/cloud-assembly.ts';
+import { objectCreatedEvent } from '../../local/s3-notification.ts';
+import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
+import { parseSummary } from '../factories/pipeline.ts';
+import { DeployedStack } from './deployed-stack.ts';
+import { describeDenials, distinctRequests, type IamRequest, TemplateIam } from './iam-evaluation.ts';
+import type { RecordedCall } from './recording-proxy.ts';
+
+const CDK_OUT = 'cdk.out';
+// Generous: in `npm test` this shares two cores with every other suite.
+const BATCH_TIMEOUT_MS = 90_000;
+
+let deployed: DeployedStack;
+
+beforeAll(async () => {
+  // `npm test` synthesizes before vitest; run alone, this test synthesizes itself the same way.
+  if (!existsSync(`${CDK_OUT}/CreditScreen.template.json`)) {
+    const synth = spawnSync('npm', ['run', 'synth'], { stdio: 'inherit' });
+    if (synth.status !== 0) throw new Error('npm run synth failed');
+  }
+  const random = new SeededRandom('deployed-functions');
+  deployed = await DeployedStack.start(readCloudAssembly(CDK_OUT), { emulatorRandom: () => random.next() });
+}, 120_000);
+
+afterAll(async () => {
+  await deployed?.stop();
+});
+
+async function readObject(key: string): Promise<string | null> {
+  const { s3 } = deployed.stack.clients;
+  try {
+    const object = await s3.send(
+      new GetObjectCommand({ Bucket: deployed.stack.resources.bucketName, Key: key }),
+    );
+    return (await object.Body?.transformToString('utf8')) ?? '';
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NoSuchKey') return null;
+    throw error;
+  }
+}
+
+/** Waits for the manifest the bundled finaliser writes last. */
+async function manifestOf(batchId: string): Promise<BatchManifest> {
+  const deadline = Date.now() + BATCH_TIMEOUT_MS;
+  for (;;) {
+    const text = await readObject(resultKeys(batchId).manifest);
+    if (text !== null) return JSON.parse(text) as BatchManifest;
+    if (Date.now() > deadline)
+      throw new Error(
+        `batch ${batchId} has no manifest; the functions said:\n${deployed.output.slice(-30).join('\n')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Puts a customer list under `incoming/a/` and gives the bundled ingest S3's event for it. */
+async function upload(documents: readonly string[]): Promise<string> {
+  const body = customerListCsv(documents);
+  const key = `incoming/a/${randomUUID()}.csv`;
+  await deployed.stack.clients.s3.send(
+    new PutObjectCommand({ Bucket: deployed.stack.resources.bucketName, Key: key, Body: body }),
+  );
+  const outcome = (await deployed.notifyFromBucket(
+    'Ingest',
+    objectCreatedEvent({ bucket: deployed.stack.resources.bucketName, key, size: Buffer.byteLength(body) }),
+  )) as { batchId: string; outcome: string }[];
+  expect(outcome[0]?.outcome).toBe('queued');
+  return outcome[0]?.batchId ?? '';
+}
+
+describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
+  it('settles as failed the rows whose work messages reach the dead-letter queue, without a bureau call', async () => {
+    deployed.startEventSources('DeadLetter', 'Finalise');
+    const documents = distinctDocuments(3, 'dead-letters');
+    const batchId = await upload(documents);
+    // SQS gives up on these messages: they move from the work queue to its dead-letter queue unprocessed.
+    const { sqs } = deployed.stack.clients;
+    const { workQueueUrl, workDeadLetterQueueUrl } = deployed.stack.resources;
+    let moved = 0;
+    while (moved < documents.length) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: workQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      if (Messages.length === 0) continue;
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: workDeadLetterQueueUrl,
+          Entries: Messages.map((message, index) => ({ Id: String(index), MessageBody: message.Body ?? '' })),
+        }),
+      );
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: workQueueUrl,
+          Entries: Messages.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle,
+          })),
+        }),
+      );
+      moved += Messages.length;
+    }
+
+    const manifest = await manifestOf(batchId);
+
+    expect(manifest.counts).toMatchObject({ rows: 3, screened: 0, failed: 3 });
+    expect(deployed.emulator.stats().requests).toBe(0);
+  }, 120_000);
+
+  it('screens an upload end to end: results and the manifest written by the bundled finaliser', async () => {
+    deployed.startEventSources('Worker');
+    const documents = distinctDocuments(8, 'upload');
+
+    const batchId = await upload(documents);
+    const manifest = await manifestOf(batchId);
+
+    expect(manifest).toMatchObject({ status: 'completed', counts: { rows: 8, screened: 8, failed: 0 } });
+    const summary = parseSummary((await readObject(resultKeys(batchId).summary)) ?? '');
+    expect(summary.map((line) => line.status)).toEqual(Array(8).fill('screened'));
+    expect(Object.keys(deployed.emulator.stats().chargesByDocument).sort()).toEqual([...documents].sort());
+    // The finaliser announces the batch just after writing its manifest.
+    await expect
+      .poll(() =>
+        deployed.fakes.events
+          .filter((event) => event.DetailType === 'BatchCompleted')
+          .map((event) => JSON.parse(event.Detail ?? '{}').batchId),
+      )
+      .toContain(batchId);
+  }, 120_000);
+
+  it('retries transient bureau errors and pays once per document', async () => {
+    deployed.emulator.reset();
+    deployed.emulator.configure({ errorRate: 0.4 });
+    const documents = distinctDocuments(10, 'transient');
+    try {
+      const batchId = await upload(documents);
+      const manifest = await manifestOf(batchId);
+
+      // A document can still fail all its attempts (0.4^5); every one ends screened or failed, none is lost.
+      const { screened, failed } = manifest.counts;
+      expect(screened + failed).toBe(10);
+      const stats = deployed.emulator.stats();
+      // Each failed document took maxAttempts errors; more errors than that means screened ones were retried.
+      const { maxAttempts } = deployed.settings;
+      expect(stats.requests - stats.charged).toBeGreaterThan(failed * maxAttempts);
+      expect(Object.values(stats.chargesByDocument)).toEqual(Array(screened).fill(1));
+    } finally {
+      deployed.emulator.configure({ errorRate: 0 });
+    }
+  }, 120_000);
+
+  it('runs a portfolio: its file sets a schedule, whose invocation of ingest screens the list', async () => {
+    const name = 'deploy-test';
+    const documents = distinctDocuments(4, 'portfolio');
+    const body = customerListCsv(documents);
+    const bucket = deployed.stack.resources.bucketName;
+    await deployed.stack.clients.s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: portfolioKeys(name).list, Body: body }),
+    );
+    await deployed.notifyFromBucket(
+      'PortfolioSchedules',
+      objectCreatedEvent({ bucket, key: portfolioKeys(name).list, size: Buffer.byteLength(body) }),
+    );
+    const [schedule] = [...deployed.scheduler.schedules.values()];
+    const target = schedule?.Target as { Arn: string; Input: string } | undefined;
+    const ingestArn = deployed.resolver().resolveString({
+      'Fn::GetAtt': [deployed.function('Ingest').definition.logicalId, 'Arn'],
+    });
+    expect(target?.Arn).toBe(ingestArn);
+
+    // What Scheduler sends when the schedule fires: the target's input with its execution id filled in.
+    const input = JSON.parse((target?.Input ?? '{}').replace('<aws.scheduler.execution-id>', randomUUID()));
+    const [outcome] = (await deployed.invokeAs(schedulerRole(), {}, 'Ingest', input)) as {
+      batchId: string;
+    }[];
+    const manifest = await manifestOf(outcome?.batchId ?? '');
+
+    expect(input.portfolio).toBe(name);
+    expect(manifest.counts).toMatchObject({ rows: 4, screened: 4 });
+  }, 120_000);
+});
+
+/** The logical id of the role Scheduler assumes, as the schedules function passes it. */
+function schedulerRole(): string {
+  const variables = (
+    deployed.function('PortfolioSchedules').definition.properties.Environment as {
+      Variables: Record<string, { 'Fn::GetAtt'?: string[] }>;
+    }
+  ).Variables;
+  return variables.SCHEDULE_ROLE_ARN?.['Fn::GetAtt']?.[0] ?? '';
+}
+
+/** A copy of the template whose role policies of `functionName` no longer grant `action`. */
+function withoutGrant(template: Template, functionName: string, action: string): Template {
+  const copy = structuredClone(template) as Template;
+  const role = (deployed.function(functionName).definition.properties.Role as { 'Fn::GetAtt': string[] })[
+    'Fn::GetAtt'
+  ][0];
+  let removed = 0;
+  for (const resource of Object.values(copy.Resources)) {
+    const properties = resource.Properties ?? {};
+    const roles = (properties.Roles as { Ref: string }[] | undefined) ?? [];
+    if (resource.Type !== 'AWS::IAM::Policy' || !roles.some((candidate) => candidate.Ref === role)) continue;
+    const document = properties.PolicyDocument as { Statement: { Action: string | string[] }[] };
+    for (const statement of document.Statement) {
+      const actions = [statement.Action].flat();
+      statement.Action = actions.filter((candidate) => candidate !== action);
+      removed += actions.length - statement.Action.length;
+    }
+    document.Statement = document.Statement.filter((statement) => statement.Action.length > 0);
+  }
+  if (removed === 0) throw new Error(`the ${functionName} role has no grant of ${action} to remove`);
+  return copy;
+}
+
+describe("every AWS call the bundled functions made, against the template's IAM", () => {
+  let calls: RecordedCall[];
+  let iam: TemplateIam;
+  let requests: IamRequest[];
+
+  beforeAll(() => {
+    calls = [...deployed.functions.values()].flatMap(({ proxy }) => proxy.calls);
+    iam = new TemplateIam(deployed.assembly.template, deployed.resolver());
+    requests = distinctRequests(calls.flatMap((call) => iam.requestsOf(call)));
+  });
+
+  it("recorded the calls of every function, the services' KMS use on their behalf included", () => {
+    const kinds = (name: string) =>
+      new Set(
+        calls
+          .filter((call) => call.caller === deployed.function(name).definition.logicalId)
+          .map((call) => `${call.service}:${call.operation}`),
+      );
+    expect([...kinds('Ingest')]).toEqual(
+      expect.arrayContaining(['s3:GetObject', 'dynamodb:UpdateItem', 'sqs:SendMessageBatch']),
+    );
+    expect([...kinds('Worker')]).toEqual(
+      expect.arrayContaining([
+        'secretsmanager:GetSecretValue',
+        'sqs:ReceiveMessage',
+        'sqs:DeleteMessageBatch',
+      ]),
+    );
+    expect([...kinds('Finalise')]).toEqual(expect.arrayContaining(['s3:PutObject', 'events:PutEvents']));
+    expect([...kinds('DeadLetter')]).toEqual(expect.arrayContaining(['sqs:ReceiveMessage']));
+    expect([...kinds('PortfolioSchedules')]).toEqual(
+      expect.arrayContaining(['s3:GetObject', 'scheduler:CreateSchedule']),
+    );
+    expect(requests.some((request) => request.action === 'kms:Decrypt')).toBe(true);
+  });
+
+  it('allows every one of them: identity, bucket, queue and key policies', async () => {
+    const denials = await iam.evaluate(requests);
+
+    expect(requests.length).toBeGreaterThan(0);
+    expect(describeDenials(denials)).toBe('');
+  });
+
+  it("refuses the same S3 and SQS calls over plain HTTP (the bucket's and queues' policies are evaluated)", async () => {
+    const resourceCalls = requests.filter((request) => /^(s3|sqs):/.test(request.action));
+    const plain = resourceCalls.map((request) => ({
+      ...request,
+      context: { ...request.context, 'aws:SecureTransport': 'false' },
+    }));
+
+    const denials = await iam.evaluate(plain);
+
+    expect(resourceCalls.length).toBeGreaterThan(0);
+    expect(denials.map((denial) => denial.result)).toEqual(plain.map(() => 'ExplicitlyDenied'));
+  });
+
+  it('lets S3 invoke ingest and the schedules function, and the Scheduler role invoke ingest, and no other', async () => {
+    const invocations = distinctRequests(
+      deployed.serviceInvocations.map((invocation) => iam.invocationRequest(invocation)),
+    );
+    const workerArn = deployed.resolver().resolveString({
+      'Fn::GetAtt': [deployed.function('Worker').definition.logicalId, 'Arn'],
+    });
+    const misdirected = invocations.map((request) => ({ ...request, resource: workerArn }));
+
+    const denials = await iam.evaluate(invocations);
+    const misdirectedDenials = await iam.evaluate(misdirected);
+
+    expect(invocations.map((request) => request.caller).sort()).toEqual(
+      ['s3.amazonaws.com', 's3.amazonaws.com', schedulerRole()].sort(),
+    );
+    expect(describeDenials(denials)).toBe('');
+    expect(misdirectedDenials).toHaveLength(misdirected.length);
+  });
+
+  // The key policy itself lets the worker decrypt the token secret (what grantRead of a secret adds), so without
+  // its role's kms:Decrypt only the DynamoDB calls lose their key.
+  it.each([
+    ['Worker', 'dynamodb:UpdateItem', 'dynamodb '],
+    ['Finalise', 's3:PutObject', 's3 PutObject results/'],
+    ['Worker', 'kms:Decrypt', 'dynamodb '],
+    ['PortfolioSchedules', 'iam:PassRole', 'scheduler '],
+  ])(
+    'denies the recorded calls once the %s role loses %s (negative control)',
+    async (name, action, calls) => {
+      const caller = deployed.function(name).definition.logicalId;
+      const needing = requests.filter(
+        (request) =>
+          request.caller === caller && request.action === action && request.because.startsWith(calls),
+      );
+      const weakened = new TemplateIam(
+        withoutGrant(deployed.assembly.template, name, action),
+        deployed.resolver(),
+      );
+
+      const denials = await weakened.evaluate(needing);
+
+      expect(needing.length).toBeGreaterThan(0);
+      expect(denials.map((denial) => denial.request)).toEqual(needing);
+      expect(describeDenials(denials)).toContain(`needs ${action}`);
+    },
+  );
+});
