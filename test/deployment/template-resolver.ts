@@ -109,6 +109,7 @@ export class TemplateResolver {
       'AWS::Partition': 'aws',
       'AWS::URLSuffix': 'amazonaws.com',
       'AWS::StackName': 'CreditScreen',
+      'AWS::StackId': `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/CreditScreen/8d5f6f10-0000-4000-8000-000000000000`,
     };
     if (logicalId in pseudo) return pseudo[logicalId];
     const { Type } = this.#resource(logicalId);
@@ -131,6 +132,7 @@ export class TemplateResolver {
       // Secrets Manager appends six random characters to a secret's name.
       'AWS::SecretsManager::Secret': () =>
         `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${name}-AbCdEf`,
+      'AWS::Events::Rule': () => `arn:aws:events:${REGION}:${ACCOUNT}:rule/${name}`,
       'AWS::Scheduler::ScheduleGroup': () => `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule-group/${name}`,
     };
     if (attribute === 'QueueName' && Type === 'AWS::SQS::Queue') return name;
