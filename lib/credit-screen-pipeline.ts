@@ -512,6 +512,9 @@ export class CreditScreenPipeline extends Construct {
     this.finaliseQueue.grantSendMessages(this.ingestFunction);
 
     this.table.grantReadWriteData(this.workerFunction);
+    // Read as well as written: a worker settles a row from the answer an earlier attempt persisted (grantRead's
+    // ListBucket lets a missing answer read as 404, not 403).
+    this.bucket.grantRead(this.workerFunction, `${S3_LAYOUT.raw}*`);
     this.bucket.grantPut(this.workerFunction, `${S3_LAYOUT.raw}*`);
     this.tokenSecret.grantRead(this.workerFunction);
     this.#grantTokenSecretKey(props);
@@ -523,6 +526,8 @@ export class CreditScreenPipeline extends Construct {
     this.eventBus.grantPutEventsTo(this.finaliseFunction);
 
     this.table.grantReadWriteData(this.deadLetterFunction);
+    // Whether a dead-lettered row's answer was persisted (it was then charged).
+    this.bucket.grantRead(this.deadLetterFunction, `${S3_LAYOUT.raw}*`);
     this.finaliseQueue.grantSendMessages(this.deadLetterFunction);
 
     // The sweeper lists batches, queries the claimed-rows index, releases claims and asks for finalisations.

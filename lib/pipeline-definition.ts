@@ -50,6 +50,12 @@ export interface PipelineSettings {
   readonly maxAttempts: number;
   /** Per-request timeout of bureau calls. */
   readonly bureauTimeoutSeconds: number;
+  /**
+   * Largest bureau answer a worker reads, in bytes. A report is a few kilobytes; normalising one takes about 15
+   * times its size in memory, and a worker runs `callsPerInvocation` at once in 256 MB, so anything larger is
+   * settled `failed` (and counted as charged) instead of read.
+   */
+  readonly maxReportBytes: number;
   /** Worker function timeout; queue visibility is six times this, as AWS recommends for SQS sources. */
   readonly workerTimeoutSeconds: number;
   /** Receives before SQS moves a message to the dead-letter queue (crash loops, poison messages). */
@@ -79,6 +85,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   retentionDays: 90,
   maxAttempts: 5,
   bureauTimeoutSeconds: 20,
+  maxReportBytes: 1024 * 1024,
   workerTimeoutSeconds: 60,
   maxReceiveCount: 10,
   excelSummary: false,
@@ -112,6 +119,12 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1)
     problems.push('maxAttempts must be ≥ 1');
   if (!(settings.bureauTimeoutSeconds > 0)) problems.push('bureauTimeoutSeconds must be > 0');
+  if (
+    !Number.isInteger(settings.maxReportBytes) ||
+    settings.maxReportBytes < 64 * 1024 ||
+    settings.maxReportBytes > 8 * 1024 * 1024
+  )
+    problems.push('maxReportBytes must be a whole number of bytes from 64 KiB to 8 MiB');
   if (!(settings.workerTimeoutSeconds >= settings.bureauTimeoutSeconds * 2)) {
     problems.push('workerTimeoutSeconds must be at least twice bureauTimeoutSeconds');
   }
@@ -316,6 +329,14 @@ export const EXPIRING_PREFIXES = [
   S3_LAYOUT.results,
   S3_LAYOUT.work,
 ] as const;
+
+/**
+ * Where a worker persists a paid answer before it does anything else with it: one key per batch row (never a
+ * document), so the next holder of a row whose settle failed finds the answer instead of paying for it again.
+ * The stored report points at it as its raw response.
+ */
+export const answerKey = (bureau: Bureau, batchId: string, row: number): string =>
+  `${S3_LAYOUT.raw}${bureau}/${batchId}/${row}.json`;
 
 export const resultKeys = (batchId: string) => ({
   summary: `${S3_LAYOUT.results}${batchId}/summary.csv`,

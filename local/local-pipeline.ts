@@ -10,7 +10,11 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { RecordingEventPublisher } from '../lambdas/adapters/aws/eventbridge-publisher.ts';
-import { createPipelineAdapters, workerSettings } from '../lambdas/adapters/aws/pipeline-adapters.ts';
+import {
+  bureauTransportSettings,
+  createPipelineAdapters,
+  workerSettings,
+} from '../lambdas/adapters/aws/pipeline-adapters.ts';
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
@@ -107,10 +111,10 @@ export class LocalPipeline {
     this.#adapters = adapters;
     const bureau =
       options.bureau ??
-      new LazyBureauGateway(new StaticTokenSource(options.token), {
-        baseUrl: options.bureauBaseUrl,
-        timeoutMs: settings.bureauTimeoutSeconds * 1000,
-      });
+      new LazyBureauGateway(
+        new StaticTokenSource(options.token),
+        bureauTransportSettings(settings, options.bureauBaseUrl),
+      );
     const base = { ...adapters, logger: this.logger, events: this.events, bureau };
     this.#ingest = createIngestHandler({
       ...base,

@@ -3,9 +3,9 @@
  * the local stack or a deployed one: no Lambda runs this, it uses the same ports and store as the functions.
  */
 import pLimit from 'p-limit';
+import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { type BatchRecord, CANCELLED_DETAIL, type WorkMessage } from '../core/batch/index.ts';
 import type { BatchStore, Logger, WorkQueue } from '../core/ports/index.ts';
-import { finaliseIfLast } from '../worker/screen-documents.ts';
 
 export interface BatchControlDependencies {
   readonly store: BatchStore;

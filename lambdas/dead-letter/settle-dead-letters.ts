@@ -1,9 +1,12 @@
+import { answerKey } from '../../lib/pipeline-definition.ts';
+import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { parseMessage, workMessageSchema } from '../core/batch/index.ts';
-import type { BatchStore, Logger, WorkQueue } from '../core/ports/index.ts';
-import { finaliseIfLast, type QueueRecord } from '../worker/screen-documents.ts';
+import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../core/ports/index.ts';
+import type { QueueRecord } from '../worker/screen-documents.ts';
 
 export interface DeadLetterDependencies {
   readonly store: BatchStore;
+  readonly objects: ObjectStore;
   readonly queue: WorkQueue;
   readonly logger: Logger;
 }
@@ -13,6 +16,7 @@ const REASON = 'failed: the work message reached the dead-letter queue after rep
 /**
  * Settles as failed every row whose message SQS gave up on, so its batch still completes (nothing is lost), and
  * finalises the batch when that was its last row. Messages that are not work messages are logged and dropped.
+ * A row whose answer was persisted (a worker kept failing after the bureau answered) is recorded as charged.
  */
 export async function settleDeadLetters(
   records: readonly QueueRecord[],
@@ -26,7 +30,8 @@ export async function settleDeadLetters(
       continue;
     }
     try {
-      if (await deps.store.settleAbandonedRow(message.batchId, message.row, REASON)) {
+      const answered = await deps.objects.exists(answerKey(message.bureau, message.batchId, message.row));
+      if (await deps.store.settleAbandonedRow(message.batchId, message.row, { reason: REASON, answered })) {
         deps.logger.warn('row settled as failed from the dead-letter queue', {
           batchId: message.batchId,
           row: message.row,

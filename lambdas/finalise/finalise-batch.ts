@@ -3,6 +3,10 @@ import { resultKeys } from '../../lib/pipeline-definition.ts';
 import {
   type BatchCounts,
   type BatchRecord,
+  type ChargeCounts,
+  type ChargeState,
+  chargeStateOfRow,
+  emptyChargeCounts,
   type ReportKey,
   type RowRecord,
   reportKeyId,
@@ -49,6 +53,12 @@ export interface BatchManifest {
   readonly createdAt: string;
   readonly completedAt: string;
   readonly counts: BatchCounts;
+  /**
+   * Rows by what the bureau may have charged for them, to reconcile its invoice: `charged` (answered with a
+   * report), `not_charged`, and `charge_unknown` (a call that got no answer, or one lost in a crash of ours, may
+   * have been charged). The summary's `charge_state` column says it per row.
+   */
+  readonly charges: ChargeCounts;
   /** `changes` only for a portfolio re-screen. */
   readonly files: { readonly summary: string; readonly reports: string; readonly changes?: string } | null;
   /** The portfolio a re-screen ran for; null for an upload. */
@@ -75,11 +85,15 @@ function statusOf(row: RowRecord): SummaryStatus {
   }
 }
 
+/** Rows settled at ingest (invalid, duplicate, cached) never reached the bureau; the others say for themselves. */
+const chargeStateOf = (row: RowRecord, status: SummaryStatus): ChargeState =>
+  status === 'duplicate' || status === 'invalid_document' ? 'not_charged' : chargeStateOfRow(row);
+
 async function* summaryLines(
   batch: BatchRecord,
   store: BatchStore,
   duplicateTargets: ReadonlySet<number>,
-  counts: Record<SummaryStatus, number>,
+  tally: { readonly counts: Record<SummaryStatus, number>; readonly charges: ChargeCounts },
   logger: Logger,
 ): AsyncGenerator<string> {
   const writer = new SummaryCsvWriter(
@@ -95,7 +109,9 @@ async function* summaryLines(
       const status = statusOf(row);
       if (status === 'failed' && row.state !== 'failed')
         logger.error('row not settled at finalisation', { batchId: batch.batchId, row: row.row });
-      counts[status]++;
+      tally.counts[status]++;
+      const chargeState = chargeStateOf(row, status);
+      tally.charges[chargeState]++;
       if (duplicateTargets.has(row.row)) firstReports.set(row.row, row.report);
       const summary: SummaryRow = {
         row: row.row,
@@ -104,6 +120,7 @@ async function* summaryLines(
         bureau: batch.bureau,
         status,
         statusDetail: row.detail ?? (status === 'failed' ? NOT_SETTLED : ''),
+        chargeState,
         report: status === 'duplicate' ? (firstReports.get(row.duplicateOf ?? 0) ?? null) : row.report,
         passThrough: row.passThrough,
       };
@@ -202,6 +219,7 @@ export async function finaliseBatch(
     failed: 0,
     cancelled: 0,
   };
+  const charges = emptyChargeCounts();
   let files: BatchManifest['files'] = null;
   const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };
   if (batch.failure === null) {
@@ -210,7 +228,7 @@ export async function finaliseBatch(
     await objects.writeStream(
       keys.summary,
       contentType,
-      summaryLines(batch, store, new Set(targets), counts, logger),
+      summaryLines(batch, store, new Set(targets), { counts, charges }, logger),
     );
     await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
     files = { summary: keys.summary, reports: keys.reports };
@@ -240,6 +258,7 @@ export async function finaliseBatch(
     createdAt: batch.createdAt,
     completedAt: new Date().toISOString(),
     counts: { rows: Object.values(counts).reduce((sum, count) => sum + count, 0), ...counts },
+    charges,
     files,
     dialect: batch.excelSummary ? 'excel' : 'standard',
     failure: batch.failure,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import {
   batchIdFor,
   bureauForKey,
@@ -228,7 +229,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   );
 
   const counts = tally.counts;
-  const batch = await store.finishIngest(batchId, {
+  await store.finishIngest(batchId, {
     rows: counts.rows,
     invalid: counts.invalid,
     duplicates: counts.duplicates,
@@ -243,8 +244,6 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     duplicates: counts.duplicates,
   });
   // Fast workers (or a file without a single valid document) may have settled everything already.
-  if (batch.settled === batch.toScreen && (await store.claimFinalisation(batchId))) {
-    await queue.sendFinalise({ version: 1, batchId });
-  }
+  await finaliseIfLast(batchId, { store, queue });
   return { batchId, outcome: 'queued', rows: counts.rows, toScreen: counts.unique };
 }

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import {
   awaitsScreening,
   type BatchRecord,
@@ -8,7 +9,6 @@ import {
   type WorkMessage,
 } from '../core/batch/index.ts';
 import type { BatchStore, Logger, WorkQueue } from '../core/ports/index.ts';
-import { finaliseIfLast } from '../worker/screen-documents.ts';
 
 export interface SweeperSettings {
   /** How long after its lease ran out a claimed row counts as stuck (see `stuckClaimSeconds`). */
@@ -160,7 +160,13 @@ async function requeue(
     rows.map((row) =>
       row.claimToken === null
         ? undefined
-        : limit(() => deps.store.releaseRow(batch.batchId, row.row, row.claimToken as string, false)),
+        : limit(() =>
+            // The dead holder may have sent a call: the next holder looks for its persisted answer first.
+            deps.store.releaseRow(batch.batchId, row.row, row.claimToken as string, {
+              call: 'unknown',
+              transientFailure: false,
+            }),
+          ),
     ),
   );
 }

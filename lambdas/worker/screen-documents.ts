@@ -1,18 +1,18 @@
-import { randomUUID } from 'node:crypto';
-import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { answerKey } from '../../lib/pipeline-definition.ts';
 import {
-  InvalidTokenError,
+  OversizedResponseError,
   RateLimitedError,
-  RejectedError,
   ServiceError,
-  TransientError,
 } from '../adapters/bureau-api/service-errors.ts';
+import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import {
   type BatchRecord,
   backoffSeconds,
   CANCELLED_DETAIL,
+  type CallOutcome,
   parseMessage,
   type RetryPolicy,
+  type RowRecord,
   rateLimitDelaySeconds,
   SETTLED_STATES,
   type Settlement,
@@ -24,10 +24,12 @@ import { maskDocument } from '../core/documents/index.ts';
 import type {
   BatchStore,
   BureauGateway,
+  BureauResponse,
   Logger,
   MessageVisibility,
   ObjectStore,
   RateLimiter,
+  RowRelease,
   WorkQueue,
 } from '../core/ports/index.ts';
 import { normaliseCreditReport, type ReportArchive } from '../core/report/index.ts';
@@ -160,15 +162,12 @@ async function screenOne(
   signal?: AbortSignal,
 ): Promise<Outcome> {
   const { store, logger, settings } = deps;
-  const now = deps.now ?? Date.now;
   const message = parseMessage(workMessageSchema, record.body);
   if (message === null) {
     // Not ours or damaged: let it reach the dead-letter queue and its alarm, never the bureau.
     logger.error('message is not a work message', { messageId: record.messageId });
     return retryAfter(null);
   }
-  const log = { batchId: message.batchId, row: message.row, document: maskDocument(message.document) };
-
   let cached = invocation.batches.get(message.batchId);
   if (cached === undefined) {
     cached = store.getBatch(message.batchId);
@@ -178,7 +177,7 @@ async function screenOne(
   // call gets the same refusal (at most one invocation's calls, which the token probe already keeps to one at first).
   const batch = await cached;
   if (batch === null) {
-    logger.warn('batch no longer exists (expired); message dropped', log);
+    logger.warn('batch no longer exists (expired); message dropped', logFields(message));
     return DONE;
   }
   const claim = await store.claimRow(message.batchId, message.row, settings.claimLeaseSeconds);
@@ -187,93 +186,245 @@ async function screenOne(
     // Another worker holds the row. If it crashed, its lease runs out and this message can take over then.
     return retryAfter(settings.claimLeaseSeconds);
   }
-  const { claimToken, row } = claim;
-  const settle = async (settlement: Settlement): Promise<Outcome> => {
-    const settled = await store.settleRow(message.batchId, message.row, claimToken, settlement);
-    if (!settled)
-      logger.warn('claim lost before settling (lease expired); the other holder settles the row', log);
-    else invocation.settledBatches.add(message.batchId);
-    return DONE;
-  };
-
-  if (batch.cancelRequested) return settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
-  if (batch.tokenState === 'rejected') return settle({ outcome: 'failed', reason: TOKEN_REJECTED });
+  const held = new HeldRow(message, claim.claimToken, claim.row, deps, invocation);
+  if (claim.inheritedCall) {
+    const recovered = await recoverInheritedCall(held, deps);
+    if (recovered !== null) return recovered;
+  }
+  if (batch.cancelRequested) return held.settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
+  if (batch.tokenState === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
 
   // Until the token has worked once for this batch, one request at a time: a wrong token costs one request.
   let probing = false;
   if (batch.tokenState === 'unverified') {
     const gate = await waitForToken(message, deps, signal);
-    if (gate === 'rejected') return settle({ outcome: 'failed', reason: TOKEN_REJECTED });
+    if (gate === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
     if (gate === 'undecided') {
-      await store.releaseRow(message.batchId, message.row, claimToken, false);
+      await held.release({ call: 'not_sent', transientFailure: false });
       return retryAfter(2);
     }
     probing = gate === 'probe';
   }
+  return callBureau(held, deps, invocation, { probing, signal });
+}
 
+const logFields = (message: WorkMessage) => ({
+  batchId: message.batchId,
+  row: message.row,
+  document: maskDocument(message.document),
+});
+
+/** Settles retried within the invocation before the row is given back: a paid answer is never dropped lightly. */
+const SETTLE_ATTEMPTS = 4;
+const SETTLE_BACKOFF_MS = 100;
+
+/**
+ * A row this worker holds: it settles or releases the row under its claim, and remembers what became of its
+ * bureau call, so that whatever happens the row's charge evidence stays true.
+ */
+class HeldRow {
+  /** What became of this holder's call so far; `unknown` once a paid answer is persisted and not yet settled. */
+  call: CallOutcome = 'not_sent';
+  uncertainCalls: number;
+
+  constructor(
+    readonly message: WorkMessage,
+    readonly claimToken: string,
+    readonly row: RowRecord,
+    readonly deps: WorkerDependencies,
+    readonly invocation: Invocation,
+  ) {
+    this.uncertainCalls = row.uncertainCalls;
+  }
+
+  get log() {
+    return logFields(this.message);
+  }
+
+  /**
+   * Settles the row, retrying what fails (a transaction conflict that outlasted the store's own retries, throttling,
+   * a 500). If it still fails, the row is given back with what is known of the call: a persisted answer is then
+   * found by the next holder, not bought again.
+   */
+  async settle(settlement: Settlement): Promise<Outcome> {
+    const { store, logger } = this.deps;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const settled = await store.settleRow(
+          this.message.batchId,
+          this.message.row,
+          this.claimToken,
+          settlement,
+        );
+        if (!settled)
+          logger.warn(
+            'claim lost before settling (lease expired); the other holder settles the row',
+            this.log,
+          );
+        // Checked even when the claim was lost: a settle that went through on an attempt that seemed to fail
+        // looks the same, and may have been the batch's last.
+        this.invocation.settledBatches.add(this.message.batchId);
+        return DONE;
+      } catch (error) {
+        if (attempt >= SETTLE_ATTEMPTS) {
+          logger.error('could not settle the row; it is given back with its call recorded', {
+            ...this.log,
+            error: describe(error),
+          });
+          await this.release({ call: this.call, transientFailure: false }).catch(() => undefined);
+          return retryAfter(1);
+        }
+        await sleep(SETTLE_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + (this.deps.random ?? Math.random)()));
+      }
+    }
+  }
+
+  async release(release: RowRelease): Promise<void> {
+    await this.deps.store.releaseRow(this.message.batchId, this.message.row, this.claimToken, release);
+  }
+}
+
+/**
+ * The previous holder of the row left a call unaccounted for (it crashed, ran out of time, or could not settle).
+ * If its answer was persisted, the row is settled from it without calling the bureau again; otherwise that call
+ * may have been charged, which the row records before going on. Null to go on screening.
+ */
+async function recoverInheritedCall(held: HeldRow, deps: WorkerDependencies): Promise<Outcome | null> {
+  const { message } = held;
+  const text = await deps.objects.readTextIfExists(answerKey(message.bureau, message.batchId, message.row));
+  if (text !== null) {
+    const archive = JSON.parse(text) as ReportArchive;
+    deps.logger.info('settling from the answer a previous attempt persisted; no new bureau call', held.log);
+    held.call = 'unknown';
+    return settleAnswer(held, {
+      body: archive.response as Record<string, unknown>,
+      httpStatus: archive.httpStatus,
+      receivedAt: archive.fetchedAt,
+    });
+  }
+  if (!(await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
+  held.uncertainCalls++;
+  deps.logger.warn('a previous attempt may have been charged without an answer we kept', held.log);
+  return null;
+}
+
+async function callBureau(
+  held: HeldRow,
+  deps: WorkerDependencies,
+  invocation: Invocation,
+  options: { readonly probing: boolean; readonly signal?: AbortSignal },
+): Promise<Outcome> {
+  const { message } = held;
+  const { store, settings } = deps;
+  const now = deps.now ?? Date.now;
   for (let rateLimited = 0; ; rateLimited++) {
+    let response: BureauResponse;
     try {
       // The rate-limit token is reserved while the calls ahead are in flight, never long before (see CallSlots).
       // No signal on the call on purpose: a call in flight is never cut (the bureau may have charged it already);
       // it ends by itself within its own timeout, which the invocation's deadline leaves room for.
-      const response = await invocation.calls.run(
+      response = await invocation.calls.run(
         message.bureau,
-        () => deps.bureau.fetchReport(message.bureau, message.document),
-        signal,
+        () => {
+          held.call = 'unanswered'; // from here on, only an answer says otherwise
+          return deps.bureau.fetchReport(message.bureau, message.document);
+        },
+        options.signal,
       );
-      if (probing) await store.markToken(message.batchId, 'verified');
-      return await settleAndArchive(message, response, deps, settle);
     } catch (error) {
-      if (error instanceof RateLimitedError) {
-        const delay = rateLimitDelaySeconds(error.retryAfterSeconds, deps.random);
+      if (!(error instanceof ServiceError) || error.kind === 'oversized') {
+        if (error instanceof ServiceError) held.call = 'answered';
+        return handleOtherFailure(held, error, deps, options);
+      }
+      held.call = error.status === null ? 'unanswered' : 'answered';
+      if (error.kind === 'rate_limited' && error instanceof RateLimitedError) {
         await deps.limiter.pauseUntil(message.bureau, now() + (error.retryAfterSeconds ?? 1) * 1000);
         if (rateLimited < settings.rateLimitRetriesPerInvocation) continue; // the shared bucket makes us wait
-        if (probing) await store.releaseTokenProbe(message.batchId);
-        await store.releaseRow(message.batchId, message.row, claimToken, false);
-        return retryAfter(delay);
+        if (options.probing) await store.releaseTokenProbe(message.batchId);
+        await held.release({ call: 'answered', transientFailure: false });
+        return retryAfter(rateLimitDelaySeconds(error.retryAfterSeconds, deps.random));
       }
-      if (error instanceof InvalidTokenError) {
-        logger.error('bureau token rejected; the batch stops querying', { ...log, error: error.toJSON() });
-        await store.markToken(message.batchId, 'rejected');
-        return settle({
-          outcome: 'failed',
-          reason: `bureau token rejected: ${error.serviceMessage ?? `HTTP ${error.status}`}`,
-        });
-      }
-      if (probing && (error instanceof RejectedError || error instanceof TransientError)) {
-        await store.releaseTokenProbe(message.batchId);
-      }
-      if (error instanceof RejectedError) {
-        logger.warn('bureau rejected the query', { ...log, error: error.toJSON() });
-        return settle({
-          outcome: 'failed',
-          reason: `rejected by the bureau: ${error.serviceMessage ?? error.message}`,
-        });
-      }
-      if (error instanceof TransientError) {
-        const attempt = row.transientFailures + 1;
-        if (attempt >= settings.retry.maxAttempts) {
-          logger.warn('giving up after repeated transient failures', {
-            ...log,
-            attempt,
-            error: error.toJSON(),
-          });
-          return settle({
-            outcome: 'failed',
-            reason: `bureau unavailable after ${attempt} attempts: ${error.message}`,
-          });
-        }
-        await store.releaseRow(message.batchId, message.row, claimToken, true);
+      return handleServiceError(held, error, deps, options.probing);
+    }
+    if (options.probing) await store.markToken(message.batchId, 'verified');
+    return persistAndSettle(held, response, deps);
+  }
+}
+
+/** A refusal, a rejected token or a transient failure of the bureau (not a 429). */
+async function handleServiceError(
+  held: HeldRow,
+  error: ServiceError,
+  deps: WorkerDependencies,
+  probing: boolean,
+): Promise<Outcome> {
+  const { message } = held;
+  const { store, logger, settings } = deps;
+  switch (error.kind) {
+    case 'invalid_token':
+      logger.error('bureau token rejected; the batch stops querying', { ...held.log, error: error.toJSON() });
+      await store.markToken(message.batchId, 'rejected');
+      return held.settle({
+        outcome: 'failed',
+        reason: `bureau token rejected: ${error.serviceMessage ?? `HTTP ${error.status}`}`,
+      });
+    case 'rejected':
+      if (probing) await store.releaseTokenProbe(message.batchId);
+      logger.warn('bureau rejected the query', { ...held.log, error: error.toJSON() });
+      return held.settle({
+        outcome: 'failed',
+        reason: `rejected by the bureau: ${error.serviceMessage ?? error.message}`,
+      });
+    default: {
+      if (probing) await store.releaseTokenProbe(message.batchId);
+      const attempt = held.row.transientFailures + 1;
+      if (attempt < settings.retry.maxAttempts) {
+        await held.release({ call: held.call, transientFailure: true });
         return retryAfter(backoffSeconds(settings.retry, attempt, deps.random));
       }
-      // The invocation is ending before the call could start, or our own fault (storage, a bug): give the row
-      // back untouched and let SQS retry. No bureau call was cut off on the way.
-      if (probing) await store.releaseTokenProbe(message.batchId).catch(() => undefined);
-      await store.releaseRow(message.batchId, message.row, claimToken, false).catch(() => undefined);
-      if (signal?.aborted) return retryAfter(1);
-      throw error;
+      logger.warn('giving up after repeated transient failures', {
+        ...held.log,
+        attempt,
+        error: error.toJSON(),
+      });
+      if (held.call === 'unanswered') {
+        // This last call got no answer: it counts as uncertain on the row like the earlier ones.
+        await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken);
+      }
+      return held.settle({
+        outcome: 'failed',
+        reason: `bureau unavailable after ${attempt} attempts: ${error.message}`,
+      });
     }
   }
+}
+
+/** An answer too large to read (charged all the same), the invocation ending before the call, or our own fault. */
+async function handleOtherFailure(
+  held: HeldRow,
+  error: unknown,
+  deps: WorkerDependencies,
+  options: { readonly probing: boolean; readonly signal?: AbortSignal },
+): Promise<Outcome> {
+  const { message } = held;
+  if (error instanceof OversizedResponseError) {
+    if (options.probing) await deps.store.markToken(message.batchId, 'verified');
+    deps.logger.error('bureau answer too large to read; settled as failed, and it was charged', {
+      ...held.log,
+      error: error.toJSON(),
+    });
+    return held.settle({
+      outcome: 'failed',
+      reason: `the bureau's answer is larger than ${error.maxBytes} bytes and was not read (it was charged)`,
+      answered: true,
+    });
+  }
+  // The invocation is ending before the call could start, or our own fault (storage, a bug): give the row back
+  // with what is known of the call, and let SQS retry. No bureau call was cut off on the way.
+  if (options.probing) await deps.store.releaseTokenProbe(message.batchId).catch(() => undefined);
+  await held.release({ call: held.call, transientFailure: false }).catch(() => undefined);
+  if (options.signal?.aborted) return retryAfter(1);
+  throw error;
 }
 
 /** Waits until the batch's token is proven, or becomes the probe that proves it. */
@@ -293,17 +444,50 @@ async function waitForToken(
   }
 }
 
+const ANSWER_PERSIST_ATTEMPTS = 3;
+
 /**
- * Settles a paid answer and archives the raw response, at the same time. The settle is what matters: the answer was
- * paid for, so a failed archive never sends the document back to the queue (a retry would pay again); it is logged
- * as an error, and the normalised report is kept in DynamoDB all the same.
+ * A paid answer: persisted first, under the row's own key, before anything can fail on our side; then normalised
+ * and settled. If the persist itself keeps failing, the answer is still settled (its normalised report kept in
+ * DynamoDB) and only the raw archive is missing; a settle that keeps failing leaves the answer to the next holder.
  */
-async function settleAndArchive(
-  message: WorkMessage,
-  response: { body: Readonly<Record<string, unknown>>; httpStatus: number; receivedAt: string },
+async function persistAndSettle(
+  held: HeldRow,
+  response: BureauResponse,
   deps: WorkerDependencies,
-  settle: (settlement: Settlement) => Promise<Outcome>,
 ): Promise<Outcome> {
+  const { message } = held;
+  const key = answerKey(message.bureau, message.batchId, message.row);
+  const archive: ReportArchive = {
+    archiveVersion: 1,
+    bureau: message.bureau,
+    document: message.document,
+    fetchedAt: response.receivedAt,
+    httpStatus: response.httpStatus,
+    response: response.body,
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.objects.putJson(key, archive);
+      held.call = 'unknown'; // the answer waits under its key for whoever holds the row next
+      break;
+    } catch (error) {
+      if (attempt >= ANSWER_PERSIST_ATTEMPTS) {
+        deps.logger.error('raw answer not persisted; settling from memory', {
+          ...held.log,
+          error: describe(error),
+        });
+        break;
+      }
+      await sleep(SETTLE_BACKOFF_MS * attempt);
+    }
+  }
+  return settleAnswer(held, response);
+}
+
+/** Normalises a paid answer and settles the row with its report. */
+async function settleAnswer(held: HeldRow, response: BureauResponse): Promise<Outcome> {
+  const { message, deps } = held;
   const report = normaliseCreditReport(response.body, {
     bureau: message.bureau,
     document: message.document,
@@ -316,43 +500,10 @@ async function settleAndArchive(
       warnings: report.warnings.slice(0, 10),
     });
   }
-  // Keys carry no document: S3 keys end up in access logs and listings.
-  const rawKey = `${S3_LAYOUT.raw}${message.bureau}/${response.receivedAt.slice(0, 10)}/${randomUUID()}.json`;
-  const archived: ReportArchive = {
-    archiveVersion: 1,
-    bureau: message.bureau,
-    document: message.document,
-    fetchedAt: response.receivedAt,
-    httpStatus: response.httpStatus,
-    response: response.body,
-  };
   const stored: StoredReport = {
     key: { bureau: message.bureau, document: message.document, fetchedAt: response.receivedAt },
     report,
-    rawKey,
+    rawKey: answerKey(message.bureau, message.batchId, message.row),
   };
-  const [archive, settled] = await Promise.allSettled([
-    deps.objects.putJson(rawKey, archived),
-    settle({ outcome: 'screened', report: stored }),
-  ]);
-  if (archive.status === 'rejected') {
-    deps.logger.error('raw response not archived; the normalised report is kept', {
-      batchId: message.batchId,
-      row: message.row,
-      rawKey,
-      error: describe(archive.reason),
-    });
-  }
-  if (settled.status === 'rejected') throw settled.reason;
-  return settled.value;
-}
-
-/** After a settle: if that was the batch's last row, exactly one caller wins the finalisation and queues it. */
-export async function finaliseIfLast(
-  batchId: string,
-  deps: { store: BatchStore; queue: WorkQueue },
-): Promise<void> {
-  const batch = await deps.store.getBatch(batchId);
-  if (batch?.status !== 'running' || batch.toScreen === null || batch.settled < batch.toScreen) return;
-  if (await deps.store.claimFinalisation(batchId)) await deps.queue.sendFinalise({ version: 1, batchId });
+  return held.settle({ outcome: 'screened', report: stored });
 }

@@ -16,6 +16,9 @@ export function rowRecord(overrides: Partial<RowRecord> = {}): RowRecord {
     transientFailures: 0,
     report: null,
     reportKey: null,
+    callPending: false,
+    uncertainCalls: 0,
+    answered: false,
     ...overrides,
   };
 }

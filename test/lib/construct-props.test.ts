@@ -17,6 +17,7 @@ const EVERY_SETTING: PipelineSettings = {
   retentionDays: 45,
   maxAttempts: 4,
   bureauTimeoutSeconds: 15,
+  maxReportBytes: 512 * 1024,
   workerTimeoutSeconds: 45,
   maxReceiveCount: 8,
   excelSummary: true,

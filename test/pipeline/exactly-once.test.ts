@@ -1,19 +1,21 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerSettings } from '../../lambdas/adapters/aws/pipeline-adapters.ts';
 import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
-import { CreditReportClient, ServiceTransport } from '../../lambdas/adapters/bureau-api/index.ts';
+import {
+  CreditReportClient,
+  ServiceTransport,
+  TransientError,
+} from '../../lambdas/adapters/bureau-api/index.ts';
+import { finaliseIfLast } from '../../lambdas/completion/finalise-if-last.ts';
 import type { WorkMessage } from '../../lambdas/core/batch/index.ts';
-import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
+import type { BatchStore, BureauGateway } from '../../lambdas/core/ports/index.ts';
 import { settleDeadLetters } from '../../lambdas/dead-letter/settle-dead-letters.ts';
 import { finaliseBatch } from '../../lambdas/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
-import {
-  finaliseIfLast,
-  screenDocuments,
-  type WorkerSettings,
-} from '../../lambdas/worker/screen-documents.ts';
+import { screenDocuments, type WorkerSettings } from '../../lambdas/worker/screen-documents.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
-import { startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
+import { parseSummary, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../factories/recording-ports.ts';
 
 let test: TestPipeline;
@@ -123,6 +125,9 @@ describe('exactly-once screening', () => {
     expect(chargesOf(crashing.document)).toBe(2);
     for (const message of others) expect(chargesOf(message.document)).toBe(1);
     expect(await test.pipeline.store.getBatch(batchId)).toMatchObject({ settled: 3, screened: 3 });
+    // The lost answer is owned up to: the row says its charges are not known for sure.
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    expect(manifest?.charges).toEqual({ charged: 2, not_charged: 0, charge_unknown: 1 });
   });
 
   it('finalises once however many workers see the last row settle, and announces the batch once', async () => {
@@ -243,5 +248,141 @@ describe('exactly-once screening', () => {
     expect(result.batchItemFailures).toEqual([]);
     expect(documents.map(chargesOf)).toEqual([0, 0, 0]);
     expect(batch).toMatchObject({ status: 'completed', cancelled: 3, screened: 0, settled: 3 });
+  });
+});
+
+/** A store whose settles fail as DynamoDB's do under contention, `failures` times in a row, then work again. */
+function contendedStore(failures: number): { store: BatchStore; failed: () => number } {
+  const real = test.pipeline.store;
+  let failed = 0;
+  const store = new Proxy(real, {
+    get(target, property, receiver) {
+      if (property === 'settleRow')
+        return async (...args: Parameters<BatchStore['settleRow']>) => {
+          if (failed < failures) {
+            failed++;
+            throw new TransactionCanceledException({
+              message: 'Transaction cancelled [None, TransactionConflict]',
+              $metadata: {},
+              CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+            });
+          }
+          return target.settleRow(...args);
+        };
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store, failed: () => failed };
+}
+
+describe('a paid answer is never bought again because of us', () => {
+  it('settles from the persisted answer when the settle keeps failing after the bureau answered', async () => {
+    const [document] = distinctDocuments(1, 'settle conflicts');
+    const { queue, ingest } = await ingestQuietly([document as string]);
+    const { batchId } = await ingest();
+    const message = queue.work[0] as WorkMessage;
+    const contended = contendedStore(4);
+
+    const first = await screenDocuments([deliveryOf(message)], {
+      ...workerDeps(queue),
+      store: contended.store,
+    });
+    const redelivered = await screenDocuments([deliveryOf(message)], workerDeps(queue));
+
+    expect(contended.failed()).toBe(4);
+    expect(first.batchItemFailures).toHaveLength(1); // given back to SQS, not settled
+    expect(redelivered.batchItemFailures).toEqual([]);
+    expect(chargesOf(document as string)).toBe(1);
+    const manifest = await finaliseBatch(batchId, { ...workerDeps(queue), events: test.pipeline.events });
+    expect(manifest?.counts).toMatchObject({ screened: 1, failed: 0 });
+    expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
+  });
+
+  it('rides out settle conflicts within the invocation, without giving the message back', async () => {
+    const [document] = distinctDocuments(1, 'settle conflicts once');
+    const { queue, ingest } = await ingestQuietly([document as string]);
+    await ingest();
+    const contended = contendedStore(2);
+
+    const outcome = await screenDocuments([deliveryOf(queue.work[0] as WorkMessage)], {
+      ...workerDeps(queue),
+      store: contended.store,
+    });
+
+    expect(outcome.batchItemFailures).toEqual([]);
+    expect(chargesOf(document as string)).toBe(1);
+  });
+
+  it('settles from the persisted answer after a worker died between persisting it and settling', async () => {
+    const [document] = distinctDocuments(1, 'crash after persist');
+    const { queue, ingest } = await ingestQuietly([document as string]);
+    await ingest();
+    const message = queue.work[0] as WorkMessage;
+    // The worker persists the answer, then dies before its settle reaches DynamoDB.
+    const dyingStore = new Proxy(test.pipeline.store, {
+      get(target, property, receiver) {
+        if (property === 'settleRow') return () => new Promise(() => {});
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    void screenDocuments([deliveryOf(message)], {
+      ...workerDeps(queue, { settings: { claimLeaseSeconds: 1 } }),
+      store: dyingStore,
+    });
+    await expect.poll(() => chargesOf(document as string), { timeout: 5000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+
+    expect((await screenDocuments([deliveryOf(message)], workerDeps(queue))).batchItemFailures).toEqual([]);
+    expect(chargesOf(document as string)).toBe(1);
+    const [row] = await test.pipeline.store.getRows(message.batchId, [message.row]);
+    expect(row).toMatchObject({ state: 'screened', answered: true, callPending: false, uncertainCalls: 0 });
+  });
+
+  it('marks charge_unknown a row whose call timed out after it was sent, and charged the rows that answered', async () => {
+    const documents = distinctDocuments(3, 'timed out');
+    const { queue, ingest } = await ingestQuietly(documents);
+    const { batchId } = await ingest();
+    const [timingOut, ...others] = queue.work as [WorkMessage, ...WorkMessage[]];
+    let timedOut = false;
+    // The bureau answers (and charges) but the answer arrives after our timeout, once.
+    const late: BureauGateway = {
+      fetchReport: async (bureauName, document, options) => {
+        const response = await bureau.fetchReport(bureauName, document, options);
+        if (document !== timingOut.document || timedOut) return response;
+        timedOut = true;
+        throw new TransientError('no complete response within 2000 ms', null, null);
+      },
+    };
+    const deps = workerDeps(queue, { bureau: late });
+
+    await screenDocuments(queue.work.map(deliveryOf), deps);
+    await screenDocuments([deliveryOf(timingOut)], deps);
+
+    expect(chargesOf(timingOut.document)).toBe(2);
+    for (const message of others) expect(chargesOf(message.document)).toBe(1);
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    expect(manifest?.counts).toMatchObject({ screened: 3 });
+    expect(manifest?.charges).toEqual({ charged: 2, not_charged: 0, charge_unknown: 1 });
+    const summary = parseSummary(await test.pipeline.readText(manifest?.files?.summary ?? ''));
+    expect(summary.find((line) => line.document === timingOut.document)?.charge_state).toBe('charge_unknown');
+  });
+
+  it('counts as charged a dead-lettered row whose answer was persisted, and as not charged one never called', async () => {
+    const documents = distinctDocuments(2, 'dead letter charges');
+    const { queue, ingest } = await ingestQuietly(documents);
+    const { batchId } = await ingest();
+    const [answered, neverCalled] = queue.work as [WorkMessage, WorkMessage];
+    // The first row's settle keeps failing after its answer was persisted, until SQS gives up on it.
+    await screenDocuments([deliveryOf(answered)], { ...workerDeps(queue), store: contendedStore(99).store });
+    const deps = workerDeps(queue);
+
+    await settleDeadLetters([deliveryOf(answered), deliveryOf(neverCalled)], deps);
+
+    expect(documents.map(chargesOf)).toEqual([1, 0]);
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    expect(manifest?.counts).toMatchObject({ failed: 2 });
+    expect(manifest?.charges).toEqual({ charged: 1, not_charged: 1, charge_unknown: 0 });
   });
 });

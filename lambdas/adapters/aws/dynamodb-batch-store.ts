@@ -22,8 +22,9 @@ import {
   reportKeyId,
   type Settlement,
   type StoredReport,
+  settlementAnswered,
 } from '../../core/batch/index.ts';
-import type { BatchStore, ClaimResult, IngestTotals, NewBatch } from '../../core/ports/index.ts';
+import type { BatchStore, ClaimResult, IngestTotals, NewBatch, RowRelease } from '../../core/ports/index.ts';
 import type { Bureau, NormalisedReport } from '../../core/report/index.ts';
 import { reportColumns } from '../../core/summary/index.ts';
 
@@ -57,11 +58,52 @@ const rowKey = (batchId: string, row: number) => ({
   pk: `BATCH#${batchId}`,
   sk: `${ROW_PREFIX}${String(row).padStart(9, '0')}`,
 });
+/**
+ * A batch's per-row counts live in counter shards (`COUNTS#00`…), the row's number modulo their count picking
+ * one, never on the batch item. In DynamoDB, concurrent transactions that write one item cancel each other
+ * (`TransactionConflict`): if every settle wrote the batch item, a batch's settles would collide all the time and,
+ * worse, a paid answer's settle would fail. Sixteen shards keep concurrent settles on different items in all but a
+ * few cases (those few are retried); a reader sums them with the batch item in one BatchGetItem.
+ */
+const COUNTER_SHARDS = 16;
+const COUNTER_PREFIX = 'COUNTS#';
+const COUNTERS = ['settled', 'screened', 'cached', 'failed', 'cancelled'] as const;
+const shardKey = (batchId: string, shard: number) => ({
+  pk: `BATCH#${batchId}`,
+  sk: `${COUNTER_PREFIX}${String(shard).padStart(2, '0')}`,
+});
+const shardKeys = (batchId: string) =>
+  Array.from({ length: COUNTER_SHARDS }, (_, shard) => shardKey(batchId, shard));
+const shardOfRow = (batchId: string, row: number) => shardKey(batchId, row % COUNTER_SHARDS);
+
+/** A batch record with the counts of its shards added to the batch item's own (those ingest settled). */
+function withShardCounts(batch: BatchRecord, shards: readonly Item[]): BatchRecord {
+  const counts: Record<(typeof COUNTERS)[number], number> = { ...batch };
+  for (const shard of shards)
+    for (const counter of COUNTERS) counts[counter] += (shard[counter] as number | undefined) ?? 0;
+  return { ...batch, ...counts };
+}
+
+// Transactions cancelled by a conflict with another transaction, and throttled requests, are retried here with
+// jittered backoff (AWS's advice for TransactionConflict); the SDK retries throttling itself, not conflicts.
+const TRANSACTION_ATTEMPTS = 6;
+const isRetryableCancellation = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some(
+    (reason) =>
+      reason.Code === 'TransactionConflict' ||
+      reason.Code === 'ThrottlingError' ||
+      reason.Code === 'ProvisionedThroughputExceeded',
+  ) &&
+  !(error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+
 const reportKeyOf = (key: ReportKey) => ({ pk: `REPORT#${key.bureau}#${key.document}`, sk: key.fetchedAt });
 const latestKeyOf = (key: { bureau: Bureau; document: string }) => ({
   pk: `REPORT#${key.bureau}#${key.document}`,
   sk: 'LATEST',
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const isConditionFailure = (error: unknown) =>
   error instanceof ConditionalCheckFailedException ||
@@ -113,6 +155,9 @@ function toRow(item: Item): RowRecord {
     transientFailures: (item.transientFailures as number | undefined) ?? 0,
     report: (item.report as RowRecord['report'] | undefined) ?? null,
     reportKey: (item.reportKey as ReportKey | undefined) ?? null,
+    callPending: item.callPending === true,
+    uncertainCalls: (item.uncertainCalls as number | undefined) ?? 0,
+    answered: item.answered === true,
   };
 }
 
@@ -142,18 +187,42 @@ export class DynamoDbBatchStore implements BatchStore {
    * false when that condition failed, so nothing was written.
    */
   async #transactIfClaimed(items: TransactItems): Promise<boolean> {
-    try {
-      await this.#client.send(new TransactWriteCommand({ TransactItems: items }));
-      return true;
-    } catch (error) {
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-      ) {
-        return false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#client.send(new TransactWriteCommand({ TransactItems: items }));
+        return true;
+      } catch (error) {
+        if (
+          error instanceof TransactionCanceledException &&
+          error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+        ) {
+          return false;
+        }
+        if (!isRetryableCancellation(error) || attempt >= TRANSACTION_ATTEMPTS) throw error;
+        this.#conflictsRetried++;
+        await sleep(Math.random() * Math.min(1000, 20 * 2 ** attempt));
       }
-      throw error;
     }
+  }
+
+  #conflictsRetried = 0;
+
+  /** Transactions this store retried after a conflict or throttling (what strict-mode runs report). */
+  get conflictsRetried(): number {
+    return this.#conflictsRetried;
+  }
+
+  /** The update of a row's counter shard: one more settled row, under `counter`. */
+  #countOnShard(batchId: string, row: number, counter: string, by: 1 | -1): TransactItems[number] {
+    return {
+      Update: {
+        TableName: this.#table,
+        Key: shardOfRow(batchId, row),
+        UpdateExpression: 'SET expiresAt = if_not_exists(expiresAt, :expires) ADD settled :by, #counter :by',
+        ExpressionAttributeNames: { '#counter': counter },
+        ExpressionAttributeValues: { ':by': by, ':expires': this.#expiresAt() },
+      },
+    };
   }
 
   /** Runs a conditional write; false when its condition failed (someone else got there first), true otherwise. */
@@ -216,15 +285,7 @@ export class DynamoDbBatchStore implements BatchStore {
         Limit: limit,
       }),
     );
-    const ids = (listing.Items ?? []).map((item) => item.batchId as string);
-    const found = new Map<string, BatchRecord>();
-    for (let start = 0; start < ids.length; start += GET_BATCH) {
-      for (const item of await this.#batchGet(ids.slice(start, start + GET_BATCH).map(batchKey))) {
-        const batch = toBatch(item);
-        found.set(batch.batchId, batch);
-      }
-    }
-    return ids.flatMap((id) => found.get(id) ?? []);
+    return this.#batchesWithCounts((listing.Items ?? []).map((item) => item.batchId as string));
   }
 
   async cancelQueuedRow(batchId: string, row: number, reason: string): Promise<boolean> {
@@ -239,15 +300,8 @@ export class DynamoDbBatchStore implements BatchStore {
           ExpressionAttributeValues: { ':cancelled': 'cancelled', ':queued': 'queued', ':detail': reason },
         },
       },
-      {
-        Update: {
-          TableName: this.#table,
-          Key: batchKey(batchId),
-          // cancelRequested is set once, before any row, by markCancelRequested.
-          UpdateExpression: 'ADD settled :one, cancelled :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      // cancelRequested is set once, before any row, by markCancelRequested.
+      this.#countOnShard(batchId, row, 'cancelled', 1),
     ]);
   }
 
@@ -289,22 +343,31 @@ export class DynamoDbBatchStore implements BatchStore {
           ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':zero': 0 },
         },
       },
-      {
-        Update: {
-          TableName: this.#table,
-          Key: batchKey(batchId),
-          UpdateExpression: 'ADD settled :minus, failed :minus',
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
+      this.#countOnShard(batchId, row, 'failed', -1),
     ]);
   }
 
   async getBatch(batchId: string): Promise<BatchRecord | null> {
-    const result = await this.#client.send(
-      new GetCommand({ TableName: this.#table, Key: batchKey(batchId), ConsistentRead: true }),
-    );
-    return result.Item ? toBatch(result.Item) : null;
+    const [batch] = await this.#batchesWithCounts([batchId]);
+    return batch ?? null;
+  }
+
+  /** Batch records with their shards' counts, in the order asked; missing batches are left out. */
+  async #batchesWithCounts(batchIds: readonly string[]): Promise<BatchRecord[]> {
+    const keys = batchIds.flatMap((batchId) => [batchKey(batchId), ...shardKeys(batchId)]);
+    const items: Item[] = [];
+    for (let start = 0; start < keys.length; start += GET_BATCH)
+      items.push(...(await this.#batchGet(keys.slice(start, start + GET_BATCH))));
+    const byBatch = new Map<string, Item[]>();
+    for (const item of items)
+      byBatch.set(item.pk as string, [...(byBatch.get(item.pk as string) ?? []), item]);
+    return batchIds.flatMap((batchId) => {
+      const found = byBatch.get(batchKey(batchId).pk) ?? [];
+      const meta = found.find((item) => item.sk === META);
+      if (meta === undefined) return [];
+      const shards = found.filter((item) => String(item.sk).startsWith(COUNTER_PREFIX));
+      return [withShardCounts(toBatch(meta), shards)];
+    });
   }
 
   /** Sets fields of the batch record (no condition: only ingest writes these, one invocation at a time). */
@@ -411,8 +474,9 @@ export class DynamoDbBatchStore implements BatchStore {
     await this.#setOnBatch(batchId, { ingestCheckpoint: row, ingestCached: cachedSoFar });
   }
 
-  async finishIngest(batchId: string, totals: IngestTotals): Promise<BatchRecord> {
-    const result = await this.#client.send(
+  async finishIngest(batchId: string, totals: IngestTotals): Promise<void> {
+    // Rows settled as cached at ingest are counted on the batch item: one write, by the one ingest.
+    await this.#client.send(
       new UpdateCommand({
         TableName: this.#table,
         Key: batchKey(batchId),
@@ -429,10 +493,8 @@ export class DynamoDbBatchStore implements BatchStore {
           ':toScreen': totals.toScreen,
           ':cached': totals.cached,
         },
-        ReturnValues: 'ALL_NEW',
       }),
     );
-    return toBatch(result.Attributes as Item);
   }
 
   async claimRow(batchId: string, row: number, leaseSeconds: number): Promise<ClaimResult> {
@@ -443,8 +505,10 @@ export class DynamoDbBatchStore implements BatchStore {
         new UpdateCommand({
           TableName: this.#table,
           Key: rowKey(batchId, row),
+          // Every claim marks a call as pending before any can go out: if this holder dies, the next one knows to
+          // look for a persisted answer instead of paying again (the old item says whether one was pending).
           UpdateExpression:
-            'SET #state = :claimed, claimToken = :token, claimExpiresAt = :expires ADD attempts :one',
+            'SET #state = :claimed, claimToken = :token, claimExpiresAt = :expires, callPending = :true ADD attempts :one',
           ConditionExpression: '#state = :queued OR (#state = :claimed AND claimExpiresAt < :now)',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
@@ -454,11 +518,19 @@ export class DynamoDbBatchStore implements BatchStore {
             ':expires': now + leaseSeconds * 1000,
             ':now': now,
             ':one': 1,
+            ':true': true,
           },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return { claimed: true, claimToken, row: toRow(result.Attributes as Item) };
+      const old = result.Attributes as Item;
+      const claimedRow = toRow({
+        ...old,
+        state: 'claimed',
+        attempts: ((old.attempts as number | undefined) ?? 0) + 1,
+        callPending: true,
+      });
+      return { claimed: true, claimToken, row: claimedRow, inheritedCall: old.callPending === true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const current = await this.#client.send(
@@ -468,26 +540,42 @@ export class DynamoDbBatchStore implements BatchStore {
     }
   }
 
-  async releaseRow(
-    batchId: string,
-    row: number,
-    claimToken: string,
-    transientFailure: boolean,
-  ): Promise<void> {
+  async releaseRow(batchId: string, row: number, claimToken: string, release: RowRelease): Promise<void> {
+    const sets = ['#state = :queued', ...(release.call === 'unknown' ? [] : ['callPending = :false'])];
+    const adds = [
+      ...(release.transientFailure ? ['transientFailures :one'] : []),
+      ...(release.call === 'unanswered' ? ['uncertainCalls :one'] : []),
+    ];
+    const adding = adds.length > 0;
     // The lease ran out and another worker holds the row now: nothing of ours to give back.
     await this.#conditionally(
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: rowKey(batchId, row),
-          UpdateExpression: `SET #state = :queued REMOVE claimToken, claimExpiresAt${transientFailure ? ' ADD transientFailures :one' : ''}`,
+          UpdateExpression: `SET ${sets.join(', ')} REMOVE claimToken, claimExpiresAt${adding ? ` ADD ${adds.join(', ')}` : ''}`,
           ConditionExpression: 'claimToken = :token',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':queued': 'queued',
             ':token': claimToken,
-            ...(transientFailure ? { ':one': 1 } : {}),
+            ...(release.call === 'unknown' ? {} : { ':false': false }),
+            ...(adding ? { ':one': 1 } : {}),
           },
+        }),
+      ),
+    );
+  }
+
+  async recordUncertainCall(batchId: string, row: number, claimToken: string): Promise<boolean> {
+    return this.#conditionally(
+      this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: rowKey(batchId, row),
+          UpdateExpression: 'ADD uncertainCalls :one',
+          ConditionExpression: 'claimToken = :token',
+          ExpressionAttributeValues: { ':one': 1, ':token': claimToken },
         }),
       ),
     );
@@ -501,37 +589,30 @@ export class DynamoDbBatchStore implements BatchStore {
   ): Promise<boolean> {
     const report = settlement.outcome === 'screened' ? settlement.report : null;
     const detail = settlement.outcome === 'screened' ? null : settlement.reason;
-    const counter = settlement.outcome;
-    const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> =
-      [
-        {
-          Update: {
-            TableName: this.#table,
-            Key: rowKey(batchId, row),
-            UpdateExpression:
-              'SET #state = :state, detail = :detail, report = :report, reportKey = :reportKey REMOVE claimToken, claimExpiresAt',
-            ConditionExpression: '#state = :claimed AND claimToken = :token',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: {
-              ':state': settlement.outcome,
-              ':detail': detail,
-              ':report': report ? reportColumns(report.report) : null,
-              ':reportKey': report ? report.key : null,
-              ':claimed': 'claimed',
-              ':token': claimToken,
-            },
+    const answered = settlementAnswered(settlement);
+    // The holder knows what became of its call now: nothing is pending any more; a paid answer is recorded.
+    const transactItems: TransactItems = [
+      {
+        Update: {
+          TableName: this.#table,
+          Key: rowKey(batchId, row),
+          UpdateExpression: `SET #state = :state, detail = :detail, report = :report, reportKey = :reportKey, callPending = :false${answered ? ', answered = :true' : ''} REMOVE claimToken, claimExpiresAt`,
+          ConditionExpression: '#state = :claimed AND claimToken = :token',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':state': settlement.outcome,
+            ':detail': detail,
+            ':report': report ? reportColumns(report.report) : null,
+            ':reportKey': report ? report.key : null,
+            ':claimed': 'claimed',
+            ':token': claimToken,
+            ':false': false,
+            ...(answered ? { ':true': true } : {}),
           },
         },
-        {
-          Update: {
-            TableName: this.#table,
-            Key: batchKey(batchId),
-            UpdateExpression: 'ADD settled :one, #counter :one',
-            ExpressionAttributeNames: { '#counter': counter },
-            ExpressionAttributeValues: { ':one': 1 },
-          },
-        },
-      ];
+      },
+      this.#countOnShard(batchId, row, settlement.outcome, 1),
+    ];
     if (settlement.outcome === 'screened') {
       const stored = {
         ...settlement.report.key,
@@ -548,31 +629,31 @@ export class DynamoDbBatchStore implements BatchStore {
     return this.#transactIfClaimed(transactItems);
   }
 
-  async settleAbandonedRow(batchId: string, row: number, reason: string): Promise<boolean> {
+  async settleAbandonedRow(
+    batchId: string,
+    row: number,
+    abandoned: { readonly reason: string; readonly answered: boolean },
+  ): Promise<boolean> {
+    // A persisted answer accounts for the pending call; without one, a pending call stays uncertain.
+    const answered = abandoned.answered ? ', answered = :true, callPending = :false' : '';
     return this.#transactIfClaimed([
       {
         Update: {
           TableName: this.#table,
           Key: rowKey(batchId, row),
-          UpdateExpression: 'SET #state = :failed, detail = :detail REMOVE claimToken, claimExpiresAt',
+          UpdateExpression: `SET #state = :failed, detail = :detail${answered} REMOVE claimToken, claimExpiresAt`,
           ConditionExpression: '#state IN (:queued, :claimed)',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':failed': 'failed',
-            ':detail': reason,
+            ':detail': abandoned.reason,
             ':queued': 'queued',
             ':claimed': 'claimed',
+            ...(abandoned.answered ? { ':true': true, ':false': false } : {}),
           },
         },
       },
-      {
-        Update: {
-          TableName: this.#table,
-          Key: batchKey(batchId),
-          UpdateExpression: 'ADD settled :one, failed :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      this.#countOnShard(batchId, row, 'failed', 1),
     ]);
   }
 
@@ -631,7 +712,7 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: batchKey(batchId),
           UpdateExpression: 'SET #status = :finalising',
-          ConditionExpression: '#status = :running AND settled = toScreen',
+          ConditionExpression: '#status = :running',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':finalising': 'finalising', ':running': 'running' },
         }),

@@ -7,7 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LazyBureauGateway } from '../bureau-api/lazy-bureau-gateway.ts';
 import { readPipelineEnvironment } from './environment.ts';
 import { EventBridgePublisher } from './eventbridge-publisher.ts';
-import { createPipelineAdapters } from './pipeline-adapters.ts';
+import { bureauTransportSettings, createPipelineAdapters } from './pipeline-adapters.ts';
 import { createLambdaLogger } from './powertools-logger.ts';
 import { SecretsManagerTokenSource } from './secrets-manager-token.ts';
 
@@ -35,10 +35,7 @@ export function lambdaRuntime() {
     }),
     bureau: new LazyBureauGateway(
       new SecretsManagerTokenSource(new SecretsManagerClient({}), environment.tokenSecretId),
-      {
-        baseUrl: environment.bureauBaseUrl,
-        timeoutMs: environment.settings.bureauTimeoutSeconds * 1000,
-      },
+      bureauTransportSettings(environment.settings, environment.bureauBaseUrl),
     ),
   };
 }

@@ -54,6 +54,15 @@ export function createPipelineAdapters(
   };
 }
 
+/** How the bureau client is built from the pipeline's settings, in Lambda and locally alike. */
+export function bureauTransportSettings(settings: PipelineSettings, baseUrl: string) {
+  return {
+    baseUrl,
+    timeoutMs: settings.bureauTimeoutSeconds * 1000,
+    maxResponseBytes: settings.maxReportBytes,
+  };
+}
+
 /** The worker's settings, derived from the pipeline's. */
 export function workerSettings(settings: PipelineSettings): WorkerSettings {
   return {

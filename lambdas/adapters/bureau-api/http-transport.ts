@@ -1,5 +1,5 @@
 import packageJson from '../../../package.json' with { type: 'json' };
-import { TransientError } from './service-errors.ts';
+import { OversizedResponseError, TransientError } from './service-errors.ts';
 
 /** How to reach the bureau API. The token is held here and sent only as the Authorization header. */
 export interface ServiceTransportConfig {
@@ -19,6 +19,12 @@ export interface ServiceTransportConfig {
   readonly userAgent?: string;
   /** The fetch implementation (tests may inject one); defaults to Node's, which keeps connections alive. */
   readonly fetch?: typeof fetch;
+  /**
+   * Largest response body read, in bytes. A longer body is not read past this (so it never takes more memory
+   * than this): a 2XX one fails with {@link OversizedResponseError}, any other with {@link TransientError}.
+   * @default 20 MiB
+   */
+  readonly maxResponseBytes?: number;
 }
 
 export interface TransportRequest {
@@ -39,7 +45,7 @@ export interface TransportResponse {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_USER_AGENT = `credit-screen/${packageJson.version}`;
 // A report is tens of kilobytes; anything near this is not a report and must not exhaust a Lambda's memory.
-const MAX_RESPONSE_CHARACTERS = 20 * 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 
 /** Reads the configuration once, failing loudly on what cannot work. */
 function validated(
@@ -57,12 +63,16 @@ function validated(
   if (config.token.trim() === '') throw new Error('bureau API token is empty');
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new Error(`bureau API timeout must be positive, got ${timeoutMs}`);
+  const maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!(Number.isInteger(maxResponseBytes) && maxResponseBytes > 0))
+    throw new Error(`largest response must be a positive number of bytes, got ${maxResponseBytes}`);
   return {
     baseUrl: url.href.replace(/\/+$/, ''),
     token: config.token,
     timeoutMs,
     userAgent: config.userAgent ?? DEFAULT_USER_AGENT,
     fetch: config.fetch ?? globalThis.fetch,
+    maxResponseBytes,
   };
 }
 
@@ -111,13 +121,19 @@ export class ServiceTransport {
         signal,
         redirect: 'manual',
       });
-      const text = await response.text();
-      if (text.length > MAX_RESPONSE_CHARACTERS) {
-        throw new TransientError(`response of ${text.length} characters is too large`, response.status, null);
+      const text = await readCapped(response, this.#config.maxResponseBytes);
+      if (text === null) {
+        if (response.status >= 200 && response.status < 300)
+          throw new OversizedResponseError(response.status, this.#config.maxResponseBytes);
+        throw new TransientError(
+          `response larger than ${this.#config.maxResponseBytes} bytes`,
+          response.status,
+          null,
+        );
       }
       return { status: response.status, headers: response.headers, text };
     } catch (error) {
-      if (error instanceof TransientError) throw error;
+      if (error instanceof TransientError || error instanceof OversizedResponseError) throw error;
       // The caller gave up (a batch stopping, Lambda running out of time): not the service's fault.
       if (request.signal?.aborted) throw request.signal.reason;
       if (timeout.aborted)
@@ -125,6 +141,31 @@ export class ServiceTransport {
       throw new TransientError(`network error: ${describeNetworkError(error)}`, null, null);
     }
   }
+}
+
+/**
+ * The body as text, or null when it is longer than `maxBytes`: reading stops there and the rest is discarded, so an
+ * oversized answer never takes more memory than the cap.
+ */
+async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  // As fetch's text() does: UTF-8, a leading byte-order mark dropped.
+  return new TextDecoder().decode(Buffer.concat(chunks, size));
 }
 
 /** The code and message of a fetch failure, without the request (and so without headers). */

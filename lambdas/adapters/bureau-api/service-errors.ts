@@ -2,7 +2,7 @@
  * What can go wrong calling the bureau API, in the four kinds the pipeline acts on differently:
  * stop the batch, wait, retry, or settle the item as failed. No error ever carries the token.
  */
-export type ServiceErrorKind = 'invalid_token' | 'rate_limited' | 'transient' | 'rejected';
+export type ServiceErrorKind = 'invalid_token' | 'rate_limited' | 'transient' | 'rejected' | 'oversized';
 
 const MAX_MESSAGE_LENGTH = 300;
 
@@ -71,6 +71,23 @@ export class TransientError extends ServiceError {
 export class RejectedError extends ServiceError {
   override readonly name = 'RejectedError';
   readonly kind = 'rejected';
+}
+
+/**
+ * A successful (2XX) response larger than the caller's cap: it was not read, so nothing can be made of it, and
+ * retrying would only pay for it again. For a credit query it counts as charged.
+ */
+export class OversizedResponseError extends ServiceError {
+  override readonly name = 'OversizedResponseError';
+  readonly kind = 'oversized';
+
+  constructor(
+    status: number,
+    /** The cap the body went past. */
+    readonly maxBytes: number,
+  ) {
+    super(`response larger than ${maxBytes} bytes; not read`, status, null);
+  }
 }
 
 /** Shortens a service message and removes any copy of the token from it. */

@@ -1,6 +1,7 @@
 import type { DocumentType } from '../documents/index.ts';
 import type { Bureau, NormalisedReport } from '../report/index.ts';
 import type { ReportColumns } from '../summary/index.ts';
+import { type ChargeState, chargeStateOf } from './charge-state.ts';
 
 /** Life of a batch: rows are written and queued, then screened, then its results are written once. */
 export type BatchStatus = 'ingesting' | 'running' | 'finalising' | 'completed' | 'failed';
@@ -121,13 +122,46 @@ export interface RowRecord extends Omit<NewRow, 'state' | 'report' | 'reportKey'
   readonly transientFailures: number;
   readonly report: ReportColumns | null;
   readonly reportKey: ReportKey | null;
+  /**
+   * A holder of the row may have sent a bureau call whose outcome is not recorded yet. Set by every claim, cleared
+   * when the holder settles or releases the row knowing what became of its call; still set after a crash, so the
+   * next holder looks for a persisted answer before paying for another one.
+   */
+  readonly callPending: boolean;
+  /** Calls for this row whose answer never reached us (see {@link ChargeEvidence}). */
+  readonly uncertainCalls: number;
+  /** The bureau answered this row with a report (it was charged). */
+  readonly answered: boolean;
 }
 
-/** How a queued document ends. */
+/** The charge state of a row from what its item records. A call still pending when the row settled is uncertain. */
+export const chargeStateOfRow = (row: RowRecord): ChargeState =>
+  chargeStateOf({
+    answered: row.answered,
+    uncertainCalls: row.uncertainCalls + (row.callPending ? 1 : 0),
+  });
+
+/**
+ * How a queued document ends. `answered` says whether the bureau answered it with a report (so it was charged):
+ * always for `screened`, sometimes for `failed` (an answer too large to read is charged all the same).
+ */
 export type Settlement =
   | { readonly outcome: 'screened'; readonly report: StoredReport }
-  | { readonly outcome: 'failed'; readonly reason: string }
+  | { readonly outcome: 'failed'; readonly reason: string; readonly answered?: boolean }
   | { readonly outcome: 'cancelled'; readonly reason: string };
+
+/** Whether a settlement records a paid answer. */
+export const settlementAnswered = (settlement: Settlement): boolean =>
+  settlement.outcome === 'screened' || (settlement.outcome === 'failed' && settlement.answered === true);
+
+/**
+ * What became of the call of a holder that gives its row back, which decides the row's charge evidence:
+ * `not_sent`: no call went out; `answered`: the bureau answered without a report (429, 5xx), nothing charged;
+ * `unanswered`: the call went out and no answer came (a timeout), it may have been charged; `unknown`: the holder
+ * cannot tell (the sweeper releasing a dead worker's claim, or an answer persisted whose settle failed), so the
+ * next holder inherits the pending call and looks for a persisted answer.
+ */
+export type CallOutcome = 'not_sent' | 'answered' | 'unanswered' | 'unknown';
 
 /** Status detail of a row settled by a cancellation: it was never sent to the bureau. */
 export const CANCELLED_DETAIL = 'batch cancelled before this document was screened';

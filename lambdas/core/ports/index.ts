@@ -6,6 +6,7 @@ import type {
   BatchCounts,
   BatchLayout,
   BatchRecord,
+  CallOutcome,
   FileFailure,
   NewRow,
   ReportKey,
@@ -39,7 +40,13 @@ export interface IngestTotals {
 }
 
 export type ClaimResult =
-  | { readonly claimed: true; readonly claimToken: string; readonly row: RowRecord }
+  | {
+      readonly claimed: true;
+      readonly claimToken: string;
+      readonly row: RowRecord;
+      /** The previous holder left a call unaccounted for (it crashed, or could not settle a persisted answer). */
+      readonly inheritedCall: boolean;
+    }
   /** Settled already (a duplicate delivery), or held by another worker whose lease is running. */
   | { readonly claimed: false; readonly row: RowRecord | null };
 
@@ -56,12 +63,20 @@ export interface BatchStore {
   /** Moves the checkpoint, with the number of rows settled as cached so far. */
   saveIngestCheckpoint(batchId: string, row: number, cachedSoFar: number): Promise<void>;
   /** Ends ingest: the batch runs, with its totals known. */
-  finishIngest(batchId: string, totals: IngestTotals): Promise<BatchRecord>;
+  finishIngest(batchId: string, totals: IngestTotals): Promise<void>;
   /** Takes a row for screening (conditional: queued, or claimed with an expired lease). */
   claimRow(batchId: string, row: number, leaseSeconds: number): Promise<ClaimResult>;
-  /** Gives a claimed row back (a transient failure or a 429); counts the transient failure when there was one. */
-  releaseRow(batchId: string, row: number, claimToken: string, transientFailure: boolean): Promise<void>;
-  /** Settles a claimed row and counts it on the batch, atomically; false when the claim was lost meanwhile. */
+  /**
+   * Gives a claimed row back (a transient failure, a 429, a failed settle), recording what became of the holder's
+   * call (see {@link CallOutcome}); counts the transient failure when there was one.
+   */
+  releaseRow(batchId: string, row: number, claimToken: string, release: RowRelease): Promise<void>;
+  /** Records on a held row that a call inherited from an earlier holder was never answered; false if not held. */
+  recordUncertainCall(batchId: string, row: number, claimToken: string): Promise<boolean>;
+  /**
+   * Settles a claimed row and counts it on the batch, atomically; false when the claim was lost meanwhile. The
+   * count goes to one of the batch's counter shards, never to one item that every row writes.
+   */
   settleRow(batchId: string, row: number, claimToken: string, settlement: Settlement): Promise<boolean>;
   /** Tries to become the one request that proves the token for this batch. */
   acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean>;
@@ -71,8 +86,15 @@ export interface BatchStore {
    * Settles as failed a row whose message reached the dead-letter queue (queued or stuck in a claim), counting
    * it on the batch; false when it was settled already.
    */
-  settleAbandonedRow(batchId: string, row: number, reason: string): Promise<boolean>;
-  /** Becomes the one finaliser of a batch whose rows are all settled; false for everyone else. */
+  settleAbandonedRow(
+    batchId: string,
+    row: number,
+    abandoned: { readonly reason: string; readonly answered: boolean },
+  ): Promise<boolean>;
+  /**
+   * Becomes the one finaliser of a running batch; false for everyone else. The caller has checked, on a read of
+   * the batch, that every row is settled: counts only grow while a batch runs, so that read cannot be early.
+   */
   claimFinalisation(batchId: string): Promise<boolean>;
   /** Marks the batch done; true only for the one caller that made the change (who then announces it). */
   completeBatch(batchId: string, manifestKey: string): Promise<boolean>;
@@ -99,6 +121,13 @@ export interface BatchStore {
    * may lag a moment behind: a caller acts on them only through conditional writes.
    */
   expiredClaims(batchId: string, before: number): Promise<ClaimedRow[]>;
+}
+
+/** How a holder gives its row back. */
+export interface RowRelease {
+  readonly call: CallOutcome;
+  /** Count a transient failure against the row's attempts. */
+  readonly transientFailure: boolean;
 }
 
 export interface ObjectStore {

@@ -1,3 +1,4 @@
+import type { ChargeState } from '../batch/charge-state.ts';
 import type { DocumentType } from '../documents/index.ts';
 import type { Bureau } from '../report/index.ts';
 import type { ReportColumns } from './report-columns.ts';
@@ -22,6 +23,8 @@ export interface SummaryRow {
   readonly bureau: Bureau;
   readonly status: SummaryStatus;
   readonly statusDetail: string;
+  /** What the bureau may have charged for this row (see `ChargeState`); duplicates are never charged. */
+  readonly chargeState: ChargeState;
   readonly report: ReportColumns | null;
   readonly passThrough: readonly string[];
 }
@@ -39,6 +42,7 @@ export const SUMMARY_COLUMNS = [
   'bureau',
   'status',
   'status_detail',
+  'charge_state',
   'name',
   'score',
   'default_probability_pct',
@@ -151,6 +155,7 @@ export class SummaryCsvWriter {
       row.bureau,
       row.status,
       row.statusDetail,
+      row.chargeState,
       report?.name ?? '',
       whole(report?.score ?? null),
       decimal(report?.defaultProbabilityPct ?? null, dialect),
