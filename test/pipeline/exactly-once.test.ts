@@ -4,6 +4,7 @@ import { workerSettings } from '../../lambdas/adapters/aws/pipeline-adapters.ts'
 import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
 import {
   CreditReportClient,
+  OversizedResponseError,
   ServiceTransport,
   TransientError,
 } from '../../lambdas/adapters/bureau-api/index.ts';
@@ -384,5 +385,26 @@ describe('a paid answer is never bought again because of us', () => {
     const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
     expect(manifest?.counts).toMatchObject({ failed: 2 });
     expect(manifest?.charges).toEqual({ charged: 1, not_charged: 1, charge_unknown: 0 });
+  });
+  it('settles an answer too large to read as failed, counted as charged, and never asks again', async () => {
+    const [document] = distinctDocuments(1, 'oversized');
+    const { queue, ingest } = await ingestQuietly([document as string]);
+    const { batchId } = await ingest();
+    const oversized: BureauGateway = {
+      fetchReport: async () => {
+        throw new OversizedResponseError(200, 1024 * 1024);
+      },
+    };
+    const deps = workerDeps(queue, { bureau: oversized });
+
+    expect(
+      (await screenDocuments([deliveryOf(queue.work[0] as WorkMessage)], deps)).batchItemFailures,
+    ).toEqual([]);
+
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    expect(manifest?.counts).toMatchObject({ failed: 1 });
+    expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
+    const summary = parseSummary(await test.pipeline.readText(manifest?.files?.summary ?? ''));
+    expect(summary[0]?.status_detail).toContain('larger than 1048576 bytes');
   });
 });
