@@ -12,21 +12,26 @@ import {
 import pLimit from 'p-limit';
 import { TABLE } from '../../../lib/pipeline-definition.ts';
 import {
+  BATCH_TRANSITIONS,
   type BatchLayout,
   type BatchRecord,
+  type BatchTransition,
   type ClaimedRow,
   type FileFailure,
   type NewRow,
   type ReportKey,
+  ROW_TRANSITIONS,
   type RowRecord,
+  type RowTransition,
   reportKeyId,
   type Settlement,
   type StoredReport,
   settlementAnswered,
 } from '../../core/batch/index.ts';
 import type { BatchStore, ClaimResult, IngestTotals, NewBatch, RowRelease } from '../../core/ports/index.ts';
-import type { Bureau, NormalisedReport } from '../../core/report/index.ts';
+import type { Bureau } from '../../core/report/index.ts';
 import { reportColumns } from '../../core/summary/index.ts';
+import { toBatch, toRow, toStoredReport } from './dynamodb-items.ts';
 
 export interface DynamoDbBatchStoreConfig {
   readonly client: DynamoDBDocumentClient;
@@ -103,63 +108,29 @@ const latestKeyOf = (key: { bureau: Bureau; document: string }) => ({
   sk: 'LATEST',
 });
 
+/** A condition that the row's state is one `transition` may start from (the domain's `ROW_TRANSITIONS`). */
+function rowStateIn(transition: RowTransition) {
+  const from = ROW_TRANSITIONS[transition].from;
+  return {
+    condition: `#state IN (${from.map((_, index) => `:from${index}`).join(', ')})`,
+    values: Object.fromEntries(from.map((state, index) => [`:from${index}`, state])),
+  };
+}
+
+/** A condition that the batch's status is one `transition` may start from (the domain's `BATCH_TRANSITIONS`). */
+function batchStatusIn(transition: BatchTransition) {
+  const from = BATCH_TRANSITIONS[transition].from;
+  return {
+    condition: `#status IN (${from.map((_, index) => `:from${index}`).join(', ')})`,
+    values: Object.fromEntries(from.map((status, index) => [`:from${index}`, status])),
+  };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const isConditionFailure = (error: unknown) =>
   error instanceof ConditionalCheckFailedException ||
   (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
-
-function toBatch(item: Item): BatchRecord {
-  return {
-    batchId: item.batchId as string,
-    sourceBucket: item.sourceBucket as string,
-    sourceKey: item.sourceKey as string,
-    sourceSha256: (item.sourceSha256 as string | undefined) ?? null,
-    bureau: item.bureau as Bureau,
-    createdAt: item.createdAt as string,
-    status: item.status as BatchRecord['status'],
-    failure: (item.failure as FileFailure | undefined) ?? null,
-    layout: (item.layout as BatchLayout | undefined) ?? null,
-    excelSummary: item.excelSummary === true,
-    portfolio: (item.portfolio as string | undefined) ?? null,
-    rows: (item.rows as number | undefined) ?? 0,
-    invalid: (item.invalid as number | undefined) ?? 0,
-    duplicates: (item.duplicates as number | undefined) ?? 0,
-    toScreen: (item.toScreen as number | undefined) ?? null,
-    settled: (item.settled as number | undefined) ?? 0,
-    screened: (item.screened as number | undefined) ?? 0,
-    cached: (item.cached as number | undefined) ?? 0,
-    failed: (item.failed as number | undefined) ?? 0,
-    cancelled: (item.cancelled as number | undefined) ?? 0,
-    cancelRequested: item.cancelRequested === true,
-    revision: (item.revision as number | undefined) ?? 1,
-    ingestCheckpoint: (item.ingestCheckpoint as number | undefined) ?? 0,
-    ingestCached: (item.ingestCached as number | undefined) ?? 0,
-    tokenState: (item.tokenState as BatchRecord['tokenState'] | undefined) ?? 'unverified',
-    completedAt: (item.completedAt as string | undefined) ?? null,
-  };
-}
-
-function toRow(item: Item): RowRecord {
-  return {
-    batchId: item.batchId as string,
-    row: item.row as number,
-    input: (item.input as string | undefined) ?? '',
-    document: (item.document as string | undefined) ?? null,
-    documentType: (item.documentType as RowRecord['documentType'] | undefined) ?? null,
-    state: item.state as RowRecord['state'],
-    detail: (item.detail as string | undefined) ?? null,
-    duplicateOf: (item.duplicateOf as number | undefined) ?? null,
-    passThrough: (item.passThrough as string[] | undefined) ?? [],
-    attempts: (item.attempts as number | undefined) ?? 0,
-    transientFailures: (item.transientFailures as number | undefined) ?? 0,
-    report: (item.report as RowRecord['report'] | undefined) ?? null,
-    reportKey: (item.reportKey as ReportKey | undefined) ?? null,
-    callPending: item.callPending === true,
-    uncertainCalls: (item.uncertainCalls as number | undefined) ?? 0,
-    answered: item.answered === true,
-  };
-}
 
 /**
  * The batch store on one DynamoDB table (see `lib/pipeline-definition.ts`): a `META` item per batch with its
@@ -295,9 +266,13 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: rowKey(batchId, row),
           UpdateExpression: 'SET #state = :cancelled, detail = :detail',
-          ConditionExpression: '#state = :queued',
+          ConditionExpression: rowStateIn('cancel').condition,
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':cancelled': 'cancelled', ':queued': 'queued', ':detail': reason },
+          ExpressionAttributeValues: {
+            ':cancelled': 'cancelled',
+            ':detail': reason,
+            ...rowStateIn('cancel').values,
+          },
         },
       },
       // cancelRequested is set once, before any row, by markCancelRequested.
@@ -318,11 +293,11 @@ export class DynamoDbBatchStore implements BatchStore {
           // A refused token may have been fixed since: the next call probes it again before the fleet goes.
           UpdateExpression:
             'SET #status = :running, tokenState = :unverified, revision = if_not_exists(revision, :one) + :one REMOVE completedAt',
-          ConditionExpression: '#status = :completed',
+          ConditionExpression: batchStatusIn('reopenForRedrive').condition,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':running': 'running',
-            ':completed': 'completed',
+            ...batchStatusIn('reopenForRedrive').values,
             ':unverified': 'unverified',
             ':one': 1,
           },
@@ -338,9 +313,9 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: rowKey(batchId, row),
           UpdateExpression: 'SET #state = :queued, attempts = :zero, transientFailures = :zero REMOVE detail',
-          ConditionExpression: '#state = :failed',
+          ConditionExpression: rowStateIn('requeue').condition,
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':zero': 0 },
+          ExpressionAttributeValues: { ':queued': 'queued', ':zero': 0, ...rowStateIn('requeue').values },
         },
       },
       this.#countOnShard(batchId, row, 'failed', -1),
@@ -396,11 +371,11 @@ export class DynamoDbBatchStore implements BatchStore {
         TableName: this.#table,
         Key: batchKey(batchId),
         UpdateExpression: 'SET #status = :finalising, failure = :failure, toScreen = :zero',
-        ConditionExpression: '#status = :ingesting',
+        ConditionExpression: batchStatusIn('failFile').condition,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':finalising': 'finalising',
-          ':ingesting': 'ingesting',
+          ...batchStatusIn('failFile').values,
           ':failure': failure,
           ':zero': 0,
         },
@@ -482,11 +457,11 @@ export class DynamoDbBatchStore implements BatchStore {
         Key: batchKey(batchId),
         UpdateExpression:
           'SET #status = :running, #rows = :rows, invalid = :invalid, duplicates = :duplicates, toScreen = :toScreen, ingestCheckpoint = :rows, ingestCached = :cached ADD settled :cached, cached :cached',
-        ConditionExpression: '#status = :ingesting',
+        ConditionExpression: batchStatusIn('finishIngest').condition,
         ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
         ExpressionAttributeValues: {
           ':running': 'running',
-          ':ingesting': 'ingesting',
+          ...batchStatusIn('finishIngest').values,
           ':rows': totals.rows,
           ':invalid': totals.invalid,
           ':duplicates': totals.duplicates,
@@ -509,6 +484,7 @@ export class DynamoDbBatchStore implements BatchStore {
           // look for a persisted answer instead of paying again (the old item says whether one was pending).
           UpdateExpression:
             'SET #state = :claimed, claimToken = :token, claimExpiresAt = :expires, callPending = :true ADD attempts :one',
+          // ROW_TRANSITIONS.claim, with its lease: a claimed row only once its holder's lease has run out.
           ConditionExpression: '#state = :queued OR (#state = :claimed AND claimExpiresAt < :now)',
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
@@ -597,14 +573,14 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: rowKey(batchId, row),
           UpdateExpression: `SET #state = :state, detail = :detail, report = :report, reportKey = :reportKey, callPending = :false${answered ? ', answered = :true' : ''} REMOVE claimToken, claimExpiresAt`,
-          ConditionExpression: '#state = :claimed AND claimToken = :token',
+          ConditionExpression: `${rowStateIn('settle').condition} AND claimToken = :token`,
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':state': settlement.outcome,
             ':detail': detail,
             ':report': report ? reportColumns(report.report) : null,
             ':reportKey': report ? report.key : null,
-            ':claimed': 'claimed',
+            ...rowStateIn('settle').values,
             ':token': claimToken,
             ':false': false,
             ...(answered ? { ':true': true } : {}),
@@ -642,13 +618,12 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: rowKey(batchId, row),
           UpdateExpression: `SET #state = :failed, detail = :detail${answered} REMOVE claimToken, claimExpiresAt`,
-          ConditionExpression: '#state IN (:queued, :claimed)',
+          ConditionExpression: rowStateIn('abandon').condition,
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
             ':failed': 'failed',
             ':detail': abandoned.reason,
-            ':queued': 'queued',
-            ':claimed': 'claimed',
+            ...rowStateIn('abandon').values,
             ...(abandoned.answered ? { ':true': true, ':false': false } : {}),
           },
         },
@@ -712,9 +687,12 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: batchKey(batchId),
           UpdateExpression: 'SET #status = :finalising',
-          ConditionExpression: '#status = :running',
+          ConditionExpression: batchStatusIn('claimFinalisation').condition,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':finalising': 'finalising', ':running': 'running' },
+          ExpressionAttributeValues: {
+            ':finalising': 'finalising',
+            ...batchStatusIn('claimFinalisation').values,
+          },
         }),
       ),
     );
@@ -729,13 +707,13 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: batchKey(batchId),
           UpdateExpression: 'SET #status = :final, completedAt = :now, manifestKey = :manifest',
-          ConditionExpression: '#status = :finalising',
+          ConditionExpression: batchStatusIn('complete').condition,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':final': batch?.failure ? 'failed' : 'completed',
             ':now': new Date(this.#now()).toISOString(),
             ':manifest': manifestKey,
-            ':finalising': 'finalising',
+            ...batchStatusIn('complete').values,
           },
         }),
       ),
@@ -827,16 +805,4 @@ export class DynamoDbBatchStore implements BatchStore {
     } while (startKey);
     return claims;
   }
-}
-
-function toStoredReport(item: Item): StoredReport {
-  return {
-    key: {
-      bureau: item.bureau as Bureau,
-      document: item.document as string,
-      fetchedAt: item.fetchedAt as string,
-    },
-    report: JSON.parse(item.report as string) as NormalisedReport,
-    rawKey: item.rawKey as string,
-  };
 }

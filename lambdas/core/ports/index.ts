@@ -50,20 +50,56 @@ export type ClaimResult =
   /** Settled already (a duplicate delivery), or held by another worker whose lease is running. */
   | { readonly claimed: false; readonly row: RowRecord | null };
 
-export interface BatchStore {
+/**
+ * Batch records: their life (see `BATCH_TRANSITIONS`), ingest's bookkeeping and the counts of settled rows.
+ * Counts only grow while a batch runs.
+ */
+export interface BatchRecords {
   /** Creates the batch record; false when it exists already (the same upload event seen again). */
   createBatch(batch: NewBatch): Promise<boolean>;
+  /** The batch with its counts, or null. */
   getBatch(batchId: string): Promise<BatchRecord | null>;
+  /** The most recently created batches, newest first. */
+  listBatches(limit: number): Promise<BatchRecord[]>;
   recordSourceCheck(batchId: string, sha256: string, layout: BatchLayout | null): Promise<void>;
   /** Refuses the whole file: no row is screened. */
   failFile(batchId: string, failure: FileFailure): Promise<void>;
+  /** Moves the checkpoint, with the number of rows settled as cached so far. */
+  saveIngestCheckpoint(batchId: string, row: number, cachedSoFar: number): Promise<void>;
+  /** Ends ingest: the batch runs, with its totals known (rows settled as cached at ingest count as settled). */
+  finishIngest(batchId: string, totals: IngestTotals): Promise<void>;
+  /** Records that the batch is being cancelled (before its rows are). */
+  markCancelRequested(batchId: string): Promise<void>;
+  /** Puts a completed batch back to running for a redrive, with the next revision; false unless it was completed. */
+  reopenForRedrive(batchId: string): Promise<boolean>;
+  /**
+   * Becomes the one finaliser of a running batch; false for everyone else. The caller has checked, on a read of
+   * the batch, that every row is settled: counts only grow while a batch runs, so that read cannot be early.
+   */
+  claimFinalisation(batchId: string): Promise<boolean>;
+  /** Marks the batch done; true only for the one caller that made the change (who then announces it). */
+  completeBatch(batchId: string, manifestKey: string): Promise<boolean>;
+}
+
+/** The token probe of a batch: until the bureau token has worked once, one request at a time. */
+export interface TokenProbes {
+  /** Tries to become the one request that proves the token for this batch (for a lease, in case it dies). */
+  acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean>;
+  /** Records what the probe learnt; a rejection is final. */
+  markToken(batchId: string, state: 'verified' | 'rejected'): Promise<void>;
+  releaseTokenProbe(batchId: string): Promise<void>;
+}
+
+/**
+ * The rows of a batch, one per input row, and their life (see `ROW_TRANSITIONS`). Every change is conditional on
+ * the row's state (and, for a holder, on its claim token), so repeated or late callers change nothing.
+ */
+export interface BatchRows {
   writeRows(batchId: string, rows: readonly NewRow[]): Promise<void>;
   /** Rows that exist among these numbers (resuming an interrupted ingest). */
   getRows(batchId: string, rows: readonly number[]): Promise<RowRecord[]>;
-  /** Moves the checkpoint, with the number of rows settled as cached so far. */
-  saveIngestCheckpoint(batchId: string, row: number, cachedSoFar: number): Promise<void>;
-  /** Ends ingest: the batch runs, with its totals known. */
-  finishIngest(batchId: string, totals: IngestTotals): Promise<void>;
+  /** Every row of a batch in input order, page by page. */
+  rows(batchId: string): AsyncIterable<readonly RowRecord[]>;
   /** Takes a row for screening (conditional: queued, or claimed with an expired lease). */
   claimRow(batchId: string, row: number, leaseSeconds: number): Promise<ClaimResult>;
   /**
@@ -74,54 +110,45 @@ export interface BatchStore {
   /** Records on a held row that a call inherited from an earlier holder was never answered; false if not held. */
   recordUncertainCall(batchId: string, row: number, claimToken: string): Promise<boolean>;
   /**
-   * Settles a claimed row and counts it on the batch, atomically; false when the claim was lost meanwhile. The
-   * count goes to one of the batch's counter shards, never to one item that every row writes.
+   * Settles a claimed row, counts it on the batch and, for a screened row, stores its report, atomically; false
+   * when the claim was lost meanwhile.
    */
   settleRow(batchId: string, row: number, claimToken: string, settlement: Settlement): Promise<boolean>;
-  /** Tries to become the one request that proves the token for this batch. */
-  acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean>;
-  markToken(batchId: string, state: 'verified' | 'rejected'): Promise<void>;
-  releaseTokenProbe(batchId: string): Promise<void>;
   /**
    * Settles as failed a row whose message reached the dead-letter queue (queued or stuck in a claim), counting
-   * it on the batch; false when it was settled already.
+   * it on the batch; false when it was settled already. `answered`: its answer had been persisted (charged).
    */
   settleAbandonedRow(
     batchId: string,
     row: number,
     abandoned: { readonly reason: string; readonly answered: boolean },
   ): Promise<boolean>;
-  /**
-   * Becomes the one finaliser of a running batch; false for everyone else. The caller has checked, on a read of
-   * the batch, that every row is settled: counts only grow while a batch runs, so that read cannot be early.
-   */
-  claimFinalisation(batchId: string): Promise<boolean>;
-  /** Marks the batch done; true only for the one caller that made the change (who then announces it). */
-  completeBatch(batchId: string, manifestKey: string): Promise<boolean>;
-  /** Every row of a batch in input order, page by page. */
-  rows(batchId: string): AsyncIterable<readonly RowRecord[]>;
-  /** The newest stored reports of many documents at once (ingest's freshness check), by document. */
-  latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>>;
-  /** Stored reports by key, for `reports.jsonl`. */
-  getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>>;
-  /** The most recently created batches, newest first. */
-  listBatches(limit: number): Promise<BatchRecord[]>;
   /** Settles a row still queued as `cancelled` (no bureau call); false when it was no longer queued. */
   cancelQueuedRow(batchId: string, row: number, reason: string): Promise<boolean>;
-  /** Records that the batch is being cancelled (before its rows are). */
-  markCancelRequested(batchId: string): Promise<void>;
-  /** Puts a completed batch back to running for a redrive, with the next revision; false unless it was completed. */
-  reopenForRedrive(batchId: string): Promise<boolean>;
   /** Puts a failed row back in the queue state with fresh attempts; false when it was not failed. */
   requeueFailedRow(batchId: string, row: number): Promise<boolean>;
-  /** The report stored for the same bureau and document just before `key` (null for a first report). */
-  previousReport(key: ReportKey): Promise<StoredReport | null>;
   /**
    * Rows of a batch held by a claim that ran out before `before` (epoch ms), oldest first. Read from an index that
    * may lag a moment behind: a caller acts on them only through conditional writes.
    */
   expiredClaims(batchId: string, before: number): Promise<ClaimedRow[]>;
 }
+
+/** Stored reports: one per bureau, document and date, so the previous one of a document is always known. */
+export interface ReportHistory {
+  /** The newest stored reports of many documents at once (ingest's freshness check), by document. */
+  latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>>;
+  /** Stored reports by key, for `reports.jsonl`. */
+  getReports(keys: readonly ReportKey[]): Promise<Map<string, StoredReport>>;
+  /** The report stored for the same bureau and document just before `key` (null for a first report). */
+  previousReport(key: ReportKey): Promise<StoredReport | null>;
+}
+
+/**
+ * Everything the pipeline keeps about batches, in one store (one DynamoDB table in AWS; memory in unit tests).
+ * Use cases that need less ask for the part they use.
+ */
+export interface BatchStore extends BatchRecords, TokenProbes, BatchRows, ReportHistory {}
 
 /** How a holder gives its row back. */
 export interface RowRelease {

@@ -1,0 +1,27 @@
+import { afterAll } from 'vitest';
+import { DynamoDbBatchStore } from '../../../lambdas/adapters/aws/dynamodb-batch-store.ts';
+import { DEFAULT_SETTINGS } from '../../../lib/pipeline-definition.ts';
+import { LocalStack } from '../../../local/local-stack.ts';
+import { describeBatchStoreContract } from '../batch-store-contract.ts';
+
+let stack: Promise<LocalStack> | undefined;
+afterAll(async () => {
+  await (await stack)?.stop();
+});
+
+describeBatchStoreContract('DynamoDbBatchStore (DynamoDB Local)', async () => {
+  stack ??= LocalStack.start(DEFAULT_SETTINGS);
+  const { clients, resources } = await stack;
+  let clock = Date.now();
+  return {
+    store: new DynamoDbBatchStore({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: 1,
+      now: () => clock,
+    }),
+    advance: (milliseconds) => {
+      clock += milliseconds;
+    },
+  };
+});

@@ -1,0 +1,410 @@
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { NewRow, Settlement, StoredReport } from '../../lambdas/core/batch/index.ts';
+import type { BatchStore } from '../../lambdas/core/ports/index.ts';
+import { distinctDocuments } from '../factories/customer-lists.ts';
+import { emulatedReport } from '../factories/normalised-reports.ts';
+
+/** A store under test and the clock it reads, which the tests move. */
+export interface StoreUnderTest {
+  readonly store: BatchStore;
+  /** Moves the store's clock forward. */
+  advance(milliseconds: number): void;
+}
+
+const LEASE_SECONDS = 30;
+
+/** Queued rows of fresh documents, numbered from 1. */
+function queuedRows(count: number): NewRow[] {
+  return distinctDocuments(count, randomUUID()).map((document, index) => ({
+    row: index + 1,
+    input: document,
+    document,
+    documentType: 'cpf',
+    state: 'queued',
+    detail: null,
+    duplicateOf: null,
+    passThrough: [`customer-${index + 1}`],
+  }));
+}
+
+function screened(document: string, fetchedAt: string): Settlement & { report: StoredReport } {
+  return {
+    outcome: 'screened',
+    report: {
+      key: { bureau: 'a', document, fetchedAt },
+      report: { ...emulatedReport(document, 'a', 0), fetchedAt },
+      rawKey: `raw/a/${document.length}.json`,
+    },
+  };
+}
+
+/**
+ * The rules every batch store keeps, run against each implementation (in memory and DynamoDB): the row and batch
+ * state machines, leases and claim tokens, counts, charge evidence and the report history. A use case tested on
+ * one store holds on the other.
+ */
+export function describeBatchStoreContract(name: string, open: () => Promise<StoreUnderTest>): void {
+  describe(`${name}: the batch store contract`, () => {
+    let subject: StoreUnderTest;
+    let store: BatchStore;
+    let batchId: string;
+    let rows: NewRow[];
+
+    beforeEach(async () => {
+      subject = await open();
+      store = subject.store;
+      batchId = `batch-${randomUUID()}`;
+      rows = queuedRows(4);
+      await store.createBatch({
+        batchId,
+        sourceBucket: 'bucket',
+        sourceKey: 'incoming/a/list.csv',
+        bureau: 'a',
+        excelSummary: false,
+      });
+      await store.writeRows(batchId, rows);
+      await store.finishIngest(batchId, { rows: 4, invalid: 0, duplicates: 0, toScreen: 4, cached: 0 });
+    });
+
+    const claim = async (row = 1) => {
+      const result = await store.claimRow(batchId, row, LEASE_SECONDS);
+      if (!result.claimed) throw new Error(`row ${row} could not be claimed`);
+      return result;
+    };
+
+    describe('batches', () => {
+      it('creates a batch once; the same id again changes nothing', async () => {
+        const again = await store.createBatch({
+          batchId,
+          sourceBucket: 'other',
+          sourceKey: 'incoming/b/other.csv',
+          bureau: 'b',
+          excelSummary: true,
+        });
+
+        expect(again).toBe(false);
+        expect(await store.getBatch(batchId)).toMatchObject({ sourceBucket: 'bucket', bureau: 'a' });
+      });
+
+      it('runs after ingest with its totals, and counts the rows ingest settled as cached', async () => {
+        const other = `batch-${randomUUID()}`;
+        await store.createBatch({
+          batchId: other,
+          sourceBucket: 'b',
+          sourceKey: 'k',
+          bureau: 'b',
+          excelSummary: true,
+        });
+        expect(await store.getBatch(other)).toMatchObject({
+          status: 'ingesting',
+          tokenState: 'unverified',
+          revision: 1,
+          toScreen: null,
+          settled: 0,
+        });
+
+        await store.finishIngest(other, { rows: 10, invalid: 2, duplicates: 1, toScreen: 7, cached: 3 });
+
+        expect(await store.getBatch(other)).toMatchObject({
+          status: 'running',
+          rows: 10,
+          invalid: 2,
+          duplicates: 1,
+          toScreen: 7,
+          settled: 3,
+          cached: 3,
+        });
+        await expect(
+          store.finishIngest(other, { rows: 1, invalid: 0, duplicates: 0, toScreen: 1, cached: 0 }),
+        ).rejects.toThrow();
+      });
+
+      it('refuses a file while ingesting it: finalising with the failure and nothing to screen', async () => {
+        const refused = `batch-${randomUUID()}`;
+        await store.createBatch({
+          batchId: refused,
+          sourceBucket: 'b',
+          sourceKey: 'k',
+          bureau: 'a',
+          excelSummary: false,
+        });
+
+        await store.failFile(refused, { code: 'no_document_column', message: 'no CPF/CNPJ column' });
+
+        expect(await store.getBatch(refused)).toMatchObject({
+          status: 'finalising',
+          toScreen: 0,
+          failure: { code: 'no_document_column' },
+        });
+        expect(await store.completeBatch(refused, 'manifest')).toBe(true);
+        expect(await store.getBatch(refused)).toMatchObject({ status: 'failed' });
+      });
+
+      it('lets one caller claim the finalisation of a running batch and one complete it', async () => {
+        const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimFinalisation(batchId)));
+        const completions = await Promise.all(
+          Array.from({ length: 3 }, () => store.completeBatch(batchId, 'manifest')),
+        );
+
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(completions.filter(Boolean)).toHaveLength(1);
+        expect(await store.getBatch(batchId)).toMatchObject({ status: 'completed' });
+        expect(await store.claimFinalisation(batchId)).toBe(false);
+      });
+
+      it('reopens only a completed batch for a redrive, under the next revision and a token to prove again', async () => {
+        expect(await store.reopenForRedrive(batchId)).toBe(false);
+        await store.markToken(batchId, 'verified');
+        await store.claimFinalisation(batchId);
+        await store.completeBatch(batchId, 'manifest');
+
+        expect(await store.reopenForRedrive(batchId)).toBe(true);
+
+        expect(await store.getBatch(batchId)).toMatchObject({
+          status: 'running',
+          revision: 2,
+          tokenState: 'unverified',
+          completedAt: null,
+        });
+      });
+
+      it('lists the newest batches first', async () => {
+        subject.advance(1000);
+        const newer = `batch-${randomUUID()}`;
+        await store.createBatch({
+          batchId: newer,
+          sourceBucket: 'b',
+          sourceKey: 'k',
+          bureau: 'a',
+          excelSummary: false,
+        });
+
+        const listed = await store.listBatches(2);
+
+        expect(listed.map((batch) => batch.batchId)).toEqual([newer, batchId]);
+      });
+    });
+
+    describe('token probe', () => {
+      it('has one holder at a time, another once its lease ran out, and a rejection is final', async () => {
+        expect(await store.acquireTokenProbe(batchId, 10)).toBe(true);
+        expect(await store.acquireTokenProbe(batchId, 10)).toBe(false);
+        subject.advance(11_000);
+        expect(await store.acquireTokenProbe(batchId, 10)).toBe(true);
+
+        await store.markToken(batchId, 'rejected');
+        await store.markToken(batchId, 'verified');
+
+        expect(await store.getBatch(batchId)).toMatchObject({ tokenState: 'rejected' });
+        expect(await store.acquireTokenProbe(batchId, 10)).toBe(false);
+      });
+    });
+
+    describe('rows', () => {
+      it('reads rows in input order, all of them or some', async () => {
+        const pages: number[] = [];
+        for await (const page of store.rows(batchId)) pages.push(...page.map((row) => row.row));
+
+        expect(pages).toEqual([1, 2, 3, 4]);
+        expect((await store.getRows(batchId, [3, 1, 99])).map((row) => row.row)).toEqual([1, 3]);
+        expect((await store.getRows(batchId, [2]))[0]).toMatchObject({
+          state: 'queued',
+          passThrough: ['customer-2'],
+          attempts: 0,
+          callPending: false,
+          uncertainCalls: 0,
+          answered: false,
+        });
+      });
+
+      it('lets one worker claim a row while its lease runs, and another once it ran out', async () => {
+        const first = await claim();
+        const meanwhile = await store.claimRow(batchId, 1, LEASE_SECONDS);
+        subject.advance((LEASE_SECONDS + 1) * 1000);
+        const takeover = await store.claimRow(batchId, 1, LEASE_SECONDS);
+
+        expect(first).toMatchObject({
+          inheritedCall: false,
+          row: { state: 'claimed', attempts: 1, callPending: true },
+        });
+        expect(meanwhile).toMatchObject({ claimed: false, row: { state: 'claimed' } });
+        // The first holder never said what became of its call: the next one must look for its answer.
+        expect(takeover).toMatchObject({ claimed: true, inheritedCall: true, row: { attempts: 2 } });
+      });
+
+      it('records what became of a released call: none sent, answered, unanswered, or unknown', async () => {
+        const notSent = await claim();
+        await store.releaseRow(batchId, 1, notSent.claimToken, { call: 'not_sent', transientFailure: false });
+        const afterNotSent = await claim();
+        await store.releaseRow(batchId, 1, afterNotSent.claimToken, {
+          call: 'unanswered',
+          transientFailure: true,
+        });
+        const afterUnanswered = await claim();
+        await store.releaseRow(batchId, 1, afterUnanswered.claimToken, {
+          call: 'unknown',
+          transientFailure: false,
+        });
+        const afterUnknown = await claim();
+
+        expect(afterNotSent.inheritedCall).toBe(false);
+        expect(afterUnanswered).toMatchObject({
+          inheritedCall: false,
+          row: { uncertainCalls: 1, transientFailures: 1, attempts: 3 },
+        });
+        expect(afterUnknown.inheritedCall).toBe(true);
+      });
+
+      it('ignores a release or a settle by a holder whose claim was taken over', async () => {
+        const stale = await claim();
+        subject.advance((LEASE_SECONDS + 1) * 1000);
+        const current = await claim();
+
+        await store.releaseRow(batchId, 1, stale.claimToken, { call: 'not_sent', transientFailure: true });
+        const settledByStale = await store.settleRow(batchId, 1, stale.claimToken, {
+          outcome: 'failed',
+          reason: 'late',
+        });
+
+        expect(settledByStale).toBe(false);
+        expect(await store.recordUncertainCall(batchId, 1, stale.claimToken)).toBe(false);
+        expect((await store.getRows(batchId, [1]))[0]).toMatchObject({
+          state: 'claimed',
+          transientFailures: 0,
+        });
+        expect(
+          await store.settleRow(batchId, 1, current.claimToken, { outcome: 'failed', reason: 'x' }),
+        ).toBe(true);
+      });
+
+      it('settles a screened row once: its report kept, the batch counting it, a later claim refused', async () => {
+        const document = rows[0]?.document as string;
+        const held = await claim();
+        const settlement = screened(document, '2026-11-20T10:00:00.000Z');
+
+        expect(await store.settleRow(batchId, 1, held.claimToken, settlement)).toBe(true);
+        expect(await store.settleRow(batchId, 1, held.claimToken, settlement)).toBe(false);
+
+        expect(await store.claimRow(batchId, 1, LEASE_SECONDS)).toMatchObject({
+          claimed: false,
+          row: { state: 'screened' },
+        });
+        expect((await store.getRows(batchId, [1]))[0]).toMatchObject({
+          state: 'screened',
+          answered: true,
+          callPending: false,
+          reportKey: settlement.report.key,
+          report: { name: settlement.report.report.subject?.name ?? null },
+        });
+        expect(await store.getBatch(batchId)).toMatchObject({ settled: 1, screened: 1 });
+        expect((await store.latestReports('a', [document])).get(document)?.key).toEqual(
+          settlement.report.key,
+        );
+      });
+
+      it('records an uncertain call on a held row, and a failed settlement that was answered as charged', async () => {
+        const held = await claim();
+
+        expect(await store.recordUncertainCall(batchId, 1, held.claimToken)).toBe(true);
+        await store.settleRow(batchId, 1, held.claimToken, {
+          outcome: 'failed',
+          reason: 'too large',
+          answered: true,
+        });
+
+        expect((await store.getRows(batchId, [1]))[0]).toMatchObject({
+          state: 'failed',
+          detail: 'too large',
+          answered: true,
+          uncertainCalls: 1,
+          callPending: false,
+        });
+        expect(await store.getBatch(batchId)).toMatchObject({ settled: 1, failed: 1 });
+      });
+
+      it('settles dead letters, queued or claimed, once; a persisted answer marks the row charged', async () => {
+        await claim(2);
+
+        expect(await store.settleAbandonedRow(batchId, 1, { reason: 'dead letter', answered: false })).toBe(
+          true,
+        );
+        expect(await store.settleAbandonedRow(batchId, 2, { reason: 'dead letter', answered: true })).toBe(
+          true,
+        );
+        expect(await store.settleAbandonedRow(batchId, 2, { reason: 'dead letter', answered: true })).toBe(
+          false,
+        );
+
+        const [queued, claimed] = await store.getRows(batchId, [1, 2]);
+        expect(queued).toMatchObject({ state: 'failed', answered: false, callPending: false });
+        expect(claimed).toMatchObject({ state: 'failed', answered: true, callPending: false });
+        expect(await store.getBatch(batchId)).toMatchObject({ settled: 2, failed: 2 });
+      });
+
+      it('cancels only queued rows, and requeues only failed ones with fresh attempts', async () => {
+        const held = await claim(1);
+        await store.settleRow(batchId, 1, held.claimToken, { outcome: 'failed', reason: 'bureau down' });
+
+        expect(await store.cancelQueuedRow(batchId, 1, 'cancelled')).toBe(false);
+        expect(await store.cancelQueuedRow(batchId, 2, 'cancelled')).toBe(true);
+        expect(await store.requeueFailedRow(batchId, 2)).toBe(false);
+        expect(await store.requeueFailedRow(batchId, 1)).toBe(true);
+
+        const [requeued, cancelled] = await store.getRows(batchId, [1, 2]);
+        expect(requeued).toMatchObject({ state: 'queued', attempts: 0, transientFailures: 0 });
+        expect(cancelled).toMatchObject({ state: 'cancelled', detail: 'cancelled' });
+        expect(await store.getBatch(batchId)).toMatchObject({ settled: 1, failed: 0, cancelled: 1 });
+      });
+
+      it('finds the claims that ran out before a time, oldest first', async () => {
+        await claim(3);
+        subject.advance(5000);
+        await claim(1);
+        subject.advance(5000);
+        const released = await claim(2);
+        await store.releaseRow(batchId, 2, released.claimToken, {
+          call: 'not_sent',
+          transientFailure: false,
+        });
+
+        const expired = await store.expiredClaims(batchId, Date.now() + 10 * 365 * 86_400_000);
+        const early = await store.expiredClaims(batchId, 0);
+
+        expect(expired.map((claimed) => claimed.row)).toEqual([3, 1]);
+        expect(expired[0]).toMatchObject({ document: rows[2]?.document });
+        expect(early).toEqual([]);
+      });
+    });
+
+    describe('report history', () => {
+      it('keeps every dated report of a document and answers the newest and the one before', async () => {
+        const document = rows[0]?.document as string;
+        const older = screened(document, '2026-10-01T10:00:00.000Z');
+        const newer = screened(document, '2026-11-01T10:00:00.000Z');
+        await store.settleRow(batchId, 1, (await claim(1)).claimToken, older);
+        const again = `batch-${randomUUID()}`;
+        await store.createBatch({
+          batchId: again,
+          sourceBucket: 'b',
+          sourceKey: 'k',
+          bureau: 'a',
+          excelSummary: false,
+        });
+        await store.writeRows(again, rows.slice(0, 1));
+        await store.finishIngest(again, { rows: 1, invalid: 0, duplicates: 0, toScreen: 1, cached: 0 });
+        const held = await store.claimRow(again, 1, LEASE_SECONDS);
+        if (!held.claimed) throw new Error('not claimed');
+        await store.settleRow(again, 1, held.claimToken, newer);
+
+        expect((await store.latestReports('a', [document, 'unknown'])).get(document)?.key).toEqual(
+          newer.report.key,
+        );
+        expect((await store.previousReport(newer.report.key))?.key).toEqual(older.report.key);
+        expect(await store.previousReport(older.report.key)).toBeNull();
+        const both = await store.getReports([older.report.key, newer.report.key]);
+        expect(both.size).toBe(2);
+      });
+    });
+  });
+}

@@ -1,0 +1,12 @@
+import { MemoryBatchStore } from '../../../lambdas/adapters/memory/memory-batch-store.ts';
+import { describeBatchStoreContract } from '../batch-store-contract.ts';
+
+describeBatchStoreContract('MemoryBatchStore', async () => {
+  let clock = Date.parse('2026-11-23T12:00:00.000Z');
+  return {
+    store: new MemoryBatchStore({ now: () => clock, pageSize: 3 }),
+    advance: (milliseconds) => {
+      clock += milliseconds;
+    },
+  };
+});
