@@ -16,13 +16,16 @@ import { finaliseBatch } from '../../lambdas/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
 import { screenDocuments, type WorkerSettings } from '../../lambdas/worker/screen-documents.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
-import { parseSummary, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
+import { type MemoryPipeline, startMemoryPipeline } from '../factories/memory-pipeline.ts';
+import { parseSummary } from '../factories/pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../factories/recording-ports.ts';
 
-let test: TestPipeline;
+// The use cases on the in-memory stores (which keep DynamoDB's rules: the contract suite runs on both), against a
+// real bureau emulator that counts charges.
+let test: MemoryPipeline;
 let bureau: BureauGateway;
 beforeAll(async () => {
-  test = await startTestPipeline({ eventSources: false });
+  test = await startMemoryPipeline();
   bureau = new CreditReportClient(
     new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
   );
@@ -42,10 +45,10 @@ async function ingestQuietly(
   } = {},
 ) {
   const queue = options.queue ?? new RecordingWorkQueue();
-  const upload = await test.pipeline.upload(await writeCsv('list.csv', customerListCsv(documents)), 'a');
+  const upload = test.upload(customerListCsv(documents), 'a');
   const ingest = () =>
     ingestUpload(upload, {
-      ...test.pipeline.adapters,
+      ...test.adapters,
       queue,
       logger: new MemoryLogger(),
       now: options.now,
@@ -65,12 +68,12 @@ function workerDeps(
   overrides: { bureau?: BureauGateway; settings?: Partial<WorkerSettings> } = {},
 ) {
   return {
-    ...test.pipeline.adapters,
+    ...test.adapters,
     queue,
     visibility: new RecordingVisibility(),
     logger: new MemoryLogger(),
     bureau: overrides.bureau ?? bureau,
-    settings: { ...workerSettings(test.pipeline.settings), ...overrides.settings },
+    settings: { ...workerSettings(test.settings), ...overrides.settings },
   };
 }
 
@@ -92,7 +95,7 @@ describe('exactly-once screening', () => {
     expect(first.batchItemFailures.length + second.batchItemFailures.length).toBeLessThanOrEqual(1);
     expect((await screenDocuments([deliveryOf(message)], deps)).batchItemFailures).toEqual([]);
     expect(chargesOf(document as string)).toBe(1);
-    expect(await test.pipeline.store.getBatch(batchId)).toMatchObject({
+    expect(await test.store.getBatch(batchId)).toMatchObject({
       settled: 1,
       screened: 1,
       status: 'finalising',
@@ -125,9 +128,9 @@ describe('exactly-once screening', () => {
     ).toEqual([]);
     expect(chargesOf(crashing.document)).toBe(2);
     for (const message of others) expect(chargesOf(message.document)).toBe(1);
-    expect(await test.pipeline.store.getBatch(batchId)).toMatchObject({ settled: 3, screened: 3 });
+    expect(await test.store.getBatch(batchId)).toMatchObject({ settled: 3, screened: 3 });
     // The lost answer is owned up to: the row says its charges are not known for sure.
-    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
     expect(manifest?.charges).toEqual({ charged: 2, not_charged: 0, charge_unknown: 1 });
   });
 
@@ -139,13 +142,13 @@ describe('exactly-once screening', () => {
     await Promise.all(Array.from({ length: 20 }, () => finaliseIfLast(batchId, deps)));
     expect(queue.finalise).toEqual([{ version: 1, batchId }]);
     // The finalise message itself may be delivered twice, concurrently.
-    const eventsBefore = test.pipeline.events.events.length;
+    const eventsBefore = test.events.events.length;
     const runs = await Promise.all(
-      Array.from({ length: 5 }, () => finaliseBatch(batchId, { ...deps, events: test.pipeline.events })),
+      Array.from({ length: 5 }, () => finaliseBatch(batchId, { ...deps, events: test.events })),
     );
     expect(runs.filter((manifest) => manifest !== null)).toHaveLength(1);
-    expect(test.pipeline.events.events.length - eventsBefore).toBe(1);
-    expect(await test.pipeline.store.getBatch(batchId)).toMatchObject({ status: 'completed' });
+    expect(test.events.events.length - eventsBefore).toBe(1);
+    expect(await test.store.getBatch(batchId)).toMatchObject({ status: 'completed' });
   });
 
   it('resumes an interrupted ingest without resetting rows a worker already settled, and charges nothing twice', async () => {
@@ -163,7 +166,7 @@ describe('exactly-once screening', () => {
       await screenDocuments(queue.work.slice(start, start + 10).map(deliveryOf), deps);
     }
     for (const document of documents) expect(chargesOf(document)).toBe(1);
-    const manifest = await finaliseBatch(outcome.batchId, { ...deps, events: test.pipeline.events });
+    const manifest = await finaliseBatch(outcome.batchId, { ...deps, events: test.events });
     expect(manifest?.counts).toMatchObject({ rows: 120, screened: 120, failed: 0 });
   }, 60_000);
 
@@ -191,7 +194,7 @@ describe('exactly-once screening', () => {
     await settleDeadLetters([deliveryOf(lost)], deps);
     await screenDocuments(rest.map(deliveryOf), deps);
     expect(chargesOf(lost.document)).toBe(0);
-    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
     expect(manifest?.counts).toMatchObject({ rows: 3, screened: 2, failed: 1 });
   });
 
@@ -203,14 +206,14 @@ describe('exactly-once screening', () => {
     for (let start = 0; start < first.queue.work.length; start += 10) {
       await screenDocuments(first.queue.work.slice(start, start + 10).map(deliveryOf), deps);
     }
-    expect(await test.pipeline.store.getBatch(firstBatch)).toMatchObject({ settled: 60 });
+    expect(await test.store.getBatch(firstBatch)).toMatchObject({ settled: 60 });
     const chargedBefore = test.emulator.stats().charged;
 
     // With reuse turned off (0 hours), the same documents are all queued again.
     const unfresh = await ingestQuietly(known, { freshnessHours: 0 });
     const { batchId: unfreshBatch } = await unfresh.ingest();
     expect(unfresh.queue.work).toHaveLength(60);
-    expect(await test.pipeline.store.getBatch(unfreshBatch)).toMatchObject({ cached: 0, settled: 0 });
+    expect(await test.store.getBatch(unfreshBatch)).toMatchObject({ cached: 0, settled: 0 });
 
     const fresh = distinctDocuments(40, 'new ones');
     const queue = new RecordingWorkQueue();
@@ -219,7 +222,7 @@ describe('exactly-once screening', () => {
     await expect(second.ingest()).rejects.toThrow('SQS unreachable');
     const outcome = await second.ingest();
     expect(outcome).toMatchObject({ outcome: 'queued', rows: 100, toScreen: 100 });
-    const afterIngest = await test.pipeline.store.getBatch(outcome.batchId);
+    const afterIngest = await test.store.getBatch(outcome.batchId);
     expect(afterIngest).toMatchObject({ cached: 60, settled: 60 });
     const secondDeps = workerDeps(queue);
     for (let start = 0; start < queue.work.length; start += 10) {
@@ -227,7 +230,7 @@ describe('exactly-once screening', () => {
     }
     expect(test.emulator.stats().charged - chargedBefore).toBe(40);
     expect(queue.finalise).toEqual([{ version: 1, batchId: outcome.batchId }]);
-    const manifest = await finaliseBatch(outcome.batchId, { ...secondDeps, events: test.pipeline.events });
+    const manifest = await finaliseBatch(outcome.batchId, { ...secondDeps, events: test.events });
     expect(manifest?.counts).toMatchObject({ rows: 100, cached: 60, screened: 40 });
   }, 60_000);
 
@@ -236,15 +239,15 @@ describe('exactly-once screening', () => {
     const { queue, ingest } = await ingestQuietly(documents);
     const { batchId } = await ingest();
     // A cancel has begun (the batch is marked) but has not reached these rows yet.
-    await test.pipeline.store.markCancelRequested(batchId);
+    await test.store.markCancelRequested(batchId);
     const deps = workerDeps(queue);
 
     const result = await screenDocuments(
       queue.work.map((message) => deliveryOf(message)),
       deps,
     );
-    await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
-    const batch = await test.pipeline.store.getBatch(batchId);
+    await finaliseBatch(batchId, { ...deps, events: test.events });
+    const batch = await test.store.getBatch(batchId);
 
     expect(result.batchItemFailures).toEqual([]);
     expect(documents.map(chargesOf)).toEqual([0, 0, 0]);
@@ -254,7 +257,7 @@ describe('exactly-once screening', () => {
 
 /** A store whose settles fail as DynamoDB's do under contention, `failures` times in a row, then work again. */
 function contendedStore(failures: number): { store: BatchStore; failed: () => number } {
-  const real = test.pipeline.store;
+  const real = test.store;
   let failed = 0;
   const store = new Proxy(real, {
     get(target, property, receiver) {
@@ -295,7 +298,7 @@ describe('a paid answer is never bought again because of us', () => {
     expect(first.batchItemFailures).toHaveLength(1); // given back to SQS, not settled
     expect(redelivered.batchItemFailures).toEqual([]);
     expect(chargesOf(document as string)).toBe(1);
-    const manifest = await finaliseBatch(batchId, { ...workerDeps(queue), events: test.pipeline.events });
+    const manifest = await finaliseBatch(batchId, { ...workerDeps(queue), events: test.events });
     expect(manifest?.counts).toMatchObject({ screened: 1, failed: 0 });
     expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
   });
@@ -321,7 +324,7 @@ describe('a paid answer is never bought again because of us', () => {
     await ingest();
     const message = queue.work[0] as WorkMessage;
     // The worker persists the answer, then dies before its settle reaches DynamoDB.
-    const dyingStore = new Proxy(test.pipeline.store, {
+    const dyingStore = new Proxy(test.store, {
       get(target, property, receiver) {
         if (property === 'settleRow') return () => new Promise(() => {});
         const value = Reflect.get(target, property, receiver);
@@ -337,7 +340,7 @@ describe('a paid answer is never bought again because of us', () => {
 
     expect((await screenDocuments([deliveryOf(message)], workerDeps(queue))).batchItemFailures).toEqual([]);
     expect(chargesOf(document as string)).toBe(1);
-    const [row] = await test.pipeline.store.getRows(message.batchId, [message.row]);
+    const [row] = await test.store.getRows(message.batchId, [message.row]);
     expect(row).toMatchObject({ state: 'screened', answered: true, callPending: false, uncertainCalls: 0 });
   });
 
@@ -363,10 +366,10 @@ describe('a paid answer is never bought again because of us', () => {
 
     expect(chargesOf(timingOut.document)).toBe(2);
     for (const message of others) expect(chargesOf(message.document)).toBe(1);
-    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
     expect(manifest?.counts).toMatchObject({ screened: 3 });
     expect(manifest?.charges).toEqual({ charged: 2, not_charged: 0, charge_unknown: 1 });
-    const summary = parseSummary(await test.pipeline.readText(manifest?.files?.summary ?? ''));
+    const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
     expect(summary.find((line) => line.document === timingOut.document)?.charge_state).toBe('charge_unknown');
   });
 
@@ -382,7 +385,7 @@ describe('a paid answer is never bought again because of us', () => {
     await settleDeadLetters([deliveryOf(answered), deliveryOf(neverCalled)], deps);
 
     expect(documents.map(chargesOf)).toEqual([1, 0]);
-    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
     expect(manifest?.counts).toMatchObject({ failed: 2 });
     expect(manifest?.charges).toEqual({ charged: 1, not_charged: 1, charge_unknown: 0 });
   });
@@ -401,10 +404,10 @@ describe('a paid answer is never bought again because of us', () => {
       (await screenDocuments([deliveryOf(queue.work[0] as WorkMessage)], deps)).batchItemFailures,
     ).toEqual([]);
 
-    const manifest = await finaliseBatch(batchId, { ...deps, events: test.pipeline.events });
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
     expect(manifest?.counts).toMatchObject({ failed: 1 });
     expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
-    const summary = parseSummary(await test.pipeline.readText(manifest?.files?.summary ?? ''));
+    const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
     expect(summary[0]?.status_detail).toContain('larger than 1048576 bytes');
   });
 });

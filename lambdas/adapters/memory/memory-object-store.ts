@@ -1,0 +1,42 @@
+import type { ObjectStore } from '../../core/ports/index.ts';
+
+/** The bucket in memory, for use-case tests: whole objects by key, read back as S3 would give them. */
+export class MemoryObjectStore implements ObjectStore {
+  readonly #objects = new Map<string, Buffer>();
+
+  constructor(readonly bucket = 'memory') {}
+
+  /** Puts an object as a customer's upload would arrive. */
+  put(key: string, body: string | Buffer): void {
+    this.#objects.set(key, Buffer.from(body));
+  }
+
+  /** The keys under a prefix, sorted. */
+  keys(prefix = ''): string[] {
+    return [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  async *read(key: string): AsyncIterable<Uint8Array> {
+    const body = this.#objects.get(key);
+    if (body === undefined) throw new Error(`no object ${key}`);
+    yield body;
+  }
+
+  async readTextIfExists(key: string): Promise<string | null> {
+    return this.#objects.get(key)?.toString('utf8') ?? null;
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return this.#objects.has(key);
+  }
+
+  async putJson(key: string, value: unknown): Promise<void> {
+    this.#objects.set(key, Buffer.from(JSON.stringify(value)));
+  }
+
+  async writeStream(key: string, _contentType: string, body: AsyncIterable<string>): Promise<void> {
+    let text = '';
+    for await (const chunk of body) text += chunk;
+    this.#objects.set(key, Buffer.from(text));
+  }
+}

@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/bureau-emulator.ts';
+import { RecordingEventPublisher } from '../../lambdas/adapters/aws/eventbridge-publisher.ts';
+import { MemoryBatchStore } from '../../lambdas/adapters/memory/memory-batch-store.ts';
+import { MemoryObjectStore } from '../../lambdas/adapters/memory/memory-object-store.ts';
+import { MemoryRateLimiter } from '../../lambdas/adapters/memory/memory-rate-limiter.ts';
+import type { Bureau } from '../../lambdas/core/report/index.ts';
+import type { UploadedObject } from '../../lambdas/ingest/ingest-upload.ts';
+import { type PipelineSettings, S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { FAST_SETTINGS } from './pipeline.ts';
+
+/**
+ * The pipeline's storage in memory (store, bucket, rate limiter) against a real bureau emulator: what use-case
+ * tests drive, with no DynamoDB Local or S3 emulator to start. The stores pass the same contract tests as the AWS
+ * adapters (test/adapters/batch-store-contract.ts).
+ */
+export async function startMemoryPipeline(
+  options: { settings?: Partial<PipelineSettings>; emulator?: BureauEmulatorOptions } = {},
+) {
+  const settings = { ...FAST_SETTINGS, ...options.settings };
+  const emulator = await BureauEmulator.start(options.emulator);
+  const store = new MemoryBatchStore();
+  const objects = new MemoryObjectStore();
+  const limiter = new MemoryRateLimiter({
+    a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
+    b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
+  });
+  let uploads = 0;
+  return {
+    emulator,
+    settings,
+    store,
+    objects,
+    events: new RecordingEventPublisher(),
+    adapters: { store, objects, limiter },
+    /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
+    upload(csv: string, bureau: Bureau): UploadedObject {
+      uploads++;
+      const key = `${S3_LAYOUT.incoming}${bureau}/upload-${uploads}.csv`;
+      objects.put(key, csv);
+      return {
+        bucket: objects.bucket,
+        key,
+        eTag: createHash('md5').update(csv).digest('hex'),
+        sequencer: String(uploads).padStart(16, '0'),
+      };
+    },
+    async readText(key: string): Promise<string> {
+      return (await objects.readTextIfExists(key)) ?? '';
+    },
+    stop: () => emulator.close(),
+  };
+}
+
+export type MemoryPipeline = Awaited<ReturnType<typeof startMemoryPipeline>>;
