@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../lambdas/adapters/bureau-api/index.ts';
 import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
+import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 
@@ -36,6 +37,15 @@ describe('fault injection on the whole local pipeline', () => {
     );
     expectNothingLost(summary, 200);
     expect(charges(test).every((count) => count === 1)).toBe(true);
+    expect(expectChargesReconciled(summary, test.emulator.stats().chargesByDocument)).toMatchObject({
+      charged: manifest.counts.screened,
+      unknown: 0,
+    });
+    expect(manifest.charges).toEqual({
+      charged: manifest.counts.screened,
+      not_charged: manifest.counts.failed,
+      charge_unknown: 0,
+    });
     expect(manifest.counts.screened + manifest.counts.failed).toBe(200);
     expect(manifest.counts.screened).toBe(test.emulator.stats().charged);
     // Some queries fail for good (refused, or out of attempts), each with its reason.
@@ -62,6 +72,11 @@ describe('fault injection on the whole local pipeline', () => {
     expect(manifest.counts).toMatchObject({ screened: 120, failed: 0 });
     expect(stats.byStatus['429']).toBeGreaterThan(0);
     expect(charges(test).every((count) => count === 1)).toBe(true);
+    // A 429 is an answer, not a charge: nothing is left uncertain.
+    expect(expectChargesReconciled(summary, stats.chargesByDocument)).toMatchObject({
+      charged: 120,
+      unknown: 0,
+    });
   }, 120_000);
 
   it('equal limits: at most a handful of 429s', async () => {
@@ -69,11 +84,12 @@ describe('fault injection on the whole local pipeline', () => {
       emulator: { rateLimitPerSecond: 30, rateLimitBurst: 30 },
       settings: { rateLimitPerSecond: { a: 30, b: 30 }, rateLimitBurst: { a: 6, b: 6 } },
     });
-    const { manifest } = await screenFile(
+    const { manifest, summary } = await screenFile(
       test,
       await writeCsv('equal.csv', customerListCsv(distinctDocuments(150, 'equal'))),
     );
     expect(manifest.counts).toMatchObject({ screened: 150 });
+    expect(expectChargesReconciled(summary, test.emulator.stats().chargesByDocument).charged).toBe(150);
     expect(test.emulator.stats().byStatus['429'] ?? 0).toBeLessThanOrEqual(5);
     expect(test.emulator.stats().maxObservedRatePerSec).toBeLessThanOrEqual(30 + 6);
   }, 120_000);
@@ -93,6 +109,10 @@ describe('fault injection on the whole local pipeline', () => {
     expect(manifest.counts.screened + manifest.counts.failed).toBe(60);
     expect(manifest.counts.screened).toBeGreaterThan(50);
     expect(charges(test).every((count) => count === 1)).toBe(true);
+    // A call that timed out may have been charged: its row says so, and the others reconcile exactly.
+    const reconciled = expectChargesReconciled(summary, test.emulator.stats().chargesByDocument);
+    expect(reconciled.unknown).toBeGreaterThan(0);
+    expect(reconciled.charged + reconciled.notCharged + reconciled.unknown).toBe(60);
     expect(Date.now() - started).toBeLessThan(90_000);
   }, 120_000);
 
@@ -132,5 +152,13 @@ describe('fault injection on the whole local pipeline', () => {
         .every(([, count]) => count === 1),
     ).toBe(true);
     expect(stats.charged).toBe(41);
+    // The one document paid twice is the one row whose charges the summary does not vouch for.
+    expect(expectChargesReconciled(summary, stats.chargesByDocument)).toEqual({
+      charged: 39,
+      notCharged: 0,
+      unknown: 1,
+      chargesOnUnknown: 2,
+    });
+    expect(summary.find((line) => line.document === victim)?.charge_state).toBe('charge_unknown');
   }, 120_000);
 });
