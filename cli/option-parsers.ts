@@ -35,3 +35,29 @@ export function nonNegativeInteger(name: string) {
     return Number(value);
   };
 }
+
+/**
+ * A price in BRL: a decimal with a point or a Brazilian comma (`2.70`, `2,70`), above zero and at most
+ * `maximum` (a larger one is a typo, not a contract).
+ */
+export function priceInBrl(name: string, maximum: number) {
+  return (value: string): number => {
+    const text = value.trim().replace(/^R\$\s*/i, '');
+    const number = /^\d+([.,]\d{1,2})?$/.test(text) ? Number(text.replace(',', '.')) : Number.NaN;
+    if (!(number > 0 && number <= maximum))
+      throw new InvalidArgumentError(
+        `${name} must be a price in BRL above 0 and at most ${maximum} (e.g. 2,70)`,
+      );
+    return number;
+  };
+}
+
+/** A rate in requests per second: above zero and at most `maximum`. */
+export function positiveRate(name: string, maximum = 10_000) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !(number >= 0.01 && number <= maximum))
+      throw new InvalidArgumentError(`${name} must be a rate from 0.01 to ${maximum} requests per second`);
+    return number;
+  };
+}

@@ -34,6 +34,11 @@ export interface PipelineSettings {
   readonly rateLimitPerSecond: Readonly<Record<Bureau, number>>;
   /** Largest burst of the global token bucket, per bureau. */
   readonly rateLimitBurst: Readonly<Record<Bureau, number>>;
+  /**
+   * What one query costs, in BRL, per bureau: the quote's price. The defaults are the top of the public price list
+   * (R$ 2.70–8.40), so an unconfigured quote errs high; set your contract's prices.
+   */
+  readonly pricePerQuery: Readonly<Record<Bureau, number>>;
   /** Concurrent worker invocations (the SQS event source's MaximumConcurrency, at least 2). */
   readonly workerConcurrency: number;
   /** Concurrent bureau calls inside one worker invocation. */
@@ -77,6 +82,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   defaultBureau: 'a',
   rateLimitPerSecond: { a: 10, b: 10 },
   rateLimitBurst: { a: 10, b: 10 },
+  pricePerQuery: { a: 8.4, b: 8.4 },
   workerConcurrency: 5,
   callsPerInvocation: 5,
   workerBatchSize: 10,
@@ -94,12 +100,20 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   portfolioSchedule: 'rate(7 days)',
 };
 
+/** A price per query above this is taken for a typo (centavos typed as reais, a stray zero), not a contract. */
+export const MAX_PRICE_PER_QUERY = 1000;
+
 /** Checks settings where they are given, naming what is wrong. */
 export function validateSettings(settings: PipelineSettings): PipelineSettings {
   const problems: string[] = [];
   for (const bureau of ['a', 'b'] as const) {
     if (!(settings.rateLimitPerSecond[bureau] > 0)) problems.push(`rateLimitPerSecond.${bureau} must be > 0`);
     if (!(settings.rateLimitBurst[bureau] >= 1)) problems.push(`rateLimitBurst.${bureau} must be ≥ 1`);
+    const price = settings.pricePerQuery[bureau];
+    if (!(Number.isFinite(price) && price > 0 && price <= MAX_PRICE_PER_QUERY))
+      problems.push(
+        `pricePerQuery.${bureau} must be a price in BRL above 0 and at most ${MAX_PRICE_PER_QUERY}`,
+      );
   }
   if (!Number.isInteger(settings.workerConcurrency) || settings.workerConcurrency < 2) {
     problems.push('workerConcurrency must be a whole number ≥ 2 (the SQS event source minimum)');

@@ -1,13 +1,82 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { createPipelineAdapters } from '../../lambdas/adapters/aws/pipeline-adapters.ts';
 import { formatDocument } from '../../lambdas/core/documents/index.ts';
 import { type CustomerRow, DEFAULT_MAX_ROWS, IntakeTally } from '../../lambdas/core/intake/index.ts';
-import { positiveInteger } from '../option-parsers.ts';
+import { BUREAUS, type Bureau } from '../../lambdas/core/report/index.ts';
+import { formatBrl, formatDuration, type Quote, quoteOf } from '../../lambdas/core/spend/index.ts';
+import { freshReports } from '../../lambdas/reuse/fresh-reports.ts';
+import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../lib/pipeline-definition.ts';
+import { LocalStack } from '../../local/local-stack.ts';
+import { nonNegativeNumber, positiveInteger, positiveRate, priceInBrl } from '../option-parsers.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
 
 interface CheckOptions {
   readonly json?: boolean;
   readonly maxRows: number;
   readonly show: number;
+  readonly bureau: Bureau;
+  readonly priceA?: number;
+  readonly priceB?: number;
+  readonly rateLimit?: number;
+  readonly freshnessHours?: number;
+  /** A local state directory whose stored reports may be reused; without it, what is reusable is unknown. */
+  readonly state?: string;
+}
+
+/**
+ * The quote of a list: with `--state`, the stored reports of that local state that are still fresh count as
+ * reusable (the same rule ingest applies, so the run that follows buys `to_buy`); without, reuse is unknown.
+ */
+async function quoteList(
+  unique: number,
+  documents: readonly string[],
+  options: CheckOptions,
+): Promise<Quote> {
+  const bureau = options.bureau;
+  const freshnessHours = options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours;
+  let reusable: number | null = null;
+  if (options.state !== undefined) {
+    const stack = await LocalStack.start(DEFAULT_SETTINGS, { stateDirectory: options.state });
+    try {
+      const { store } = createPipelineAdapters(stack.clients, stack.resources, DEFAULT_SETTINGS);
+      reusable = (await freshReports(store, { bureau, documents, freshnessHours, nowMs: Date.now() })).size;
+    } finally {
+      await stack.stop();
+    }
+  }
+  const price = (bureau === 'a' ? options.priceA : options.priceB) ?? DEFAULT_SETTINGS.pricePerQuery[bureau];
+  return quoteOf({
+    bureau,
+    unique,
+    reusable,
+    pricePerQuery: price,
+    ratePerSecond: options.rateLimit ?? DEFAULT_SETTINGS.rateLimitPerSecond[bureau],
+  });
+}
+
+function quoteLines(quote: Quote, options: CheckOptions): string[] {
+  const rate = options.rateLimit ?? DEFAULT_SETTINGS.rateLimitPerSecond[quote.bureau];
+  const freshness = options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours;
+  const configured = (quote.bureau === 'a' ? options.priceA : options.priceB) !== undefined;
+  const line = (label: string, value: string, note: string) =>
+    `  ${label.padEnd(12)}${value.padStart(13)}   ${note}`;
+  return [
+    `Quote (bureau ${quote.bureau.toUpperCase()}):`,
+    quote.reusable === null
+      ? line('reusable', 'unknown', `give --state to count stored reports younger than ${freshness} h`)
+      : line(
+          'reusable',
+          String(quote.reusable),
+          `stored reports younger than ${freshness} h, not bought again`,
+        ),
+    line(
+      'to buy',
+      String(quote.to_buy),
+      `at ${formatBrl(quote.price_per_query)} per query${configured ? '' : ` (list price; set --price-${quote.bureau})`}`,
+    ),
+    line('cost', formatBrl(quote.estimated_cost), quote.reusable === null ? 'at most' : 'estimated'),
+    line('time', formatDuration(quote.estimated_seconds), `at ${rate} queries per second`),
+  ];
 }
 
 /** One row of `check --json`'s `rows_detail`: snake_case, the shape downstream scripts read. */
@@ -40,13 +109,18 @@ async function check(path: string, options: CheckOptions): Promise<void> {
   const details: string[] = [];
   const problems: string[] = [];
   let problemCount = 0;
+  // The unique documents are kept only to look them up in a state's stored reports.
+  const documents: string[] = [];
   for await (const row of rowsOf(path, list)) {
     tally.add(row);
+    if (options.state !== undefined && row.status === 'valid' && row.document !== null)
+      documents.push(row.document);
     // Pre-serialised so a million-row report holds strings, not a million objects.
     if (options.json) details.push(JSON.stringify(rowDetail(row)));
     else if (row.status !== 'valid' && problemCount++ < options.show) problems.push(describeProblem(row));
   }
   const counts = tally.counts;
+  const quote = await quoteList(counts.unique, documents, options);
 
   if (options.json) {
     const head = JSON.stringify({
@@ -56,6 +130,7 @@ async function check(path: string, options: CheckOptions): Promise<void> {
       duplicates: counts.duplicates,
       unique: counts.unique,
       byType: counts.byType,
+      quote,
     });
     process.stdout.write(`${head.slice(0, -1)},"rows_detail":[`);
     const pageSize = 10_000;
@@ -79,6 +154,7 @@ async function check(path: string, options: CheckOptions): Promise<void> {
     `  invalid     ${String(counts.invalid).padStart(9)}`,
     `  to query    ${String(counts.unique).padStart(9)}   unique valid documents, one bureau credit each`,
   ];
+  lines.push('', ...quoteLines(quote, options));
   if (counts.restoredLeadingZeros > 0) {
     lines.push(
       `  ${counts.restoredLeadingZeros} documents had leading zeros restored (numeric spreadsheet column)`,
@@ -104,5 +180,27 @@ export function registerCheckCommand(program: Command): void {
       DEFAULT_MAX_ROWS,
     )
     .option('--show <n>', 'how many problem rows to list', positiveInteger('--show'), 20)
+    .addOption(new Option('--bureau <bureau>', 'bureau the quote is for').choices(BUREAUS).default('a'))
+    .option(
+      '--price-a <brl>',
+      `price of one bureau A query (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.a})`,
+      priceInBrl('--price-a', MAX_PRICE_PER_QUERY),
+    )
+    .option(
+      '--price-b <brl>',
+      `price of one bureau B query (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.b})`,
+      priceInBrl('--price-b', MAX_PRICE_PER_QUERY),
+    )
+    .option(
+      '--rate-limit <req/s>',
+      'global bureau rate the time is estimated at',
+      positiveRate('--rate-limit'),
+    )
+    .option(
+      '--freshness-hours <h>',
+      'stored reports younger than this are reused',
+      nonNegativeNumber('--freshness-hours'),
+    )
+    .option('--state <dir>', 'count the stored reports of this local state directory that would be reused')
     .action(async (file: string, options: CheckOptions) => check(file, options));
 }

@@ -12,6 +12,7 @@ import { CustomerListError, type CustomerRow, IntakeTally, openCustomerList } fr
 import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../core/ports/index.ts';
 import type { Bureau } from '../core/report/index.ts';
 import { reportColumns } from '../core/summary/index.ts';
+import { freshReports } from '../reuse/fresh-reports.ts';
 
 /** One uploaded object, as the S3 event describes it. */
 export interface UploadedObject {
@@ -65,15 +66,15 @@ async function reuseFreshReports(
   deps: IngestDependencies,
 ): Promise<NewRow[]> {
   const queued = rows.filter((row) => row.state === 'queued' && row.document !== null);
-  if (hours <= 0 || queued.length === 0) return rows;
-  const stored = await deps.store.latestReports(
+  const fresh = await freshReports(deps.store, {
     bureau,
-    queued.map((row) => row.document as string),
-  );
-  const freshSince = (deps.now ?? (() => new Date()))().getTime() - hours * 3_600_000;
+    documents: queued.map((row) => row.document as string),
+    freshnessHours: hours,
+    nowMs: (deps.now ?? (() => new Date()))().getTime(),
+  });
   return rows.map((row) => {
-    const report = row.state === 'queued' && row.document !== null ? stored.get(row.document) : undefined;
-    if (report === undefined || Date.parse(report.key.fetchedAt) <= freshSince) return row;
+    const report = row.state === 'queued' && row.document !== null ? fresh.get(row.document) : undefined;
+    if (report === undefined) return row;
     return {
       ...row,
       state: 'cached',

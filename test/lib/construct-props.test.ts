@@ -9,6 +9,7 @@ const EVERY_SETTING: PipelineSettings = {
   defaultBureau: 'b',
   rateLimitPerSecond: { a: 21, b: 22 },
   rateLimitBurst: { a: 3, b: 4 },
+  pricePerQuery: { a: 2.7, b: 5.15 },
   workerConcurrency: 6,
   callsPerInvocation: 3,
   workerBatchSize: 7,

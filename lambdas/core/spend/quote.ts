@@ -1,0 +1,61 @@
+import type { Bureau } from '../report/index.ts';
+
+/**
+ * What screening a list will cost before anything is bought: the documents to buy (unique valid documents less
+ * those a stored report younger than the freshness window answers), at the configured price per query, and how
+ * long that takes at the global rate limit. The same object goes into `check --json`, `quote.json` and the
+ * manifest, in snake_case as downstream scripts read it.
+ */
+export interface Quote {
+  readonly bureau: Bureau;
+  /** Unique valid documents in the list. */
+  readonly unique: number;
+  /** Of those, answered by a stored report still fresh; null when no store was consulted (unknown). */
+  readonly reusable: number | null;
+  /** Documents that would be bought: `unique − reusable` (all of them when `reusable` is unknown). */
+  readonly to_buy: number;
+  /** BRL per query at this bureau, as configured. */
+  readonly price_per_query: number;
+  /** `to_buy × price_per_query`, in BRL, rounded to the centavo. */
+  readonly estimated_cost: number;
+  readonly currency: 'BRL';
+  /** Seconds the queries take at the configured rate (the global limit bounds every batch). */
+  readonly estimated_seconds: number;
+}
+
+export interface QuoteInput {
+  readonly bureau: Bureau;
+  readonly unique: number;
+  readonly reusable: number | null;
+  readonly pricePerQuery: number;
+  readonly ratePerSecond: number;
+}
+
+export function quoteOf(input: QuoteInput): Quote {
+  const toBuy = Math.max(0, input.unique - (input.reusable ?? 0));
+  // In centavos, so the product of a price and a count never carries a binary fraction into the total.
+  const priceCents = Math.round(input.pricePerQuery * 100);
+  return {
+    bureau: input.bureau,
+    unique: input.unique,
+    reusable: input.reusable,
+    to_buy: toBuy,
+    price_per_query: priceCents / 100,
+    estimated_cost: (toBuy * priceCents) / 100,
+    currency: 'BRL',
+    estimated_seconds: Math.ceil(toBuy / input.ratePerSecond),
+  };
+}
+
+const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
+
+/** An amount as a Brazilian reads it: `R$ 1.234,56` (a plain space after the symbol, for terminals and logs). */
+export const formatBrl = (amount: number): string => BRL.format(amount).replace(/\s/u, ' ');
+
+/** A duration as a person reads it: `45 s`, `12 min`, `2 h 05 min`. */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
