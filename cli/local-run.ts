@@ -9,6 +9,7 @@ import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LocalStackError } from '../local/local-stack.ts';
 import { DEFAULT_STATE_DIRECTORY, LocalStateError } from '../local/local-state.ts';
 import { CliError } from './cli-error.ts';
+import { countLines } from './count-lines.ts';
 import { nonNegativeInteger, nonNegativeNumber, positiveInteger, probability } from './option-parsers.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
@@ -231,13 +232,9 @@ export async function runLocally<T>(
 /** The lines every local run ends with: the batch's counts and what the bureau was asked. */
 function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
   const seconds = ((Date.now() - run.startedAt) / 1000).toFixed(1);
-  const counts = manifest.counts;
   const lines = [
     `batch ${manifest.batchId}: ${manifest.status} in ${seconds} s (bureau ${manifest.bureau.toUpperCase()})`,
-    ...(['screened', 'cached', 'duplicate', 'invalid_document', 'failed', 'cancelled'] as const).map(
-      (status) => `  ${status.padEnd(18)}${String(counts[status]).padStart(8)}`,
-    ),
-    `  ${'rows'.padEnd(18)}${String(counts.rows).padStart(8)}`,
+    ...countLines(manifest),
   ];
   if (run.emulator) {
     const stats = run.emulator.stats();

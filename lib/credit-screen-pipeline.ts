@@ -20,6 +20,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { portfolioScheduleName } from '../lambdas/adapters/aws/eventbridge-portfolio-scheduler.ts';
 import { isPortfolioName, parsePortfolioSettings } from '../lambdas/core/monitoring/index.ts';
+import { SPENDING_CAP_ALERT } from '../lambdas/core/spend/index.ts';
 import {
   DEFAULT_SETTINGS,
   EXPIRING_PREFIXES,
@@ -519,6 +520,8 @@ export class CreditScreenPipeline extends Construct {
     this.tokenSecret.grantRead(this.workerFunction);
     this.#grantTokenSecretKey(props);
     this.finaliseQueue.grantSendMessages(this.workerFunction);
+    // Budget alerts (BudgetExhausted at 80 % and 100 % of a cap).
+    this.eventBus.grantPutEventsTo(this.workerFunction);
 
     this.table.grantReadWriteData(this.finaliseFunction);
     this.bucket.grantRead(this.finaliseFunction, `${S3_LAYOUT.work}*`);
@@ -630,6 +633,25 @@ export class CreditScreenPipeline extends Construct {
         }).metric({ period: Duration.minutes(SWEEP_INTERVAL_MINUTES), statistic: 'Sum' }),
         'Rows keep getting stuck in a claim with no message left (the sweeper queued some again in two of the last three sweeps): look for what deletes work messages or ends workers early.',
         { evaluationPeriods: 3, datapointsToAlarm: 2 },
+      ),
+      ...([80, 100] as const).map((percent) =>
+        alarm(
+          percent === 100 ? 'BudgetExhaustedAlarm' : 'BudgetAt80PercentAlarm',
+          new logs.MetricFilter(this, `BudgetAlerts${percent}`, {
+            logGroup: this.workerFunction.logGroup,
+            // The worker logs one line when a reservation takes a cap (a batch's or a month's) to this share.
+            filterPattern: logs.FilterPattern.all(
+              logs.FilterPattern.stringValue('$.message', '=', SPENDING_CAP_ALERT),
+              logs.FilterPattern.numberValue('$.percent', '=', percent),
+            ),
+            metricNamespace: 'credit-screen',
+            metricName: `BudgetAlerts${percent}`,
+            metricValue: '1',
+          }).metric({ period: Duration.minutes(5), statistic: 'Sum' }),
+          percent === 100
+            ? 'A spending cap was reached: rows left are settled not_queried (budget exhausted).'
+            : 'A spending cap is 80 % used.',
+        ),
       ),
       alarm(
         'SweeperErrorsAlarm',

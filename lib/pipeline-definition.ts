@@ -39,6 +39,12 @@ export interface PipelineSettings {
    * (R$ 2.70–8.40), so an unconfigured quote errs high; set your contract's prices.
    */
   readonly pricePerQuery: Readonly<Record<Bureau, number>>;
+  /**
+   * Most queries per bureau per calendar month (Brasília time) across every batch; null for no cap. It is never
+   * exceeded: each query reserves its unit atomically before it is sent. Rows left when it is reached settle
+   * `not_queried` (budget exhausted).
+   */
+  readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
   /** Concurrent worker invocations (the SQS event source's MaximumConcurrency, at least 2). */
   readonly workerConcurrency: number;
   /** Concurrent bureau calls inside one worker invocation. */
@@ -83,6 +89,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   rateLimitPerSecond: { a: 10, b: 10 },
   rateLimitBurst: { a: 10, b: 10 },
   pricePerQuery: { a: 8.4, b: 8.4 },
+  monthlyChargeCap: { a: null, b: null },
   workerConcurrency: 5,
   callsPerInvocation: 5,
   workerBatchSize: 10,
@@ -114,6 +121,9 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
       problems.push(
         `pricePerQuery.${bureau} must be a price in BRL above 0 and at most ${MAX_PRICE_PER_QUERY}`,
       );
+    const cap = settings.monthlyChargeCap[bureau];
+    if (cap !== null && !(Number.isSafeInteger(cap) && cap >= 0))
+      problems.push(`monthlyChargeCap.${bureau} must be a whole number of queries ≥ 0, or null for no cap`);
   }
   if (!Number.isInteger(settings.workerConcurrency) || settings.workerConcurrency < 2) {
     problems.push('workerConcurrency must be a whole number ≥ 2 (the SQS event source minimum)');
@@ -416,4 +426,5 @@ export const EVENTS = {
   source: 'credit-screen',
   batchCompleted: 'BatchCompleted',
   portfolioChanged: 'PortfolioChanged',
+  budgetExhausted: 'BudgetExhausted',
 } as const;

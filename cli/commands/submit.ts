@@ -9,6 +9,7 @@ import { BUREAUS, type Bureau } from '../../lambdas/core/report/index.ts';
 import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
+import { countLines } from '../count-lines.ts';
 import { positiveInteger } from '../option-parsers.ts';
 import { connectToStack } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
@@ -74,14 +75,10 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
     progress.stop();
     const directory = resolve(options.out ?? join('out', batchId));
     const manifest = await downloadBatchResults(connection.objects, batchId, directory);
-    const counts = manifest.counts;
     process.stdout.write(
       `${[
         `batch ${batchId}: ${manifest.status} (bureau ${manifest.bureau.toUpperCase()}, ${options.stack})`,
-        ...(['screened', 'cached', 'duplicate', 'invalid_document', 'failed', 'cancelled'] as const).map(
-          (status) => `  ${status.padEnd(18)}${String(counts[status]).padStart(8)}`,
-        ),
-        `  ${'rows'.padEnd(18)}${String(counts.rows).padStart(8)}`,
+        ...countLines(manifest),
         `results in ${directory}`,
       ].join('\n')}\n`,
     );

@@ -45,7 +45,7 @@ export interface BatchManifest {
    * `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`);
    * `file_rejected`; `cancelled` when someone cancelled it (rows not yet screened are `cancelled`).
    */
-  readonly status: 'completed' | 'token_rejected' | 'file_rejected' | 'cancelled';
+  readonly status: 'completed' | 'token_rejected' | 'file_rejected' | 'cancelled' | 'budget_exhausted';
   /** 1 for the first results; one more each time a redrive rewrote them. */
   readonly revision: number;
   readonly bureau: string;
@@ -79,6 +79,7 @@ function statusOf(row: RowRecord): SummaryStatus {
     case 'invalid_document':
     case 'failed':
     case 'cancelled':
+    case 'not_queried':
       return row.state;
     default:
       return 'failed'; // never lost: a row that somehow escaped settling is reported, as failed
@@ -218,6 +219,7 @@ export async function finaliseBatch(
     invalid_document: 0,
     failed: 0,
     cancelled: 0,
+    not_queried: 0,
   };
   const charges = emptyChargeCounts();
   let files: BatchManifest['files'] = null;
@@ -251,7 +253,9 @@ export async function finaliseBatch(
         ? 'token_rejected'
         : batch.cancelRequested
           ? 'cancelled'
-          : 'completed',
+          : counts.not_queried > 0
+            ? 'budget_exhausted'
+            : 'completed',
     revision: batch.revision,
     bureau: batch.bureau,
     source: { bucket: batch.sourceBucket, key: batch.sourceKey, sha256: batch.sourceSha256 },

@@ -11,6 +11,7 @@ import {
 import { CustomerListError, type CustomerRow, IntakeTally, openCustomerList } from '../core/intake/index.ts';
 import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../core/ports/index.ts';
 import type { Bureau } from '../core/report/index.ts';
+import { MAX_CHARGES_METADATA, maxChargesOf } from '../core/spend/index.ts';
 import { reportColumns } from '../core/summary/index.ts';
 import { freshReports } from '../reuse/fresh-reports.ts';
 
@@ -112,6 +113,23 @@ async function* hashing(
   }
 }
 
+const INVALID_MAX_CHARGES = {
+  code: 'invalid_max_charges',
+  message: `the upload's ${MAX_CHARGES_METADATA} metadata is not a whole number of queries`,
+};
+
+/** Refuses the whole file: nothing of it is queued, and the finaliser writes a manifest that says why. */
+async function refuseFile(
+  batchId: string,
+  failure: { readonly code: string; readonly message: string },
+  deps: IngestDependencies,
+): Promise<IngestOutcome> {
+  deps.logger.warn('file rejected', { batchId, code: failure.code, reason: failure.message });
+  await deps.store.failFile(batchId, failure);
+  await deps.queue.sendFinalise({ version: 1, batchId });
+  return { batchId, outcome: 'file_rejected', reason: failure.message };
+}
+
 /**
  * Turns an uploaded customer list into a batch: one item per row, one SQS message per unique valid document.
  * Invalid and duplicate rows are settled here and never queued.
@@ -126,6 +144,8 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   // A portfolio says how old a reused report may be (by default it asks again); an upload uses the deployment's.
   const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
   const batchId = batchIdFor(upload);
+  // An upload may cap what its batch buys; a portfolio run is bounded by the monthly cap alone.
+  const maxCharges = upload.portfolio ? null : maxChargesOf(await objects.metadataOf(upload.key));
   const created = await store.createBatch({
     batchId,
     sourceBucket: upload.bucket,
@@ -133,11 +153,16 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     bureau,
     excelSummary: settings.excelSummary,
     portfolio: upload.portfolio?.name ?? null,
+    maxCharges: maxCharges === 'invalid' ? 0 : maxCharges,
   });
   const existing = created ? null : await store.getBatch(batchId);
   if (existing && existing.status !== 'ingesting') {
     logger.info('upload already ingested', { batchId });
     return { batchId, outcome: 'already_ingested' };
+  }
+  if (maxCharges === 'invalid') {
+    // A cap that cannot be read is not taken for no cap: the file is refused and nothing is bought.
+    return refuseFile(batchId, INVALID_MAX_CHARGES, deps);
   }
   const checkpoint = existing?.ingestCheckpoint ?? 0;
   logger.info('ingest started', { batchId, key: upload.key, bureau, resumingAfterRow: checkpoint });
@@ -157,10 +182,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     layout = list.layout;
   } catch (error) {
     if (!(error instanceof CustomerListError)) throw error;
-    logger.warn('file rejected', { batchId, code: error.code, reason: error.message });
-    await store.failFile(batchId, { code: error.code, message: error.message });
-    await queue.sendFinalise({ version: 1, batchId });
-    return { batchId, outcome: 'file_rejected', reason: error.message };
+    return refuseFile(batchId, { code: error.code, message: error.message }, deps);
   }
   const sha256 = firstHash.digest('hex');
   await store.recordSourceCheck(batchId, sha256, {

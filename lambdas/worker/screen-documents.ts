@@ -25,6 +25,8 @@ import type {
   BatchStore,
   BureauGateway,
   BureauResponse,
+  ChargeBudget,
+  EventPublisher,
   Logger,
   MessageVisibility,
   ObjectStore,
@@ -32,7 +34,13 @@ import type {
   RowRelease,
   WorkQueue,
 } from '../core/ports/index.ts';
-import { normaliseCreditReport, type ReportArchive } from '../core/report/index.ts';
+import { type Bureau, normaliseCreditReport, type ReportArchive } from '../core/report/index.ts';
+import {
+  BUDGET_EXHAUSTED_DETAIL,
+  type BudgetScope,
+  chargeMonth,
+  SPENDING_CAP_ALERT,
+} from '../core/spend/index.ts';
 import { CallSlots } from './call-slots.ts';
 
 export interface WorkerSettings {
@@ -46,6 +54,8 @@ export interface WorkerSettings {
   readonly probeWaitSeconds: number;
   /** Timeout of one bureau call; no call starts later than this before the invocation's deadline. */
   readonly bureauTimeoutSeconds: number;
+  /** Most queries per bureau per month (null: no cap); the batch's own cap comes with the batch. */
+  readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
 }
 
 export interface WorkerDependencies {
@@ -53,6 +63,8 @@ export interface WorkerDependencies {
   readonly objects: ObjectStore;
   readonly bureau: BureauGateway;
   readonly limiter: RateLimiter;
+  readonly budget: ChargeBudget;
+  readonly events: EventPublisher;
   readonly queue: WorkQueue;
   readonly visibility: MessageVisibility;
   readonly logger: Logger;
@@ -205,7 +217,7 @@ async function screenOne(
     }
     probing = gate === 'probe';
   }
-  return callBureau(held, deps, invocation, { probing, signal });
+  return callBureau(held, deps, invocation, { probing, signal, maxCharges: batch.maxCharges });
 }
 
 const logFields = (message: WorkMessage) => ({
@@ -312,12 +324,18 @@ async function callBureau(
   held: HeldRow,
   deps: WorkerDependencies,
   invocation: Invocation,
-  options: { readonly probing: boolean; readonly signal?: AbortSignal },
+  options: { readonly probing: boolean; readonly signal?: AbortSignal; readonly maxCharges: number | null },
 ): Promise<Outcome> {
   const { message } = held;
   const { store, settings } = deps;
   const now = deps.now ?? Date.now;
+  const budget: BudgetScope = { bureau: message.bureau, batchId: message.batchId, month: chargeMonth(now()) };
   for (let rateLimited = 0; ; rateLimited++) {
+    // A unit of budget before the call, never after: no cap can be overrun by workers racing for its last unit.
+    if (!(await reserveBudget(held, budget, options.maxCharges, deps))) {
+      if (options.probing) await store.releaseTokenProbe(message.batchId);
+      return held.settle({ outcome: 'not_queried', reason: BUDGET_EXHAUSTED_DETAIL });
+    }
     let response: BureauResponse;
     try {
       // The rate-limit token is reserved while the calls ahead are in flight, never long before (see CallSlots).
@@ -332,6 +350,7 @@ async function callBureau(
         options.signal,
       );
     } catch (error) {
+      await giveBackIfUncharged(held, error, budget, deps);
       if (!(error instanceof ServiceError) || error.kind === 'oversized') {
         if (error instanceof ServiceError) held.call = 'answered';
         return handleOtherFailure(held, error, deps, options);
@@ -349,6 +368,54 @@ async function callBureau(
     if (options.probing) await store.markToken(message.batchId, 'verified');
     return persistAndSettle(held, response, deps);
   }
+}
+
+/** Reserves the query's unit of budget; false when a cap is reached. Alerts at 80 % and 100 % of a cap. */
+async function reserveBudget(
+  held: HeldRow,
+  scope: BudgetScope,
+  maxCharges: number | null,
+  deps: WorkerDependencies,
+): Promise<boolean> {
+  const caps = { batch: maxCharges, monthly: deps.settings.monthlyChargeCap[scope.bureau] };
+  const reservation = await deps.budget.reserve(scope, caps);
+  if (!reservation.reserved) {
+    deps.logger.warn('spending cap reached; the row is not queried', {
+      ...held.log,
+      cap: reservation.exhausted,
+    });
+    return false;
+  }
+  for (const alert of reservation.alerts) {
+    // The alarm on the worker's log group reads this line (its message and `percent`).
+    deps.logger.warn(SPENDING_CAP_ALERT, { ...alert, bureau: scope.bureau, batchId: scope.batchId });
+    await deps.events.budgetExhausted({ ...alert, ...scope }).catch((error: unknown) => {
+      deps.logger.error('could not publish the budget alert', { error: describe(error) });
+    });
+  }
+  return true;
+}
+
+/**
+ * Gives the query's unit back when the bureau did not charge it: it answered without a report (429, 5xx, a
+ * refusal, a rejected token), or the call never left. A call that got no answer may have been charged: its unit
+ * stays spent, as does an answer too large to read.
+ */
+async function giveBackIfUncharged(
+  held: HeldRow,
+  error: unknown,
+  scope: BudgetScope,
+  deps: WorkerDependencies,
+): Promise<void> {
+  const sent = held.call !== 'not_sent';
+  const answered = error instanceof ServiceError && error.status !== null && error.kind !== 'oversized';
+  if (sent && !answered) return;
+  await deps.budget.giveBack(scope).catch((giveBackError: unknown) => {
+    deps.logger.error('could not give a budget unit back; the cap counts it as spent', {
+      ...held.log,
+      error: describe(giveBackError),
+    });
+  });
 }
 
 /** A refusal, a rejected token or a transient failure of the bureau (not a 429). */

@@ -46,6 +46,8 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     cached: 0,
     failed: 0,
     cancelled: 0,
+    notQueried: 0,
+    maxCharges: null,
     cancelRequested: false,
     revision: 1,
     ingestCheckpoint: 10,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/bureau-emulator.ts';
 import { RecordingEventPublisher } from '../../lambdas/adapters/aws/eventbridge-publisher.ts';
 import { MemoryBatchStore } from '../../lambdas/adapters/memory/memory-batch-store.ts';
+import { MemoryChargeBudget } from '../../lambdas/adapters/memory/memory-charge-budget.ts';
 import { MemoryObjectStore } from '../../lambdas/adapters/memory/memory-object-store.ts';
 import { MemoryRateLimiter } from '../../lambdas/adapters/memory/memory-rate-limiter.ts';
 import type { Bureau } from '../../lambdas/core/report/index.ts';
@@ -25,14 +26,17 @@ export async function startMemoryPipeline(
     a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
     b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
   });
+  const budget = new MemoryChargeBudget();
+  const events = new RecordingEventPublisher();
   let uploads = 0;
   return {
     emulator,
     settings,
     store,
     objects,
-    events: new RecordingEventPublisher(),
-    adapters: { store, objects, limiter },
+    budget,
+    events,
+    adapters: { store, objects, limiter, budget, events },
     /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
     upload(csv: string, bureau: Bureau): UploadedObject {
       uploads++;

@@ -10,6 +10,7 @@ const EVERY_SETTING: PipelineSettings = {
   rateLimitPerSecond: { a: 21, b: 22 },
   rateLimitBurst: { a: 3, b: 4 },
   pricePerQuery: { a: 2.7, b: 5.15 },
+  monthlyChargeCap: { a: 50_000, b: null },
   workerConcurrency: 6,
   callsPerInvocation: 3,
   workerBatchSize: 7,

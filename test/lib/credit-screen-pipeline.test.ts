@@ -161,7 +161,7 @@ describe('CreditScreenPipeline', () => {
     ]);
   });
 
-  it('alarms on dead letters, on function errors and on rows getting stuck again and again', () => {
+  it('alarms on dead letters, on function errors, on rows getting stuck again and again, and on spending caps', () => {
     const alarms = built.template.findResources('AWS::CloudWatch::Alarm');
     expect(
       Object.values(alarms)
@@ -170,6 +170,8 @@ describe('CreditScreenPipeline', () => {
     ).toEqual([
       'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesVisible',
+      'BudgetAlerts100',
+      'BudgetAlerts80',
       'Errors',
       'Errors',
       'Errors',
@@ -185,6 +187,12 @@ describe('CreditScreenPipeline', () => {
       DatapointsToAlarm: 2,
       Threshold: 0,
     });
+    // The worker's alert lines, at 80 % and at 100 % of a cap.
+    for (const percent of [80, 100])
+      built.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        FilterPattern: `{ ($.message = "spending cap alert") && ($.percent = ${percent}) }`,
+        MetricTransformations: [{ MetricName: `BudgetAlerts${percent}`, MetricValue: '1' }],
+      });
   });
 
   it('sweeps every five minutes with a function that may only read the table, release claims and queue work', () => {

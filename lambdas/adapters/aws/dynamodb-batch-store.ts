@@ -17,6 +17,7 @@ import {
   type BatchRecord,
   type BatchTransition,
   type ClaimedRow,
+  counterOf,
   type FileFailure,
   type NewRow,
   type ReportKey,
@@ -72,7 +73,7 @@ const rowKey = (batchId: string, row: number) => ({
  */
 const COUNTER_SHARDS = 16;
 const COUNTER_PREFIX = 'COUNTS#';
-const COUNTERS = ['settled', 'screened', 'cached', 'failed', 'cancelled'] as const;
+const COUNTERS = ['settled', 'screened', 'cached', 'failed', 'cancelled', 'notQueried'] as const;
 const shardKey = (batchId: string, shard: number) => ({
   pk: `BATCH#${batchId}`,
   sk: `${COUNTER_PREFIX}${String(shard).padStart(2, '0')}`,
@@ -222,6 +223,7 @@ export class DynamoDbBatchStore implements BatchStore {
             ...batchKey(batch.batchId),
             ...batch,
             portfolio: batch.portfolio ?? null,
+            maxCharges: batch.maxCharges ?? null,
             status: 'ingesting',
             createdAt,
             tokenState: 'unverified',
@@ -230,6 +232,7 @@ export class DynamoDbBatchStore implements BatchStore {
             cached: 0,
             failed: 0,
             cancelled: 0,
+            notQueried: 0,
             revision: 1,
             ingestCheckpoint: 0,
             expiresAt,
@@ -587,7 +590,7 @@ export class DynamoDbBatchStore implements BatchStore {
           },
         },
       },
-      this.#countOnShard(batchId, row, settlement.outcome, 1),
+      this.#countOnShard(batchId, row, counterOf(settlement.outcome), 1),
     ];
     if (settlement.outcome === 'screened') {
       const stored = {

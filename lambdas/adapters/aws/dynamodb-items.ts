@@ -51,6 +51,7 @@ const rowItemSchema = z.object({
     'invalid_document',
     'duplicate',
     'cancelled',
+    'not_queried',
   ]),
   detail: optionalText,
   duplicateOf: z
@@ -106,6 +107,12 @@ const batchItemSchema = z.object({
   cached: count,
   failed: count,
   cancelled: count,
+  notQueried: count,
+  maxCharges: z
+    .number()
+    .int()
+    .nullish()
+    .transform((value) => value ?? null),
   cancelRequested: z.boolean().default(false),
   revision: z.number().int().default(1),
   ingestCheckpoint: count,

@@ -1,6 +1,11 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { EVENTS } from '../../../lib/pipeline-definition.ts';
-import type { BatchCompletedEvent, EventPublisher, PortfolioChangedEvent } from '../../core/ports/index.ts';
+import type {
+  BatchCompletedEvent,
+  BudgetExhaustedEvent,
+  EventPublisher,
+  PortfolioChangedEvent,
+} from '../../core/ports/index.ts';
 
 export interface EventBridgePublisherConfig {
   readonly client: EventBridgeClient;
@@ -22,6 +27,10 @@ export class EventBridgePublisher implements EventPublisher {
 
   portfolioChanged(event: PortfolioChangedEvent): Promise<void> {
     return this.#put(EVENTS.portfolioChanged, event);
+  }
+
+  budgetExhausted(event: BudgetExhaustedEvent): Promise<void> {
+    return this.#put(EVENTS.budgetExhausted, event);
   }
 
   async #put(detailType: string, detail: object): Promise<void> {
@@ -47,7 +56,8 @@ export class EventBridgePublisher implements EventPublisher {
 
 export type PublishedEvent =
   | { readonly detailType: typeof EVENTS.batchCompleted; readonly detail: BatchCompletedEvent }
-  | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent };
+  | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent }
+  | { readonly detailType: typeof EVENTS.budgetExhausted; readonly detail: BudgetExhaustedEvent };
 
 /** Keeps published events in memory (local runs and tests), where there is no EventBridge to send them to. */
 export class RecordingEventPublisher implements EventPublisher {
@@ -59,5 +69,9 @@ export class RecordingEventPublisher implements EventPublisher {
 
   async portfolioChanged(event: PortfolioChangedEvent): Promise<void> {
     this.events.push({ detailType: EVENTS.portfolioChanged, detail: event });
+  }
+
+  async budgetExhausted(event: BudgetExhaustedEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.budgetExhausted, detail: event });
   }
 }

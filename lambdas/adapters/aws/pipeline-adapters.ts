@@ -5,6 +5,7 @@ import { claimLeaseSeconds, type PipelineSettings } from '../../../lib/pipeline-
 import { DEFAULT_RETRY_POLICY } from '../../core/batch/index.ts';
 import type { WorkerSettings } from '../../worker/screen-documents.ts';
 import { DynamoDbBatchStore } from './dynamodb-batch-store.ts';
+import { DynamoDbChargeBudget } from './dynamodb-charge-budget.ts';
 import { DynamoDbRateLimiter } from './dynamodb-rate-limiter.ts';
 import { S3ObjectStore } from './s3-object-store.ts';
 import { SqsMessageVisibility } from './sqs-message-visibility.ts';
@@ -43,6 +44,11 @@ export function createPipelineAdapters(
       finaliseQueueUrl: resources.finaliseQueueUrl,
     }),
     visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
+    budget: new DynamoDbChargeBudget({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.retentionDays,
+    }),
     limiter: new DynamoDbRateLimiter({
       client: clients.dynamo,
       tableName: resources.tableName,
@@ -72,5 +78,6 @@ export function workerSettings(settings: PipelineSettings): WorkerSettings {
     rateLimitRetriesPerInvocation: 3,
     probeWaitSeconds: Math.min(10, settings.bureauTimeoutSeconds),
     bureauTimeoutSeconds: settings.bureauTimeoutSeconds,
+    monthlyChargeCap: settings.monthlyChargeCap,
   };
 }

@@ -46,6 +46,11 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  async metadataOf(key: string): Promise<Readonly<Record<string, string>>> {
+    const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+    return head.Metadata ?? {};
+  }
+
   async putJson(key: string, value: unknown): Promise<void> {
     await this.#client.send(
       new PutObjectCommand({

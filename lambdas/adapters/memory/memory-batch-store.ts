@@ -5,6 +5,7 @@ import {
   type BatchStatus,
   batchMay,
   type ClaimedRow,
+  counterOf,
   type FileFailure,
   type NewRow,
   type ReportKey,
@@ -72,6 +73,8 @@ export class MemoryBatchStore implements BatchStore {
       cached: 0,
       failed: 0,
       cancelled: 0,
+      notQueried: 0,
+      maxCharges: batch.maxCharges ?? null,
       cancelRequested: false,
       revision: 1,
       ingestCheckpoint: 0,
@@ -267,7 +270,7 @@ export class MemoryBatchStore implements BatchStore {
       claimToken: null,
       claimExpiresAt: null,
     });
-    this.#count(batchId, settlement.outcome, 1);
+    this.#count(batchId, counterOf(settlement.outcome), 1);
     if (report) this.#storeReport(report);
     return true;
   }
@@ -367,7 +370,7 @@ export class MemoryBatchStore implements BatchStore {
     return true;
   }
 
-  #count(batchId: string, counter: 'screened' | 'failed' | 'cancelled', by: 1 | -1): void {
+  #count(batchId: string, counter: ReturnType<typeof counterOf>, by: 1 | -1): void {
     this.#updateBatch(batchId, (batch) => ({ settled: batch.settled + by, [counter]: batch[counter] + by }));
   }
 

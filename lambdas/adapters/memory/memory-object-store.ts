@@ -3,12 +3,19 @@ import type { ObjectStore } from '../../core/ports/index.ts';
 /** The bucket in memory, for use-case tests: whole objects by key, read back as S3 would give them. */
 export class MemoryObjectStore implements ObjectStore {
   readonly #objects = new Map<string, Buffer>();
+  readonly #metadata = new Map<string, Readonly<Record<string, string>>>();
 
   constructor(readonly bucket = 'memory') {}
 
   /** Puts an object as a customer's upload would arrive. */
-  put(key: string, body: string | Buffer): void {
+  put(key: string, body: string | Buffer, metadata: Readonly<Record<string, string>> = {}): void {
     this.#objects.set(key, Buffer.from(body));
+    this.#metadata.set(key, metadata);
+  }
+
+  async metadataOf(key: string): Promise<Readonly<Record<string, string>>> {
+    if (!this.#objects.has(key)) throw new Error(`no object ${key}`);
+    return this.#metadata.get(key) ?? {};
   }
 
   /** The keys under a prefix, sorted. */

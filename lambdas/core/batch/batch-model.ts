@@ -50,6 +50,10 @@ export interface BatchRecord {
   readonly failed: number;
   /** Rows cancelled before they were screened. */
   readonly cancelled: number;
+  /** Rows never sent to the bureau because a spending cap was reached (or the batch was not approved). */
+  readonly notQueried: number;
+  /** Most queries this batch may buy (the upload's own cap); null for no cap of its own. */
+  readonly maxCharges: number | null;
   /** Someone asked to cancel the batch: queued rows are settled `cancelled`, the rest finish. */
   readonly cancelRequested: boolean;
   /** 1, then one more for each redrive (the manifest carries it). */
@@ -71,7 +75,8 @@ export type RowState =
   | 'failed'
   | 'invalid_document'
   | 'duplicate'
-  | 'cancelled';
+  | 'cancelled'
+  | 'not_queried';
 
 export const SETTLED_STATES: readonly RowState[] = [
   'screened',
@@ -80,6 +85,7 @@ export const SETTLED_STATES: readonly RowState[] = [
   'invalid_document',
   'duplicate',
   'cancelled',
+  'not_queried',
 ];
 
 /** Where a report is kept: one item per bureau, document and date, so the previous report is always known. */
@@ -148,7 +154,13 @@ export const chargeStateOfRow = (row: RowRecord): ChargeState =>
 export type Settlement =
   | { readonly outcome: 'screened'; readonly report: StoredReport }
   | { readonly outcome: 'failed'; readonly reason: string; readonly answered?: boolean }
-  | { readonly outcome: 'cancelled'; readonly reason: string };
+  | { readonly outcome: 'cancelled'; readonly reason: string }
+  | { readonly outcome: 'not_queried'; readonly reason: string };
+
+/** The batch counter a settled outcome adds to. */
+export const counterOf = (
+  outcome: Settlement['outcome'],
+): 'screened' | 'failed' | 'cancelled' | 'notQueried' => (outcome === 'not_queried' ? 'notQueried' : outcome);
 
 /** Whether a settlement records a paid answer. */
 export const settlementAnswered = (settlement: Settlement): boolean =>
@@ -178,4 +190,5 @@ export interface BatchCounts {
   readonly invalid_document: number;
   readonly failed: number;
   readonly cancelled: number;
+  readonly not_queried: number;
 }

@@ -14,7 +14,7 @@ import type { BatchStatus, RowState } from './batch-model.ts';
 export const ROW_TRANSITIONS = {
   claim: { from: ['queued', 'claimed'], to: ['claimed'] },
   release: { from: ['claimed'], to: ['queued'] },
-  settle: { from: ['claimed'], to: ['screened', 'failed', 'cancelled'] },
+  settle: { from: ['claimed'], to: ['screened', 'failed', 'cancelled', 'not_queried'] },
   abandon: { from: ['queued', 'claimed'], to: ['failed'] },
   cancel: { from: ['queued'], to: ['cancelled'] },
   requeue: { from: ['failed'], to: ['queued'] },

@@ -18,6 +18,7 @@ import type { ClaimedRow } from '../batch/stuck-rows.ts';
 import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
 import type { ChangeCounts } from '../monitoring/index.ts';
 import type { Bureau } from '../report/index.ts';
+import type { BudgetAlert, BudgetCaps, BudgetReservation, BudgetScope } from '../spend/index.ts';
 
 export interface NewBatch {
   readonly batchId: string;
@@ -27,6 +28,8 @@ export interface NewBatch {
   readonly excelSummary: boolean;
   /** The portfolio this batch re-screens; absent for an upload. */
   readonly portfolio?: string | null;
+  /** Most queries this batch may buy (from the upload); absent or null for no cap of its own. */
+  readonly maxCharges?: number | null;
 }
 
 export interface IngestTotals {
@@ -150,6 +153,19 @@ export interface ReportHistory {
  */
 export interface BatchStore extends BatchRecords, TokenProbes, BatchRows, ReportHistory {}
 
+/**
+ * Spending caps that can never be exceeded: each query reserves one unit of budget, atomically, against its batch's
+ * cap and its bureau's monthly cap before it is sent, and gives it back when the bureau did not charge it. Units
+ * are counted even without a cap (they are the month's spend).
+ */
+export interface ChargeBudget {
+  reserve(scope: BudgetScope, caps: BudgetCaps): Promise<BudgetReservation>;
+  /** Returns the unit of a query the bureau did not charge (refused, 429, 5xx) or that was never sent. */
+  giveBack(scope: BudgetScope): Promise<void>;
+  /** Units reserved in a month, per bureau. */
+  spent(month: string): Promise<Record<Bureau, number>>;
+}
+
 /** How a holder gives its row back. */
 export interface RowRelease {
   readonly call: CallOutcome;
@@ -165,6 +181,8 @@ export interface ObjectStore {
   readTextIfExists(key: string): Promise<string | null>;
   /** Whether an object exists. */
   exists(key: string): Promise<boolean>;
+  /** An object's user metadata (S3's `x-amz-meta-*`, names in lower case). */
+  metadataOf(key: string): Promise<Readonly<Record<string, string>>>;
   putJson(key: string, value: unknown): Promise<void>;
   /** Streams text into an object (multipart for large ones). */
   writeStream(key: string, contentType: string, body: AsyncIterable<string>): Promise<void>;
@@ -201,9 +219,17 @@ export interface PortfolioChangedEvent {
   readonly keys: { readonly changes: string; readonly manifest: string };
 }
 
+/** A spending cap passed 80 % or reached 100 % (`BudgetExhausted`). */
+export interface BudgetExhaustedEvent extends BudgetAlert {
+  readonly bureau: Bureau;
+  readonly batchId: string;
+  readonly month: string;
+}
+
 export interface EventPublisher {
   batchCompleted(event: BatchCompletedEvent): Promise<void>;
   portfolioChanged(event: PortfolioChangedEvent): Promise<void>;
+  budgetExhausted(event: BudgetExhaustedEvent): Promise<void>;
 }
 
 /** The global rate limit across every worker, per bureau. */

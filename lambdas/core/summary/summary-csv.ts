@@ -11,6 +11,7 @@ export const ROW_STATUSES = [
   'invalid_document',
   'failed',
   'cancelled',
+  'not_queried',
 ] as const;
 export type SummaryStatus = (typeof ROW_STATUSES)[number];
 

@@ -1,8 +1,10 @@
 import { afterAll } from 'vitest';
 import { DynamoDbBatchStore } from '../../../lambdas/adapters/aws/dynamodb-batch-store.ts';
+import { DynamoDbChargeBudget } from '../../../lambdas/adapters/aws/dynamodb-charge-budget.ts';
 import { DEFAULT_SETTINGS } from '../../../lib/pipeline-definition.ts';
 import { LocalStack } from '../../../local/local-stack.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
+import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 
 let stack: Promise<LocalStack> | undefined;
 afterAll(async () => {
@@ -24,4 +26,11 @@ describeBatchStoreContract('DynamoDbBatchStore (DynamoDB Local)', async () => {
       clock += milliseconds;
     },
   };
+});
+
+describeChargeBudgetContract('DynamoDbChargeBudget (DynamoDB Local)', async () => {
+  stack ??= LocalStack.start(DEFAULT_SETTINGS);
+  const { clients, resources } = await stack;
+  const table = { client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 };
+  return { budget: new DynamoDbChargeBudget(table), store: new DynamoDbBatchStore(table) };
 });

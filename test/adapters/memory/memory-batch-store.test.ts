@@ -1,5 +1,7 @@
 import { MemoryBatchStore } from '../../../lambdas/adapters/memory/memory-batch-store.ts';
+import { MemoryChargeBudget } from '../../../lambdas/adapters/memory/memory-charge-budget.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
+import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 
 describeBatchStoreContract('MemoryBatchStore', async () => {
   let clock = Date.parse('2026-11-23T12:00:00.000Z');
@@ -10,3 +12,8 @@ describeBatchStoreContract('MemoryBatchStore', async () => {
     },
   };
 });
+
+describeChargeBudgetContract('MemoryChargeBudget', async () => ({
+  budget: new MemoryChargeBudget(),
+  store: new MemoryBatchStore(),
+}));
