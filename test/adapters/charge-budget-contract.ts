@@ -69,11 +69,11 @@ export function describeChargeBudgetContract(name: string, open: () => Promise<B
     });
 
     it('alerts once at 80 % and once at 100 % of each cap', async () => {
-      const alerts = [];
-      for (let unit = 0; unit < 12; unit++)
-        alerts.push(
-          ...(((await budget.reserve(scope, { batch: 10, monthly: 5 })) as { alerts?: [] }).alerts ?? []),
-        );
+      const alerts: BudgetAlert[] = [];
+      for (let unit = 0; unit < 12; unit++) {
+        const reservation = await budget.reserve(scope, { batch: 10, monthly: 5 });
+        if (reservation.reserved) alerts.push(...reservation.alerts);
+      }
 
       expect(alerts).toEqual([
         { scope: 'month', used: 4, cap: 5, percent: 80 },
