@@ -21,6 +21,7 @@ import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-ga
 import { type PortfolioSettings, portfolioKeys } from '../lambdas/core/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
+import { MAX_CHARGES_METADATA } from '../lambdas/core/spend/index.ts';
 import { createDeadLetterHandler } from '../lambdas/dead-letter/dead-letter-handler.ts';
 import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
 import { createFinaliseHandler } from '../lambdas/finalise/finalise-handler.ts';
@@ -78,6 +79,12 @@ export interface LocalPipelineOptions {
    * @default 30
    */
   readonly sweepIntervalSeconds?: number;
+}
+
+/** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
+export interface UploadOptions {
+  /** The batch's own spending cap (S3 metadata `max-charges`). */
+  readonly maxCharges?: number;
 }
 
 export interface DownloadedResults {
@@ -294,18 +301,30 @@ export class LocalPipeline {
   }
 
   /** Uploads a customer list under `incoming/<bureau>/` and delivers the S3 event to the ingest handler. */
-  async submit(file: string, bureau: Bureau): Promise<IngestOutcome> {
-    return this.deliverUploadEvent(await this.upload(file, bureau));
+  async submit(file: string, bureau: Bureau, options: UploadOptions = {}): Promise<IngestOutcome> {
+    return this.deliverUploadEvent(await this.upload(file, bureau, options));
   }
 
   /** Puts a file where customers drop theirs, without telling ingest (what S3 does before its notification). */
-  async upload(file: string, bureau: Bureau): Promise<UploadedObject & { size: number }> {
+  async upload(
+    file: string,
+    bureau: Bureau,
+    options: UploadOptions = {},
+  ): Promise<UploadedObject & { size: number }> {
     const key = `${S3_LAYOUT.incoming}${bureau}/${Date.now()}-${basename(file)}`;
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
     await new Upload({
       client: s3,
-      params: { Bucket: bucket, Key: key, Body: createReadStream(file) },
+      params: {
+        Bucket: bucket,
+        Key: key,
+        Body: createReadStream(file),
+        Metadata:
+          options.maxCharges === undefined
+            ? undefined
+            : { [MAX_CHARGES_METADATA]: String(options.maxCharges) },
+      },
     }).done();
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return {

@@ -68,12 +68,16 @@ export function describeChargeBudgetContract(name: string, open: () => Promise<B
       expect(await budget.spent(`${scope.month}-other`)).toEqual({ a: 0, b: 0 });
     });
 
-    it('alerts once at 80 % and once at 100 % of each cap', async () => {
+    it('alerts once at 80 % and once at 100 % of each cap, even when a unit given back is taken again', async () => {
       const alerts: BudgetAlert[] = [];
-      for (let unit = 0; unit < 12; unit++) {
+      const reserve = async () => {
         const reservation = await budget.reserve(scope, { batch: 10, monthly: 5 });
         if (reservation.reserved) alerts.push(...reservation.alerts);
-      }
+      };
+      for (let unit = 0; unit < 5; unit++) await reserve();
+      await budget.giveBack(scope);
+      await budget.giveBack(scope);
+      for (let unit = 0; unit < 5; unit++) await reserve();
 
       expect(alerts).toEqual([
         { scope: 'month', used: 4, cap: 5, percent: 80 },

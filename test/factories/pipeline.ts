@@ -5,7 +5,7 @@ import Papa from 'papaparse';
 import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/bureau-emulator.ts';
 import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
 import { DEFAULT_SETTINGS, type PipelineSettings } from '../../lib/pipeline-definition.ts';
-import { LocalPipeline } from '../../local/local-pipeline.ts';
+import { LocalPipeline, type UploadOptions } from '../../local/local-pipeline.ts';
 
 /** Settings that make a local batch finish in seconds: high limits, short timeouts. */
 export const FAST_SETTINGS: PipelineSettings = {
@@ -83,8 +83,13 @@ export function parseSummary(text: string): SummaryLine[] {
 }
 
 /** Runs one file through the pipeline and returns its manifest, summary lines and report lines. */
-export async function screenFile(test: TestPipeline, file: string, bureau: 'a' | 'b' = 'a') {
-  const outcome = await test.pipeline.submit(file, bureau);
+export async function screenFile(
+  test: TestPipeline,
+  file: string,
+  bureau: 'a' | 'b' = 'a',
+  upload: UploadOptions = {},
+) {
+  const outcome = await test.pipeline.submit(file, bureau, upload);
   await test.pipeline.waitForCompletion(outcome.batchId, { pollMs: 100 });
   const directory = await mkdtemp(join(tmpdir(), 'credit-screen-results-'));
   const { manifest } = await test.pipeline.downloadResults(outcome.batchId, directory);

@@ -4,6 +4,7 @@ import type { ChargeBudget } from '../../core/ports/index.ts';
 import type { Bureau } from '../../core/report/index.ts';
 import {
   alertsAt,
+  type BudgetAlert,
   type BudgetCaps,
   type BudgetReservation,
   type BudgetScope,
@@ -57,10 +58,40 @@ export class DynamoDbChargeBudget implements ChargeBudget {
       await this.#add(batchKey(scope.batchId), 'chargesReserved', -1, null);
       return { reserved: false, exhausted: 'month' };
     }
-    return {
-      reserved: true,
-      alerts: [...alertsAt('batch', batchUsed, caps.batch), ...alertsAt('month', monthUsed, caps.monthly)],
-    };
+    const alerts = [
+      ...(await this.#firstTimeOnly(batchKey(scope.batchId), alertsAt('batch', batchUsed, caps.batch))),
+      ...(await this.#firstTimeOnly(
+        monthKey(scope.bureau, scope.month),
+        alertsAt('month', monthUsed, caps.monthly),
+      )),
+    ];
+    return { reserved: true, alerts };
+  }
+
+  /**
+   * The alerts not raised before: a count can pass a threshold again after a unit was given back, and each alert
+   * is raised once, by whoever marks it on the counter's item first.
+   */
+  async #firstTimeOnly(key: Record<string, string>, alerts: readonly BudgetAlert[]): Promise<BudgetAlert[]> {
+    const first: BudgetAlert[] = [];
+    for (const alert of alerts) {
+      try {
+        await this.#client.send(
+          new UpdateCommand({
+            TableName: this.#table,
+            Key: key,
+            UpdateExpression: 'SET #alerted = :true',
+            ConditionExpression: 'attribute_not_exists(#alerted)',
+            ExpressionAttributeNames: { '#alerted': `alerted${alert.percent}` },
+            ExpressionAttributeValues: { ':true': true },
+          }),
+        );
+        first.push(alert);
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return first;
   }
 
   async giveBack(scope: BudgetScope): Promise<void> {

@@ -10,6 +10,7 @@ import {
 /** The spending caps in memory, with the DynamoDB budget's rules (the same contract tests run on both). */
 export class MemoryChargeBudget implements ChargeBudget {
   readonly #used = new Map<string, number>();
+  readonly #alerted = new Set<string>();
 
   async reserve(scope: BudgetScope, caps: BudgetCaps): Promise<BudgetReservation> {
     const batch = `batch#${scope.batchId}`;
@@ -20,13 +21,18 @@ export class MemoryChargeBudget implements ChargeBudget {
     if (caps.monthly !== null && monthUsed >= caps.monthly) return { reserved: false, exhausted: 'month' };
     this.#used.set(batch, batchUsed + 1);
     this.#used.set(month, monthUsed + 1);
-    return {
-      reserved: true,
-      alerts: [
-        ...alertsAt('batch', batchUsed + 1, caps.batch),
-        ...alertsAt('month', monthUsed + 1, caps.monthly),
-      ],
-    };
+    const alerts = [
+      ...alertsAt('batch', batchUsed + 1, caps.batch).map((alert) => ({ alert, key: batch })),
+      ...alertsAt('month', monthUsed + 1, caps.monthly).map((alert) => ({ alert, key: month })),
+    ].filter(({ alert, key }) => this.#firstTime(`${key}#${alert.percent}`));
+    return { reserved: true, alerts: alerts.map(({ alert }) => alert) };
+  }
+
+  /** Each alert once, even when a count passes its threshold again after a unit was given back. */
+  #firstTime(alert: string): boolean {
+    if (this.#alerted.has(alert)) return false;
+    this.#alerted.add(alert);
+    return true;
   }
 
   async giveBack(scope: BudgetScope): Promise<void> {
