@@ -10,7 +10,8 @@ export type RejectionCode =
   | 'illegal_characters'
   | 'wrong_length'
   | 'repeated_digits'
-  | 'bad_check_digit';
+  | 'bad_check_digit'
+  | 'wrong_type';
 
 /** A value that is a CPF or a CNPJ, in normalised form (bare, uppercase). */
 export interface ValidDocument {
@@ -67,6 +68,50 @@ function lostCnpjZerosHint(digits: string): string {
   return ` (it fits a CNPJ missing ${CNPJ_LENGTH - digits.length} leading zeros: export the column as text)`;
 }
 
+const LENGTH_OF: Readonly<Record<DocumentType, number>> = { cpf: CPF_LENGTH, cnpj: CNPJ_LENGTH };
+const PASSES: Readonly<Record<DocumentType, (value: string) => boolean>> = {
+  cpf: hasValidCpfCheckDigits,
+  cnpj: hasValidCnpjCheckDigits,
+};
+
+/**
+ * A number shorter than the type its column is named for: a spreadsheet dropped its leading zeros. The header
+ * removes the doubt that makes {@link checkDigitsOnly} stop at two zeros, so any number of them is put back when the
+ * padded value passes the check digits (00.000.000/0001-91 is stored as 191). Undefined when it does not pass.
+ */
+function restoreToColumnType(digits: string, expected: DocumentType): ValidDocument | undefined {
+  const length = LENGTH_OF[expected];
+  if (digits.length >= length) return undefined;
+  const padded = digits.padStart(length, '0');
+  if (!PASSES[expected](padded) || isRepeatedCharacter(padded)) return undefined;
+  return valid(padded, expected, length - digits.length);
+}
+
+/**
+ * Reads a bare number in a column named for one type. In a CNPJ column an 11-digit value is most likely a CNPJ
+ * that lost three zeros; when it passes only as a CPF it is refused, since querying it would screen a stranger.
+ * In a CPF column a CNPJ written whole (12 to 14 digits) cannot be a damaged CPF, so it is read as usual.
+ */
+function checkDigitsInTypedColumn(digits: string, expected: DocumentType): DocumentCheck {
+  const restored = restoreToColumnType(digits, expected);
+  if (restored !== undefined) return restored;
+  const check = checkDigitsOnly(digits);
+  if (expected === 'cnpj' && digits.length < CNPJ_LENGTH) {
+    if (check.valid) {
+      return invalid(
+        'wrong_type',
+        'a CPF in a column named for CNPJs (not a CNPJ even with leading zeros restored)',
+        'cpf',
+      );
+    }
+    return invalid(
+      'wrong_length',
+      `wrong length: ${digits.length} digits, not a CNPJ even with leading zeros restored`,
+    );
+  }
+  return check;
+}
+
 function checkDigitsOnly(digits: string): DocumentCheck {
   const length = digits.length;
   if (length === CPF_LENGTH || length === CNPJ_LENGTH) {
@@ -111,8 +156,11 @@ function checkDigitsOnly(digits: string): DocumentCheck {
  *
  * Accepts bare and punctuated forms, surrounding blanks (NBSP included), lowercase letters, and the alphanumeric
  * CNPJ (12 characters of `0-9A-Z` plus two numeric check digits). Never throws: every rejection carries a reason.
+ *
+ * @param expected the type the value's column is named for (`cnpj`, `cpf`), or null when the column may hold
+ *   either. It decides how a number that lost leading zeros is read (see {@link checkDigitsInTypedColumn}).
  */
-export function parseDocument(input: string): DocumentCheck {
+export function parseDocument(input: string, expected: DocumentType | null = null): DocumentCheck {
   let text = input.replace(SURROUNDING_BLANKS, '');
   const excelText = EXCEL_TEXT_FORMULA.exec(text);
   if (excelText) text = (excelText[1] ?? '').replace(SURROUNDING_BLANKS, '');
@@ -127,7 +175,8 @@ export function parseDocument(input: string): DocumentCheck {
   if (illegal) return invalid('illegal_characters', `illegal character ${JSON.stringify(illegal[0])}`);
   if (bare === '') return invalid('empty', 'empty');
 
-  if (/^\d+$/.test(bare)) return checkDigitsOnly(bare);
+  if (/^\d+$/.test(bare))
+    return expected === null ? checkDigitsOnly(bare) : checkDigitsInTypedColumn(bare, expected);
 
   // Letters: only the alphanumeric CNPJ has them, in its first 12 characters; its check digits stay numeric.
   if (bare.length !== CNPJ_LENGTH) {
