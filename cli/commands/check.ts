@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { formatDocument } from '../../lambdas/core/documents/index.ts';
-import { type CustomerRow, DEFAULT_MAX_ROWS, IntakeTally } from '../../lambdas/core/intake/index.ts';
+import {
+  type CustomerListLayout,
+  type CustomerRow,
+  DEFAULT_MAX_ROWS,
+  type DocumentColumnUse,
+  IntakeTally,
+} from '../../lambdas/core/intake/index.ts';
 import { positiveInteger } from '../option-parsers.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
 
@@ -34,6 +40,24 @@ function describeProblem(row: CustomerRow): string {
   return `${place}  ${JSON.stringify(row.input.slice(0, 40)).padEnd(24)} ${row.reason}`;
 }
 
+// A column named for one type reads short numbers as that type (see parseDocument): worth saying.
+const HOLDS_LABEL: Readonly<Record<DocumentColumnUse['holds'], string>> = {
+  cpf: ' (CPFs)',
+  cnpj: ' (CNPJs)',
+  either: '',
+};
+
+/** Which columns the documents were read from, for the first line of the text report. */
+function describeColumns(layout: CustomerListLayout): string {
+  if (!layout.hasHeader) return 'no header row';
+  const columns = layout.documentColumns.map(
+    (column) => `${JSON.stringify(column.header)}${HOLDS_LABEL[column.holds]}`,
+  );
+  return columns.length === 1
+    ? `document column ${columns[0]}`
+    : `document columns ${columns.join(' and ')}, one filled per row`;
+}
+
 async function check(path: string, options: CheckOptions): Promise<void> {
   const list = await readCustomerListFile(path, { maxRows: options.maxRows });
   const tally = new IntakeTally();
@@ -48,8 +72,11 @@ async function check(path: string, options: CheckOptions): Promise<void> {
   }
   const counts = tally.counts;
 
+  const { layout } = list;
   if (options.json) {
     const head = JSON.stringify({
+      encoding: layout.encoding,
+      documentColumns: layout.documentColumns,
       rows: counts.rows,
       valid: counts.valid,
       invalid: counts.invalid,
@@ -66,14 +93,10 @@ async function check(path: string, options: CheckOptions): Promise<void> {
     return;
   }
 
-  const { layout } = list;
   const delimiter =
     layout.delimiter === null ? 'single column' : `delimiter ${JSON.stringify(layout.delimiter)}`;
-  const header = layout.hasHeader
-    ? `document column ${JSON.stringify(layout.documentColumn)}`
-    : 'no header row';
   const lines = [
-    `${path}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${header})`,
+    `${path}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${describeColumns(layout)})`,
     `  valid       ${String(counts.valid).padStart(9)}   CPF ${counts.byType.cpf}, CNPJ ${counts.byType.cnpj} (all rows)`,
     `  duplicates  ${String(counts.duplicates).padStart(9)}   included in valid; never queried twice`,
     `  invalid     ${String(counts.invalid).padStart(9)}`,

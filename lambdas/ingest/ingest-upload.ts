@@ -162,7 +162,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   }
   const sha256 = firstHash.digest('hex');
   await store.recordSourceCheck(batchId, sha256, {
-    documentColumn: layout.documentColumn,
+    documentColumns: layout.documentColumns.map((column) => column.header),
     passThroughColumns: layout.passThroughColumns,
     encoding: layout.encoding,
     delimiter: layout.delimiter,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_FILES } from '../../scripts/generate-samples.ts';
-import { windows1252 } from '../factories/byte-sources.ts';
+import { utf16le, windows1252 } from '../factories/byte-sources.ts';
 import { runCli } from '../factories/run-cli.ts';
 
 let directory: string;
@@ -29,6 +29,12 @@ beforeAll(async () => {
     `cpf_cnpj;nome\n${rows.map((row, index) => `${row};Cliente ${index + 1}`).join('\n')}\n`,
   );
   await writeFile(file('no-document.csv'), 'nome,idade\nAna,30\n');
+  await writeFile(file('cnpj-lost-zeros.csv'), 'cnpj;razao\n40188000100;A\n');
+  await writeFile(
+    file('separate-columns.csv'),
+    'cpf;cnpj;nome\n519.540.222-12;;Ana\n;11.222.333/0001-81;Loja\n51954022212;11222333000181;Both\n',
+  );
+  await writeFile(file('unicode-text.txt'), utf16le('CPF/CNPJ\tNome\r\n519.540.222-12\tJosé\r\n'));
   await writeFile(
     file('excel-damaged.csv'),
     windows1252(
@@ -82,6 +88,42 @@ describe('credit-screen check --json', () => {
       ['invalid', null],
       ['duplicate', '01234567890'],
     ]);
+  });
+});
+
+describe('credit-screen check on columns named for one type', () => {
+  it("reads a CNPJ that lost leading zeros as that CNPJ, not as somebody's CPF", async () => {
+    const result = await runCli(['check', file('cnpj-lost-zeros.csv'), '--json']);
+    const report = JSON.parse(result.stdout);
+    expect(report.documentColumns).toEqual([{ header: 'cnpj', holds: 'cnpj' }]);
+    expect(report.byType).toEqual({ cpf: 0, cnpj: 1 });
+    expect(report.rows_detail).toEqual([
+      { row: 1, document: '00040188000100', type: 'cnpj', status: 'valid' },
+    ]);
+  });
+
+  it('reads separate CPF and CNPJ columns and says which columns it used, in text and in JSON', async () => {
+    const text = await runCli(['check', file('separate-columns.csv')]);
+    expect(text.stdout).toContain(
+      '3 rows (utf-8, delimiter ";", document columns "cpf" (CPFs) and "cnpj" (CNPJs), one filled per row)',
+    );
+    expect(text.stdout).toMatch(/valid\s+2\s+CPF 1, CNPJ 1/);
+    expect(text.stdout).toContain('both the CPF and the CNPJ columns are filled, with different values');
+    const report = JSON.parse((await runCli(['check', file('separate-columns.csv'), '--json'])).stdout);
+    expect(report.documentColumns).toEqual([
+      { header: 'cpf', holds: 'cpf' },
+      { header: 'cnpj', holds: 'cnpj' },
+    ]);
+    expect(report.rows_detail.map((row: { document: string | null }) => row.document)).toEqual([
+      '51954022212',
+      '11222333000181',
+      null,
+    ]);
+  });
+
+  it('reads Excel\'s UTF-16 "Unicode text" and names the encoding', async () => {
+    const result = await runCli(['check', file('unicode-text.txt')]);
+    expect(result.stdout).toContain('1 rows (utf-16le, delimiter "\\t", document column "CPF/CNPJ")');
   });
 });
 

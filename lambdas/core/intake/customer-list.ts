@@ -1,7 +1,12 @@
-import { type DocumentType, parseDocument, type RejectionCode } from '../documents/index.ts';
+import {
+  type DocumentCheck,
+  type DocumentType,
+  parseDocument,
+  type RejectionCode,
+} from '../documents/index.ts';
 import { detectLineBreak, parseCsvRows } from './csv-rows.ts';
 import { CustomerListError } from './customer-list-errors.ts';
-import { locateDocumentColumn } from './document-column.ts';
+import { type ColumnHolds, type DocumentColumn, locateDocumentColumn } from './document-column.ts';
 import { FirstOccurrences } from './first-occurrences.ts';
 import { type Delimiter, sniffDelimiter } from './sniff-delimiter.ts';
 import { AutoTextDecoder, type TextEncodingName } from './text-decoding.ts';
@@ -37,19 +42,31 @@ export interface CustomerListLayout {
   /** The field delimiter, or null when the file has a single column. */
   readonly delimiter: Delimiter | null;
   readonly hasHeader: boolean;
-  /** The header of the document column (`document` when the file has no header). */
-  readonly documentColumn: string;
+  /**
+   * The columns documents were read from: one, or a CPF column and a CNPJ column (`cpf;cnpj;nome`, one of them
+   * filled per row). `header` is `document` when the file has no header; `holds` is what the header names.
+   */
+  readonly documentColumns: readonly DocumentColumnUse[];
   /** The other columns, in file order; files without a header get `column_<position>`. */
   readonly passThroughColumns: readonly string[];
 }
 
+/** A column documents are read from, as {@link CustomerListLayout} describes it. */
+export interface DocumentColumnUse {
+  readonly header: string;
+  readonly holds: ColumnHolds;
+}
+
 export type RowStatus = 'valid' | 'invalid' | 'duplicate';
+
+/** Why a row is invalid: its document's rejection, or a CPF and a CNPJ column both filled and disagreeing. */
+export type RowRejectionCode = RejectionCode | 'conflicting_documents';
 
 /** One data row of a customer list, validated. */
 export interface CustomerRow {
   /** 1-based position among data rows: the header and blank lines are not counted. */
   readonly row: number;
-  /** The document cell as it was in the file. */
+  /** The document cell as it was in the file (with separate CPF and CNPJ columns, the filled one, or both). */
   readonly input: string;
   readonly status: RowStatus;
   /** Normalised document (bare, uppercase), or null when the value is not a usable document. */
@@ -57,7 +74,7 @@ export interface CustomerRow {
   readonly type: DocumentType | null;
   /** Why the row is invalid; null otherwise. */
   readonly reason: string | null;
-  readonly rejection: RejectionCode | null;
+  readonly rejection: RowRejectionCode | null;
   /** For a duplicate: the row where this document first appeared. */
   readonly duplicateOf: number | null;
   /** Leading zeros put back because a spreadsheet stored the document as a number. */
@@ -76,6 +93,70 @@ export interface CustomerList {
 }
 
 type ByteSource = AsyncIterable<Uint8Array>;
+
+/** A row's document as read from its cells: the input to show, and the check of it. */
+interface RowDocument {
+  readonly input: string;
+  readonly check: DocumentCheck | Conflict;
+}
+
+interface Conflict {
+  readonly valid: false;
+  readonly code: 'conflicting_documents';
+  readonly reason: string;
+  readonly type: null;
+}
+
+const expectedType = (holds: ColumnHolds): DocumentType | null => (holds === 'either' ? null : holds);
+
+/**
+ * Reads a row's document from a CPF cell and a CNPJ cell: whichever is filled; both filled must be the same
+ * document, since guessing which one is meant could query the wrong person or company.
+ */
+function readSeparateCells(cpfInput: string, cnpjInput: string): RowDocument {
+  const cpf = parseDocument(cpfInput, 'cpf');
+  const cnpj = parseDocument(cnpjInput, 'cnpj');
+  const cpfFilled = cpf.valid || cpf.code !== 'empty';
+  const cnpjFilled = cnpj.valid || cnpj.code !== 'empty';
+  if (!cnpjFilled) {
+    if (cpfFilled) return { input: cpfInput, check: cpf };
+    return {
+      input: cpfInput,
+      check: {
+        valid: false,
+        code: 'empty',
+        reason: 'empty: neither the CPF nor the CNPJ column is filled',
+        type: null,
+      },
+    };
+  }
+  if (!cpfFilled) return { input: cnpjInput, check: cnpj };
+  if (cpf.valid && cnpj.valid && cpf.document === cnpj.document) return { input: cpfInput, check: cpf };
+  // The same value copied into both: the two headers cancel out as evidence, so it is read as in any column.
+  if (cpfInput.trim() === cnpjInput.trim()) return { input: cpfInput, check: parseDocument(cpfInput) };
+  return {
+    input: `${cpfInput} / ${cnpjInput}`,
+    check: {
+      valid: false,
+      code: 'conflicting_documents',
+      reason: 'both the CPF and the CNPJ columns are filled, with different values: keep one',
+      type: null,
+    },
+  };
+}
+
+/** How a row's document is read, for the columns a file has. */
+function documentReader(columns: readonly DocumentColumn[]): (cells: readonly string[]) => RowDocument {
+  const [first, second] = columns as [DocumentColumn, DocumentColumn | undefined];
+  if (second !== undefined) {
+    return (cells) => readSeparateCells(cells[first.index] ?? '', cells[second.index] ?? '');
+  }
+  const expected = expectedType(first.holds);
+  return (cells) => {
+    const input = cells[first.index] ?? '';
+    return { input, check: parseDocument(input, expected) };
+  };
+}
 
 async function* decode(source: ByteSource, decoder: AutoTextDecoder): AsyncGenerator<string> {
   for await (const bytes of source) {
@@ -187,8 +268,9 @@ export async function openCustomerList(
         'Name the column document, documento, cpf, cnpj or cpf_cnpj.',
     );
   }
-  const documentIndex = location.index;
-  const otherIndexes = [...firstRow.keys()].filter((index) => index !== documentIndex);
+  const documentIndexes = new Set(location.columns.map((column) => column.index));
+  const otherIndexes = [...firstRow.keys()].filter((index) => !documentIndexes.has(index));
+  const readDocument = documentReader(location.columns);
   const layout: CustomerListLayout = {
     // The decoder may settle on Windows-1252 only at the first accent, rows after the head.
     get encoding() {
@@ -196,7 +278,10 @@ export async function openCustomerList(
     },
     delimiter,
     hasHeader: location.hasHeader,
-    documentColumn: location.hasHeader ? (firstRow[documentIndex] as string) : 'document',
+    documentColumns: location.columns.map((column) => ({
+      header: location.hasHeader ? (firstRow[column.index] as string) : 'document',
+      holds: column.holds,
+    })),
     passThroughColumns: otherIndexes.map((index) =>
       location.hasHeader ? (firstRow[index] as string) : `column_${index + 1}`,
     ),
@@ -216,8 +301,7 @@ export async function openCustomerList(
         }
         // Cells past the header's width (trailing delimiters Excel adds) are dropped; missing ones are empty.
         const passThrough = otherIndexes.map((index) => cells?.[index] ?? '');
-        const input = cells[documentIndex] ?? '';
-        const check = parseDocument(input);
+        const { input, check } = readDocument(cells);
         if (!check.valid) {
           yield {
             row: rowNumber,
