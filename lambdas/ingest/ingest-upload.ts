@@ -155,7 +155,8 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     layout = list.layout;
   } catch (error) {
     if (!(error instanceof CustomerListError)) throw error;
-    logger.warn('file rejected', { batchId, code: error.code, reason: error.message });
+    // The reason is for the customer (batch record, manifest), not for logs: it may quote the file's first row.
+    logger.warn('file rejected', { batchId, code: error.code });
     await store.failFile(batchId, { code: error.code, message: error.message });
     await queue.sendFinalise({ version: 1, batchId });
     return { batchId, outcome: 'file_rejected', reason: error.message };

@@ -13,3 +13,4 @@ export type {
   ValidDocument,
 } from './parse-document.ts';
 export { parseDocument } from './parse-document.ts';
+export { maskPersonalDataInText, REDACTED, redactForLog } from './redact-for-logs.ts';
