@@ -49,9 +49,12 @@ const HOLDS_LABEL: Readonly<Record<DocumentColumnUse['holds'], string>> = {
 
 /** Which columns the documents were read from, for the first line of the text report. */
 function describeColumns(layout: CustomerListLayout): string {
-  if (!layout.hasHeader) return 'no header row';
+  if (!layout.hasHeader)
+    return layout.documentColumns[0]?.seen === 'cnpj' ? 'no header row, CNPJs' : 'no header row';
   const columns = layout.documentColumns.map(
-    (column) => `${JSON.stringify(column.header)}${HOLDS_LABEL[column.holds]}`,
+    (column) =>
+      `${JSON.stringify(column.header)}${HOLDS_LABEL[column.holds]}` +
+      (column.seen === 'cnpj' ? ' (its values: CNPJs)' : ''),
   );
   return columns.length === 1
     ? `document column ${columns[0]}`

@@ -6,6 +6,7 @@ export {
 } from './check-digits.ts';
 export { formatDocument, maskDocument } from './format-document.ts';
 export type {
+  ColumnEvidence,
   DocumentCheck,
   DocumentType,
   InvalidDocument,

@@ -33,6 +33,21 @@ export interface InvalidDocument {
 
 export type DocumentCheck = ValidDocument | InvalidDocument;
 
+/** What the rest of a value's column says about its type: how a number that lost leading zeros is read. */
+export interface ColumnEvidence {
+  /**
+   * The type the column's header names. Zeros are restored to that type's length, any number of them, and in a
+   * column named for CNPJs a value that passes only as a CPF is refused (it would screen a stranger).
+   */
+  readonly named?: DocumentType | null;
+  /**
+   * The type of every other document seen in the column, whose header names both types or none. It only breaks
+   * ties: a number that passes as a CPF and as a CNPJ with zeros restored is read as a CNPJ when the column holds
+   * CNPJs. Nothing is refused on this evidence.
+   */
+  readonly seen?: DocumentType | null;
+}
+
 const CPF_LENGTH = 11;
 const CNPJ_LENGTH = 14;
 
@@ -112,6 +127,15 @@ function checkDigitsInTypedColumn(digits: string, expected: DocumentType): Docum
   return check;
 }
 
+/**
+ * A number of 8 to 13 digits in a column of CNPJs: a CNPJ that lost zeros when its padded form passes, even where
+ * the digits would also pass as a CPF. Undefined otherwise.
+ */
+function restoreLikelyCnpj(digits: string): ValidDocument | undefined {
+  if (digits.length < 8) return undefined;
+  return restoreToColumnType(digits, 'cnpj');
+}
+
 function checkDigitsOnly(digits: string): DocumentCheck {
   const length = digits.length;
   if (length === CPF_LENGTH || length === CNPJ_LENGTH) {
@@ -157,10 +181,9 @@ function checkDigitsOnly(digits: string): DocumentCheck {
  * Accepts bare and punctuated forms, surrounding blanks (NBSP included), lowercase letters, and the alphanumeric
  * CNPJ (12 characters of `0-9A-Z` plus two numeric check digits). Never throws: every rejection carries a reason.
  *
- * @param expected the type the value's column is named for (`cnpj`, `cpf`), or null when the column may hold
- *   either. It decides how a number that lost leading zeros is read (see {@link checkDigitsInTypedColumn}).
+ * @param column what the value's column says about its type ({@link ColumnEvidence}); none by default.
  */
-export function parseDocument(input: string, expected: DocumentType | null = null): DocumentCheck {
+export function parseDocument(input: string, column: ColumnEvidence = {}): DocumentCheck {
   let text = input.replace(SURROUNDING_BLANKS, '');
   const excelText = EXCEL_TEXT_FORMULA.exec(text);
   if (excelText) text = (excelText[1] ?? '').replace(SURROUNDING_BLANKS, '');
@@ -175,8 +198,11 @@ export function parseDocument(input: string, expected: DocumentType | null = nul
   if (illegal) return invalid('illegal_characters', `illegal character ${JSON.stringify(illegal[0])}`);
   if (bare === '') return invalid('empty', 'empty');
 
-  if (/^\d+$/.test(bare))
-    return expected === null ? checkDigitsOnly(bare) : checkDigitsInTypedColumn(bare, expected);
+  if (/^\d+$/.test(bare)) {
+    if (column.named) return checkDigitsInTypedColumn(bare, column.named);
+    if (column.seen === 'cnpj') return restoreLikelyCnpj(bare) ?? checkDigitsOnly(bare);
+    return checkDigitsOnly(bare);
+  }
 
   // Letters: only the alphanumeric CNPJ has them, in its first 12 characters; its check digits stay numeric.
   if (bare.length !== CNPJ_LENGTH) {

@@ -6,7 +6,12 @@ import {
 } from '../documents/index.ts';
 import { detectLineBreak, parseCsvRows } from './csv-rows.ts';
 import { CustomerListError } from './customer-list-errors.ts';
-import { type ColumnHolds, type DocumentColumn, locateDocumentColumn } from './document-column.ts';
+import {
+  type ColumnHolds,
+  type DocumentColumn,
+  locateDocumentColumn,
+  typeSeenInColumn,
+} from './document-column.ts';
 import { FirstOccurrences } from './first-occurrences.ts';
 import { type Delimiter, sniffDelimiter } from './sniff-delimiter.ts';
 import { AutoTextDecoder, type TextEncodingName } from './text-decoding.ts';
@@ -18,6 +23,9 @@ export const DEFAULT_MAX_ROWS = 1_000_000;
 const SNIFF_LINES = 50;
 const SNIFF_MAX_CHARACTERS = 256 * 1024;
 const MAX_PIECE_BYTES = 64 * 1024;
+// Rows read ahead to learn what a column named for both types holds; bounded in characters too.
+const LOOKAHEAD_ROWS = 100;
+const LOOKAHEAD_MAX_CHARACTERS = 256 * 1024;
 // A single-column file still needs a delimiter for the parser: one that never occurs in text.
 const NO_DELIMITER = '\u001F';
 
@@ -55,6 +63,11 @@ export interface CustomerListLayout {
 export interface DocumentColumnUse {
   readonly header: string;
   readonly holds: ColumnHolds;
+  /**
+   * For a column whose header names both types (or no header): the type of every document among its first rows,
+   * or null when mixed or too few. `cnpj` reads a number that passes as both as a CNPJ that lost its zeros.
+   */
+  readonly seen: DocumentType | null;
 }
 
 export type RowStatus = 'valid' | 'invalid' | 'duplicate';
@@ -114,8 +127,8 @@ const expectedType = (holds: ColumnHolds): DocumentType | null => (holds === 'ei
  * document, since guessing which one is meant could query the wrong person or company.
  */
 function readSeparateCells(cpfInput: string, cnpjInput: string): RowDocument {
-  const cpf = parseDocument(cpfInput, 'cpf');
-  const cnpj = parseDocument(cnpjInput, 'cnpj');
+  const cpf = parseDocument(cpfInput, { named: 'cpf' });
+  const cnpj = parseDocument(cnpjInput, { named: 'cnpj' });
   const cpfFilled = cpf.valid || cpf.code !== 'empty';
   const cnpjFilled = cnpj.valid || cnpj.code !== 'empty';
   if (!cnpjFilled) {
@@ -146,15 +159,18 @@ function readSeparateCells(cpfInput: string, cnpjInput: string): RowDocument {
 }
 
 /** How a row's document is read, for the columns a file has. */
-function documentReader(columns: readonly DocumentColumn[]): (cells: readonly string[]) => RowDocument {
+function documentReader(
+  columns: readonly DocumentColumn[],
+  seen: DocumentType | null,
+): (cells: readonly string[]) => RowDocument {
   const [first, second] = columns as [DocumentColumn, DocumentColumn | undefined];
   if (second !== undefined) {
     return (cells) => readSeparateCells(cells[first.index] ?? '', cells[second.index] ?? '');
   }
-  const expected = expectedType(first.holds);
+  const evidence = { named: expectedType(first.holds), seen };
   return (cells) => {
     const input = cells[first.index] ?? '';
-    return { input, check: parseDocument(input, expected) };
+    return { input, check: parseDocument(input, evidence) };
   };
 }
 
@@ -207,12 +223,31 @@ class NonBlankRows {
   #batches: AsyncIterator<string[][]>;
   #batch: string[][] = [];
   #position = 0;
+  /** Rows read ahead by {@link peek}, handed out first. */
+  #ahead: string[][] = [];
 
   constructor(batches: AsyncIterator<string[][]>) {
     this.#batches = batches;
   }
 
+  /** Reads up to `rows` rows ahead (fewer past `maxCharacters`) without consuming them. */
+  async peek(rows: number, maxCharacters: number): Promise<readonly string[][]> {
+    let characters = 0;
+    while (this.#ahead.length < rows && characters < maxCharacters) {
+      const cells = await this.#nextParsed();
+      if (cells === undefined) break;
+      this.#ahead.push(cells);
+      for (const cell of cells) characters += cell.length;
+    }
+    return this.#ahead;
+  }
+
   async next(): Promise<string[] | undefined> {
+    if (this.#ahead.length > 0) return this.#ahead.shift();
+    return this.#nextParsed();
+  }
+
+  async #nextParsed(): Promise<string[] | undefined> {
     for (;;) {
       while (this.#position < this.#batch.length) {
         const cells = this.#batch[this.#position++] as string[];
@@ -270,7 +305,15 @@ export async function openCustomerList(
   }
   const documentIndexes = new Set(location.columns.map((column) => column.index));
   const otherIndexes = [...firstRow.keys()].filter((index) => !documentIndexes.has(index));
-  const readDocument = documentReader(location.columns);
+  const [onlyColumn] = location.columns;
+  let seen: DocumentType | null = null;
+  if (location.columns.length === 1 && onlyColumn.holds === 'either') {
+    // A header naming both types (or none) says nothing: the column's first values may.
+    const ahead = await parsed.peek(LOOKAHEAD_ROWS, LOOKAHEAD_MAX_CHARACTERS);
+    const firstValues = location.hasHeader ? [] : [first[onlyColumn.index] ?? ''];
+    seen = typeSeenInColumn([...firstValues, ...ahead.map((cells) => cells[onlyColumn.index] ?? '')]);
+  }
+  const readDocument = documentReader(location.columns, seen);
   const layout: CustomerListLayout = {
     // The decoder may settle on Windows-1252 only at the first accent, rows after the head.
     get encoding() {
@@ -281,6 +324,7 @@ export async function openCustomerList(
     documentColumns: location.columns.map((column) => ({
       header: location.hasHeader ? (firstRow[column.index] as string) : 'document',
       holds: column.holds,
+      seen,
     })),
     passThroughColumns: otherIndexes.map((index) =>
       location.hasHeader ? (firstRow[index] as string) : `column_${index + 1}`,

@@ -1,4 +1,4 @@
-import { type DocumentType, parseDocument } from '../documents/index.ts';
+import { type DocumentType, hasValidCnpjCheckDigits, parseDocument } from '../documents/index.ts';
 
 /** What a document column's header says it holds: one type, or either. */
 export type ColumnHolds = DocumentType | 'either';
@@ -90,4 +90,25 @@ export function locateDocumentColumn(firstRow: readonly string[]): DocumentColum
   if (firstRow.length === 1 && looksLikeDocumentValue(firstRow[0] ?? ''))
     return { hasHeader: false, columns: [{ index: 0, holds: 'either' }] };
   return { hasHeader: null };
+}
+
+// Fewer documents than this say nothing about a column.
+const MIN_EVIDENCE = 5;
+
+/**
+ * The type of every document among a column's first values, or null when they are mixed or too few. A number that
+ * passes both as a CPF and as a CNPJ with zeros restored counts for neither: it is what the evidence is for.
+ */
+export function typeSeenInColumn(values: Iterable<string>): DocumentType | null {
+  let cpfs = 0;
+  let cnpjs = 0;
+  for (const value of values) {
+    const check = parseDocument(value);
+    if (!check.valid) continue;
+    if (check.type === 'cnpj') cnpjs++;
+    else if (!hasValidCnpjCheckDigits(check.document.padStart(14, '0'))) cpfs++;
+  }
+  if (cnpjs >= MIN_EVIDENCE && cpfs === 0) return 'cnpj';
+  if (cpfs >= MIN_EVIDENCE && cnpjs === 0) return 'cpf';
+  return null;
 }

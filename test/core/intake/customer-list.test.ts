@@ -22,7 +22,7 @@ describe('openCustomerList', () => {
       const { list, rows } = await readAll(utf8WithBom('cpf_cnpj,nome\n519.540.222-12,João\n'));
       expect(list.layout).toMatchObject({
         encoding: 'utf-8',
-        documentColumns: [{ header: 'cpf_cnpj', holds: 'either' }],
+        documentColumns: [{ header: 'cpf_cnpj', holds: 'either', seen: null }],
         passThroughColumns: ['nome'],
       });
       expect(rows[0]).toMatchObject({ document: '51954022212', passThrough: ['João'] });
@@ -34,7 +34,7 @@ describe('openCustomerList', () => {
       expect(list.layout).toMatchObject({
         encoding: 'windows-1252',
         delimiter: ';',
-        documentColumns: [{ header: 'CPF/CNPJ', holds: 'either' }],
+        documentColumns: [{ header: 'CPF/CNPJ', holds: 'either', seen: null }],
       });
       expect(list.layout.passThroughColumns).toEqual(['Código', 'Razão Social']);
       expect(rows[0]?.passThrough).toEqual(['7', 'Açúcar & Café – “Ltda” €']);
@@ -118,7 +118,7 @@ describe('openCustomerList', () => {
       const { list, rows } = await readAll(utf8(`cliente;${header};segmento\nA1;11.222.333/0001-81;PME\n`));
       expect(list.layout).toMatchObject({
         hasHeader: true,
-        documentColumns: [{ header, holds: expect.any(String) }],
+        documentColumns: [{ header, holds: expect.any(String), seen: null }],
         passThroughColumns: ['cliente', 'segmento'],
       });
       expect(rows[0]).toMatchObject({ row: 1, document: '11222333000181', passThrough: ['A1', 'PME'] });
@@ -129,7 +129,7 @@ describe('openCustomerList', () => {
       expect(list.layout).toMatchObject({
         hasHeader: false,
         delimiter: null,
-        documentColumns: [{ header: 'document', holds: 'either' }],
+        documentColumns: [{ header: 'document', holds: 'either', seen: null }],
       });
       expect(rows.map((row) => [row.row, row.document])).toEqual([
         [1, '51954022212'],
@@ -206,7 +206,7 @@ describe('openCustomerList', () => {
   describe('a column named for CNPJs or for CPFs', () => {
     it('reads a CNPJ that lost leading zeros as a CNPJ, not as the CPF its digits also pass for', async () => {
       const { list, rows } = await readAll(utf8('cnpj;razao\n40188000100;A\n'));
-      expect(list.layout.documentColumns).toEqual([{ header: 'cnpj', holds: 'cnpj' }]);
+      expect(list.layout.documentColumns).toEqual([{ header: 'cnpj', holds: 'cnpj', seen: null }]);
       expect(rows[0]).toMatchObject({
         status: 'valid',
         document: '00040188000100',
@@ -231,6 +231,37 @@ describe('openCustomerList', () => {
     });
   });
 
+  describe('a column named for both types, read by its other rows', () => {
+    const companies = [
+      '11.222.333/0001-81',
+      '01234567000195',
+      '11444777000161',
+      '12ABC34501DE35',
+      '60701190000104',
+    ];
+
+    it('reads a number that passes as a CPF and as a CNPJ missing zeros as a CNPJ when the column holds CNPJs', async () => {
+      const { list, rows } = await readAll(
+        utf8(`documento;razao\n${companies.join(';x\n')};x\n40188000100;A\n`),
+      );
+      expect(list.layout.documentColumns).toEqual([{ header: 'documento', holds: 'either', seen: 'cnpj' }]);
+      expect(rows.at(-1)).toMatchObject({ status: 'valid', document: '00040188000100', type: 'cnpj' });
+    });
+
+    it('reads the same number in a headerless list of CNPJs as a CNPJ, the first row counted', async () => {
+      const { rows } = await readAll(utf8(`${companies.join('\n')}\n40188000100\n`));
+      expect(rows.map((row) => row.type)).toEqual(['cnpj', 'cnpj', 'cnpj', 'cnpj', 'cnpj', 'cnpj']);
+    });
+
+    it('keeps reading it as a CPF in a mixed column, and never refuses a CPF on this evidence', async () => {
+      const mixed = await readAll(utf8(`documento\n${companies.join('\n')}\n519.540.222-12\n40188000100\n`));
+      expect(mixed.list.layout.documentColumns[0]?.seen).toBeNull();
+      expect(mixed.rows.at(-1)).toMatchObject({ document: '40188000100', type: 'cpf' });
+      const late = await readAll(utf8(`documento\n${companies.join('\n')}\n519.540.222-12\n`));
+      expect(late.rows.at(-1)).toMatchObject({ status: 'valid', document: '51954022212', type: 'cpf' });
+    });
+  });
+
   describe('separate CPF and CNPJ columns', () => {
     const text = [
       'cpf;cnpj;nome',
@@ -247,8 +278,8 @@ describe('openCustomerList', () => {
       const { list, rows } = await readAll(utf8(text));
       expect(list.layout).toMatchObject({
         documentColumns: [
-          { header: 'cpf', holds: 'cpf' },
-          { header: 'cnpj', holds: 'cnpj' },
+          { header: 'cpf', holds: 'cpf', seen: null },
+          { header: 'cnpj', holds: 'cnpj', seen: null },
         ],
         passThroughColumns: ['nome'],
       });
@@ -288,7 +319,7 @@ describe('openCustomerList', () => {
 
     it('keeps one column when another is named for both', async () => {
       const { list } = await readAll(utf8('cpf;documento;cnpj\n;51954022212;\n'));
-      expect(list.layout.documentColumns).toEqual([{ header: 'documento', holds: 'either' }]);
+      expect(list.layout.documentColumns).toEqual([{ header: 'documento', holds: 'either', seen: null }]);
     });
   });
 
