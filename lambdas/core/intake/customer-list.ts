@@ -269,10 +269,13 @@ class NonBlankRows {
  * Opens a customer list (CSV, often exported from Excel) as a stream of validated rows, in constant memory
  * apart from the set of documents already seen (for duplicate detection).
  *
- * Handles UTF-8 with or without BOM and Windows-1252, delimiters `;` `,` tab `|`, quoted fields with embedded
- * newlines, CRLF, a header row with any of the usual names for the document column, or no header at all.
+ * Handles UTF-8 with or without BOM, Windows-1252 and UTF-16 with its BOM, delimiters `;` `,` tab `|`, quoted
+ * fields with embedded newlines, CRLF, a header row with any of the usual names for the document column (or a CPF
+ * column and a CNPJ column), or no header at all. The header, and the first rows of a column named for both types,
+ * are evidence of the type of a number that lost its leading zeros (see `ColumnEvidence`).
  *
- * @throws CustomerListError when the file is empty or has no document column (before any row is handed out).
+ * @throws CustomerListError when the file is empty or has no document column (before any row is handed out), or
+ *   when a row read ahead for evidence is unusable (too long, an unbalanced quote).
  */
 export async function openCustomerList(
   source: ByteSource,

@@ -6,7 +6,7 @@ import iconv from 'iconv-lite';
  */
 export type TextEncodingName = 'utf-8' | 'windows-1252' | 'utf-16le' | 'utf-16be';
 
-/** Byte-order marks that name an encoding, longest first within a shared first byte. */
+/** Byte-order marks that name an encoding (UTF-32 is not among the exports we receive). */
 const BYTE_ORDER_MARKS: readonly {
   readonly bytes: readonly number[];
   readonly encoding: TextEncodingName;
@@ -15,7 +15,6 @@ const BYTE_ORDER_MARKS: readonly {
   { bytes: [0xff, 0xfe], encoding: 'utf-16le' },
   { bytes: [0xfe, 0xff], encoding: 'utf-16be' },
 ];
-const LONGEST_BYTE_ORDER_MARK = 3;
 
 interface ChunkDecoder {
   write(bytes: Uint8Array): string;
@@ -77,9 +76,9 @@ function latin1(bytes: Uint8Array): string {
  *
  * The first bytes are held until they tell whether a byte-order mark is there (at most 3 bytes): a UTF-16 mark
  * chooses UTF-16 for the whole file, decoded as a stream so a code unit or a surrogate pair cut between chunks stays
- * whole. Otherwise ASCII reads the same in UTF-8 and Windows-1252, so the choice is made at the first chunk holding a non-ASCII byte: UTF-8 when
- * that chunk is valid UTF-8 (or the file starts with a UTF-8 BOM), Windows-1252 otherwise. Nothing is buffered
- * or read twice. Node's own `TextDecoder('windows-1252')` is really Latin-1 (it maps 0x80 to U+0080, not €), so
+ * whole. Otherwise ASCII reads the same in UTF-8 and Windows-1252, so the choice is made at the first chunk
+ * holding a non-ASCII byte: UTF-8 when that chunk is valid UTF-8 (or the file starts with a UTF-8 BOM),
+ * Windows-1252 otherwise. Nothing is buffered or read twice. Node's own `TextDecoder('windows-1252')` is really Latin-1 (it maps 0x80 to U+0080, not €), so
  * Windows-1252 goes through iconv-lite.
  */
 export class AutoTextDecoder {
@@ -99,7 +98,7 @@ export class AutoTextDecoder {
     if (this.#start !== null) {
       const start = concat(this.#start, chunk);
       const match = matchByteOrderMark(start);
-      if (match.kind === 'too_short' && start.length < LONGEST_BYTE_ORDER_MARK) {
+      if (match.kind === 'too_short') {
         this.#start = start;
         return '';
       }
