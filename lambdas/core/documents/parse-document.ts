@@ -106,9 +106,11 @@ function restoreToColumnType(digits: string, expected: DocumentType): ValidDocum
  * Reads a bare number in a column named for one type. In a CNPJ column an 11-digit value is most likely a CNPJ
  * that lost three zeros; when it passes only as a CPF it is refused, since querying it would screen a stranger.
  * In a CPF column a CNPJ written whole (12 to 14 digits) cannot be a damaged CPF, so it is read as usual.
+ * Zeros are restored only to a value written as a bare number (`asNumber`): a spreadsheet drops the zeros of
+ * numbers, while `401.880.001-00` was typed as a CPF.
  */
-function checkDigitsInTypedColumn(digits: string, expected: DocumentType): DocumentCheck {
-  const restored = restoreToColumnType(digits, expected);
+function checkDigitsInTypedColumn(digits: string, expected: DocumentType, asNumber: boolean): DocumentCheck {
+  const restored = asNumber ? restoreToColumnType(digits, expected) : undefined;
   if (restored !== undefined) return restored;
   const check = checkDigitsOnly(digits);
   if (expected === 'cnpj' && digits.length < CNPJ_LENGTH) {
@@ -199,8 +201,9 @@ export function parseDocument(input: string, column: ColumnEvidence = {}): Docum
   if (bare === '') return invalid('empty', 'empty');
 
   if (/^\d+$/.test(bare)) {
-    if (column.named) return checkDigitsInTypedColumn(bare, column.named);
-    if (column.seen === 'cnpj') return restoreLikelyCnpj(bare) ?? checkDigitsOnly(bare);
+    const asNumber = bare.length === text.length;
+    if (column.named) return checkDigitsInTypedColumn(bare, column.named, asNumber);
+    if (column.seen === 'cnpj' && asNumber) return restoreLikelyCnpj(bare) ?? checkDigitsOnly(bare);
     return checkDigitsOnly(bare);
   }
 

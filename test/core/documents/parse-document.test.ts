@@ -131,6 +131,14 @@ describe('parseDocument', () => {
       });
     });
 
+    it('restores zeros only to a bare number: a value punctuated as a CPF was typed as one', () => {
+      expect(parseDocument('401.880.001-00', { named: 'cnpj' })).toMatchObject({
+        valid: false,
+        code: 'wrong_type',
+      });
+      expect(parseDocument('401.880.001-00', { seen: 'cnpj' })).toMatchObject({ valid: true, type: 'cpf' });
+    });
+
     it('refuses, with a reason, a value that passes only as a CPF', () => {
       for (const input of ['51954022212', '519.540.222-12']) {
         const check = parseDocument(input, { named: 'cnpj' });
