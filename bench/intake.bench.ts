@@ -1,6 +1,7 @@
 /**
  * Intake benchmark: parse and validate a generated 1,000,000-row customer list and print rows/s and peak RSS.
- * Run with `npm run bench`. Options: `--rows N` (default 1,000,000).
+ * Run with `npm run bench`. Options: `--rows N` (default 1,000,000), `--columns separate` (a CPF column and a
+ * CNPJ column, one filled per row, instead of one column for both).
  */
 
 import { spawnSync } from 'node:child_process';
@@ -16,19 +17,28 @@ import { openCustomerList } from '../lambdas/core/intake/index.ts';
 import { makeCnpj, makeCpf, punctuate } from '../test/factories/documents.ts';
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '1000000' }, 'measure-file': { type: 'string' } },
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    columns: { type: 'string', default: 'one' },
+    'measure-file': { type: 'string' },
+  },
 });
 const rows = Number(values.rows);
+const separateColumns = values.columns === 'separate';
 
 async function writeList(path: string): Promise<void> {
   const random = new SeededRandom(2026);
   const out = createWriteStream(path);
-  out.write('customer_id;cpf_cnpj;nome;segmento\r\n');
+  out.write(
+    separateColumns ? 'customer_id;cpf;cnpj;nome;segmento\r\n' : 'customer_id;cpf_cnpj;nome;segmento\r\n',
+  );
   let buffer = '';
   for (let row = 1; row <= rows; row++) {
-    const document = random.chance(0.7) ? makeCpf(random) : makeCnpj(random);
+    const isCpf = random.chance(0.7);
+    const document = isCpf ? makeCpf(random) : makeCnpj(random);
     const written = random.chance(0.5) ? punctuate(document) : document;
-    buffer += `C${row};${written};Cliente ${row};${random.pick(['varejo', 'atacado', 'PME'])}\r\n`;
+    const cells = separateColumns ? (isCpf ? `${written};` : `;${written}`) : written;
+    buffer += `C${row};${cells};Cliente ${row};${random.pick(['varejo', 'atacado', 'PME'])}\r\n`;
     if (buffer.length > 1 << 20) {
       if (!out.write(buffer)) await once(out, 'drain');
       buffer = '';
@@ -83,7 +93,9 @@ if (values['measure-file']) {
     const figures = JSON.parse(child.stdout) as Record<string, unknown>;
     console.log(
       JSON.stringify({
-        benchmark: 'intake: parse + validate (CSV ; CRLF, half punctuated, 70% CPF)',
+        benchmark: `intake: parse + validate (CSV ; CRLF, half punctuated, 70% CPF, ${
+          separateColumns ? 'separate CPF and CNPJ columns' : 'one document column'
+        })`,
         fileMegabytes: Number((bytes / 1e6).toFixed(1)),
         ...figures,
         targets: { rowsPerSecond: 300_000, peakRssMegabytes: 200 },

@@ -1,7 +1,13 @@
 import { type Command, Option } from 'commander';
 import { createPipelineAdapters } from '../../lambdas/adapters/aws/pipeline-adapters.ts';
 import { formatDocument } from '../../lambdas/core/documents/index.ts';
-import { type CustomerRow, DEFAULT_MAX_ROWS, IntakeTally } from '../../lambdas/core/intake/index.ts';
+import {
+  type CustomerListLayout,
+  type CustomerRow,
+  DEFAULT_MAX_ROWS,
+  type DocumentColumnUse,
+  IntakeTally,
+} from '../../lambdas/core/intake/index.ts';
 import { BUREAUS, type Bureau } from '../../lambdas/core/report/index.ts';
 import { formatBrl, formatDuration, type Quote, quoteOf } from '../../lambdas/core/spend/index.ts';
 import { freshReports } from '../../lambdas/reuse/fresh-reports.ts';
@@ -103,6 +109,27 @@ function describeProblem(row: CustomerRow): string {
   return `${place}  ${JSON.stringify(row.input.slice(0, 40)).padEnd(24)} ${row.reason}`;
 }
 
+// A column named for one type reads short numbers as that type (see parseDocument): worth saying.
+const HOLDS_LABEL: Readonly<Record<DocumentColumnUse['holds'], string>> = {
+  cpf: ' (CPFs)',
+  cnpj: ' (CNPJs)',
+  either: '',
+};
+
+/** Which columns the documents were read from, for the first line of the text report. */
+function describeColumns(layout: CustomerListLayout): string {
+  if (!layout.hasHeader)
+    return layout.documentColumns[0]?.seen === 'cnpj' ? 'no header row, CNPJs' : 'no header row';
+  const columns = layout.documentColumns.map(
+    (column) =>
+      `${JSON.stringify(column.header)}${HOLDS_LABEL[column.holds]}` +
+      (column.seen === 'cnpj' ? ' (its values: CNPJs)' : ''),
+  );
+  return columns.length === 1
+    ? `document column ${columns[0]}`
+    : `document columns ${columns.join(' and ')}, one filled per row`;
+}
+
 async function check(path: string, options: CheckOptions): Promise<void> {
   const list = await readCustomerListFile(path, { maxRows: options.maxRows });
   const tally = new IntakeTally();
@@ -122,8 +149,11 @@ async function check(path: string, options: CheckOptions): Promise<void> {
   const counts = tally.counts;
   const quote = await quoteList(counts.unique, documents, options);
 
+  const { layout } = list;
   if (options.json) {
     const head = JSON.stringify({
+      encoding: layout.encoding,
+      documentColumns: layout.documentColumns,
       rows: counts.rows,
       valid: counts.valid,
       invalid: counts.invalid,
@@ -141,14 +171,10 @@ async function check(path: string, options: CheckOptions): Promise<void> {
     return;
   }
 
-  const { layout } = list;
   const delimiter =
     layout.delimiter === null ? 'single column' : `delimiter ${JSON.stringify(layout.delimiter)}`;
-  const header = layout.hasHeader
-    ? `document column ${JSON.stringify(layout.documentColumn)}`
-    : 'no header row';
   const lines = [
-    `${path}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${header})`,
+    `${path}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${describeColumns(layout)})`,
     `  valid       ${String(counts.valid).padStart(9)}   CPF ${counts.byType.cpf}, CNPJ ${counts.byType.cnpj} (all rows)`,
     `  duplicates  ${String(counts.duplicates).padStart(9)}   included in valid; never queried twice`,
     `  invalid     ${String(counts.invalid).padStart(9)}`,

@@ -8,6 +8,7 @@ import {
   isReportArchive,
   MalformedReportError,
   normaliseCreditReport,
+  normaliseUnidentifiedReport,
 } from '../../lambdas/core/report/index.ts';
 import { CliError } from '../cli-error.ts';
 import { asCliError } from '../read-customer-list.ts';
@@ -49,12 +50,16 @@ async function normalize(path: string, options: NormalizeOptions): Promise<void>
     if (!check.valid) throw new CliError(`--document ${JSON.stringify(options.document)}: ${check.reason}`);
     document = check.document;
   }
-  if (document === null) {
-    throw new CliError(`${path}: the response does not say which document it is about; pass --document`);
-  }
   const fetchedAt = options.fetchedAt ?? archive?.fetchedAt ?? modified.toISOString();
   try {
-    const report = normaliseCreditReport(response, { bureau, document, fetchedAt });
+    // Without a document, the shape may still tell the type (bureau B's company answer); never a guess beyond that.
+    const report =
+      document === null
+        ? normaliseUnidentifiedReport(response, { bureau, fetchedAt })
+        : normaliseCreditReport(response, { bureau, document, fetchedAt });
+    if (report === null) {
+      throw new CliError(`${path}: the response does not say which document it is about; pass --document`);
+    }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } catch (error) {
     if (error instanceof MalformedReportError) throw new CliError(`${path}: ${error.message}`);

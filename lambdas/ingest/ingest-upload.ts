@@ -124,7 +124,8 @@ async function refuseFile(
   failure: { readonly code: string; readonly message: string },
   deps: IngestDependencies,
 ): Promise<IngestOutcome> {
-  deps.logger.warn('file rejected', { batchId, code: failure.code, reason: failure.message });
+  // The reason is for the customer (batch record, manifest), not for logs: it may quote the file's first row.
+  deps.logger.warn('file rejected', { batchId, code: failure.code });
   await deps.store.failFile(batchId, failure);
   await deps.queue.sendFinalise({ version: 1, batchId });
   return { batchId, outcome: 'file_rejected', reason: failure.message };
@@ -186,7 +187,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   }
   const sha256 = firstHash.digest('hex');
   await store.recordSourceCheck(batchId, sha256, {
-    documentColumn: layout.documentColumn,
+    documentColumns: layout.documentColumns.map((column) => column.header),
     passThroughColumns: layout.passThroughColumns,
     encoding: layout.encoding,
     delimiter: layout.delimiter,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_FILES } from '../../scripts/generate-samples.ts';
-import { windows1252 } from '../factories/byte-sources.ts';
+import { utf16le, windows1252 } from '../factories/byte-sources.ts';
 import { runCli } from '../factories/run-cli.ts';
 
 let directory: string;
@@ -29,6 +29,16 @@ beforeAll(async () => {
     `cpf_cnpj;nome\n${rows.map((row, index) => `${row};Cliente ${index + 1}`).join('\n')}\n`,
   );
   await writeFile(file('no-document.csv'), 'nome,idade\nAna,30\n');
+  await writeFile(file('cnpj-lost-zeros.csv'), 'cnpj;razao\n40188000100;A\n');
+  await writeFile(
+    file('companies.csv'),
+    'documento;razao\n11222333000181;A\n01234567000195;B\n11444777000161;C\n12ABC34501DE35;D\n60701190000104;E\n40188000100;F\n',
+  );
+  await writeFile(
+    file('separate-columns.csv'),
+    'cpf;cnpj;nome\n519.540.222-12;;Ana\n;11.222.333/0001-81;Loja\n51954022212;11222333000181;Both\n',
+  );
+  await writeFile(file('unicode-text.txt'), utf16le('CPF/CNPJ\tNome\r\n519.540.222-12\tJosé\r\n'));
   await writeFile(
     file('excel-damaged.csv'),
     windows1252(
@@ -82,6 +92,50 @@ describe('credit-screen check --json', () => {
       ['invalid', null],
       ['duplicate', '01234567890'],
     ]);
+  });
+});
+
+describe('credit-screen check on columns named for one type', () => {
+  it("reads a CNPJ that lost leading zeros as that CNPJ, not as somebody's CPF", async () => {
+    const result = await runCli(['check', file('cnpj-lost-zeros.csv'), '--json']);
+    const report = JSON.parse(result.stdout);
+    expect(report.documentColumns).toEqual([{ header: 'cnpj', holds: 'cnpj', seen: null }]);
+    expect(report.byType).toEqual({ cpf: 0, cnpj: 1 });
+    expect(report.rows_detail).toEqual([
+      { row: 1, document: '00040188000100', type: 'cnpj', status: 'valid' },
+    ]);
+  });
+
+  it('says when a column named for both was read as CNPJs from its values', async () => {
+    const result = await runCli(['check', file('companies.csv')]);
+    expect(result.stdout).toContain(
+      '6 rows (utf-8, delimiter ";", document column "documento" (its values: CNPJs))',
+    );
+    expect(result.stdout).toMatch(/CPF 0, CNPJ 6/);
+  });
+
+  it('reads separate CPF and CNPJ columns and says which columns it used, in text and in JSON', async () => {
+    const text = await runCli(['check', file('separate-columns.csv')]);
+    expect(text.stdout).toContain(
+      '3 rows (utf-8, delimiter ";", document columns "cpf" (CPFs) and "cnpj" (CNPJs), one filled per row)',
+    );
+    expect(text.stdout).toMatch(/valid\s+2\s+CPF 1, CNPJ 1/);
+    expect(text.stdout).toContain('both the CPF and the CNPJ columns are filled, with different values');
+    const report = JSON.parse((await runCli(['check', file('separate-columns.csv'), '--json'])).stdout);
+    expect(report.documentColumns).toEqual([
+      { header: 'cpf', holds: 'cpf', seen: null },
+      { header: 'cnpj', holds: 'cnpj', seen: null },
+    ]);
+    expect(report.rows_detail.map((row: { document: string | null }) => row.document)).toEqual([
+      '51954022212',
+      '11222333000181',
+      null,
+    ]);
+  });
+
+  it('reads Excel\'s UTF-16 "Unicode text" and names the encoding', async () => {
+    const result = await runCli(['check', file('unicode-text.txt')]);
+    expect(result.stdout).toContain('1 rows (utf-16le, delimiter "\\t", document column "CPF/CNPJ")');
   });
 });
 

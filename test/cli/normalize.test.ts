@@ -50,12 +50,40 @@ describe('credit-screen normalize', () => {
     });
   });
 
+  it('normalises a bureau B company response, which names no document, as a CNPJ with a null document', async () => {
+    const result = await runCli(['normalize', fixture('bureau-b-company'), '--bureau', 'b']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ bureau: 'b', document: null, documentType: 'cnpj', subject: null });
+    expect(report.warnings).toContainEqual(expect.stringContaining('no document'));
+  });
+
+  it('fills in the document of a bureau B company response from --document', async () => {
+    const result = await runCli([
+      'normalize',
+      fixture('bureau-b-company'),
+      '--bureau',
+      'b',
+      '--document',
+      '11.222.333/0001-81',
+    ]);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ document: '11222333000181', documentType: 'cnpj' });
+    expect(report.warnings).not.toContainEqual(expect.stringContaining('no document'));
+  });
+
+  it('still asks for --document when the shape does not tell the type (bureau A, empty registration)', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'credit-screen-normalize-'));
+    const response = bureauResponse('bureau-a-company');
+    (response.dados as { consultaCredito: Record<string, unknown> }).consultaCredito.dadosCadastrais = [];
+    await writeFile(join(directory, 'a.json'), JSON.stringify(response));
+    const result = await runCli(['normalize', join(directory, 'a.json'), '--bureau', 'a']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toContain('pass --document');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it.each([
-    [
-      'no document in the response',
-      ['normalize', fixture('bureau-b-company'), '--bureau', 'b'],
-      'pass --document',
-    ],
     [
       'no bureau for a bare response',
       ['normalize', fixture('bureau-b-company')],

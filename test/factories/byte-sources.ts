@@ -26,3 +26,12 @@ export async function readAll(
   for await (const row of list.rows) rows.push(row);
   return { list, rows };
 }
+
+/** Excel's "Unicode text": UTF-16 little-endian with its BOM. */
+export const utf16le = (text: string): Buffer =>
+  Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+/** UTF-16 big-endian with its BOM (byte-swapped little-endian). */
+export const utf16be = (text: string): Buffer => {
+  const bytes = Buffer.from(text, 'utf16le').swap16();
+  return Buffer.concat([Buffer.from([0xfe, 0xff]), bytes]);
+};

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/bureau-emulator.ts';
-import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
+import type { BureauGateway, Logger } from '../../lambdas/core/ports/index.ts';
 import { DEFAULT_SETTINGS, type PipelineSettings } from '../../lib/pipeline-definition.ts';
 import { LocalPipeline, type UploadOptions } from '../../local/local-pipeline.ts';
 
@@ -37,6 +37,7 @@ export async function startTestPipeline(
     fresh?: boolean;
     watchUploads?: boolean;
     sweepIntervalSeconds?: number;
+    logger?: Logger;
   } = {},
 ): Promise<TestPipeline> {
   const emulator = await BureauEmulator.start(options.emulator);
@@ -51,6 +52,7 @@ export async function startTestPipeline(
       fresh: options.fresh,
       watchUploads: options.watchUploads,
       sweepIntervalSeconds: options.sweepIntervalSeconds,
+      logger: options.logger,
     });
     return {
       emulator,

@@ -3,7 +3,7 @@ import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
 import { CreditReportClient, ServiceTransport } from '../../lambdas/adapters/bureau-api/index.ts';
 import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
 import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
-import { utf8, windows1252 } from '../factories/byte-sources.ts';
+import { utf8, utf16be, utf16le, windows1252 } from '../factories/byte-sources.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
 
@@ -106,6 +106,59 @@ describe('the ingest Lambda on hostile and broken files', () => {
       Buffer.concat([utf8('cpf;nome\n51954022212;Conceição\n'), windows1252('11222333000181;Açúcar\n')]),
     );
     expect(queued.sort()).toEqual(['11222333000181', '51954022212']);
+  });
+});
+
+describe('the ingest Lambda on real exports', () => {
+  async function settledRows(batchId: string) {
+    const rows = [];
+    for await (const page of test.pipeline.store.rows(batchId)) rows.push(...page);
+    return rows.map((row) => [row.state, row.document, row.detail]);
+  }
+
+  it('queues a CNPJ that lost leading zeros as that CNPJ, never as the stranger whose CPF its digits pass for', async () => {
+    const { queued, outcome } = await ingest(
+      'lost-zeros.csv',
+      'cnpj;razao\n40188000100;A\n519.540.222-12;B\n',
+    );
+    expect(queued).toEqual(['00040188000100']);
+    expect(await settledRows(outcome.batchId)).toEqual([
+      ['queued', '00040188000100', null],
+      [
+        'invalid_document',
+        null,
+        'a CPF in a column named for CNPJs (not a CNPJ even with leading zeros restored)',
+      ],
+    ]);
+  });
+
+  it('reads separate CPF and CNPJ columns, refusing a row whose two columns disagree', async () => {
+    const { queued, outcome, batch } = await ingest(
+      'two-columns.csv',
+      'cpf;cnpj;nome\n519.540.222-12;;Ana\n;11.222.333/0001-81;Loja\n51954022212;11222333000181;Both\n;;Nobody\n',
+    );
+    expect(queued.sort()).toEqual(['11222333000181', '51954022212']);
+    expect(batch?.layout).toMatchObject({ documentColumns: ['cpf', 'cnpj'], passThroughColumns: ['nome'] });
+    expect((await settledRows(outcome.batchId)).slice(2)).toEqual([
+      [
+        'invalid_document',
+        null,
+        'both the CPF and the CNPJ columns are filled, with different values: keep one',
+      ],
+      ['invalid_document', null, 'empty: neither the CPF nor the CNPJ column is filled'],
+    ]);
+  });
+
+  it.each([
+    ['little-endian', utf16le],
+    ['big-endian', utf16be],
+  ])('reads Excel\'s "Unicode text" export (UTF-16 %s)', async (_order, encode) => {
+    const { queued, batch } = await ingest(
+      'unicode.txt',
+      encode('CPF/CNPJ\tRazão Social\r\n11.222.333/0001-81\tAçúcar\r\n519.540.222-12\tJosé\r\n'),
+    );
+    expect(queued.sort()).toEqual(['11222333000181', '51954022212']);
+    expect(batch?.layout?.encoding).toBe(encode === utf16le ? 'utf-16le' : 'utf-16be');
   });
 });
 

@@ -83,15 +83,20 @@ const batchItemSchema = z.object({
     .transform((value) => value ?? null),
   layout: z
     .object({
-      documentColumn: z.string(),
+      // Batches stored before separate CPF and CNPJ columns were read name one column.
+      documentColumns: z.array(z.string()).optional(),
+      documentColumn: z.string().optional(),
       passThroughColumns: z.array(z.string()),
       encoding: z.string(),
       delimiter: z.string().nullable(),
       hasHeader: z.boolean(),
     })
-    .passthrough()
     .nullish()
-    .transform((value) => value ?? null),
+    .transform((value) => {
+      if (!value) return null;
+      const { documentColumn, documentColumns, ...layout } = value;
+      return { ...layout, documentColumns: documentColumns ?? (documentColumn ? [documentColumn] : []) };
+    }),
   excelSummary: z.boolean().default(false),
   portfolio: optionalText,
   rows: count,

@@ -18,7 +18,8 @@ export interface FileFailure {
 }
 
 export interface BatchLayout {
-  readonly documentColumn: string;
+  /** Headers of the columns documents were read from (a CPF and a CNPJ column when the file keeps them apart). */
+  readonly documentColumns: readonly string[];
   readonly passThroughColumns: readonly string[];
   readonly encoding: string;
   readonly delimiter: string | null;

@@ -6,6 +6,7 @@ export {
 } from './check-digits.ts';
 export { formatDocument, maskDocument } from './format-document.ts';
 export type {
+  ColumnEvidence,
   DocumentCheck,
   DocumentType,
   InvalidDocument,
@@ -13,3 +14,4 @@ export type {
   ValidDocument,
 } from './parse-document.ts';
 export { parseDocument } from './parse-document.ts';
+export { maskPersonalDataInText, REDACTED, redactForLog } from './redact-for-logs.ts';

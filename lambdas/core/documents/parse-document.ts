@@ -10,7 +10,8 @@ export type RejectionCode =
   | 'illegal_characters'
   | 'wrong_length'
   | 'repeated_digits'
-  | 'bad_check_digit';
+  | 'bad_check_digit'
+  | 'wrong_type';
 
 /** A value that is a CPF or a CNPJ, in normalised form (bare, uppercase). */
 export interface ValidDocument {
@@ -31,6 +32,21 @@ export interface InvalidDocument {
 }
 
 export type DocumentCheck = ValidDocument | InvalidDocument;
+
+/** What the rest of a value's column says about its type: how a number that lost leading zeros is read. */
+export interface ColumnEvidence {
+  /**
+   * The type the column's header names. Zeros are restored to that type's length, any number of them, and in a
+   * column named for CNPJs a value that passes only as a CPF is refused (it would screen a stranger).
+   */
+  readonly named?: DocumentType | null;
+  /**
+   * The type of every other document seen in the column, whose header names both types or none. It only breaks
+   * ties: a number that passes as a CPF and as a CNPJ with zeros restored is read as a CNPJ when the column holds
+   * CNPJs. Nothing is refused on this evidence.
+   */
+  readonly seen?: DocumentType | null;
+}
 
 const CPF_LENGTH = 11;
 const CNPJ_LENGTH = 14;
@@ -65,6 +81,61 @@ function lostCnpjZerosHint(digits: string): string {
   const padded = digits.padStart(CNPJ_LENGTH, '0');
   if (!hasValidCnpjCheckDigits(padded)) return '';
   return ` (it fits a CNPJ missing ${CNPJ_LENGTH - digits.length} leading zeros: export the column as text)`;
+}
+
+const LENGTH_OF: Readonly<Record<DocumentType, number>> = { cpf: CPF_LENGTH, cnpj: CNPJ_LENGTH };
+const PASSES: Readonly<Record<DocumentType, (value: string) => boolean>> = {
+  cpf: hasValidCpfCheckDigits,
+  cnpj: hasValidCnpjCheckDigits,
+};
+
+/**
+ * A number shorter than the type its column is named for: a spreadsheet dropped its leading zeros. The header
+ * removes the doubt that makes {@link checkDigitsOnly} stop at two zeros, so any number of them is put back when the
+ * padded value passes the check digits (00.000.000/0001-91 is stored as 191). Undefined when it does not pass.
+ */
+function restoreToColumnType(digits: string, expected: DocumentType): ValidDocument | undefined {
+  const length = LENGTH_OF[expected];
+  if (digits.length >= length) return undefined;
+  const padded = digits.padStart(length, '0');
+  if (!PASSES[expected](padded) || isRepeatedCharacter(padded)) return undefined;
+  return valid(padded, expected, length - digits.length);
+}
+
+/**
+ * Reads a bare number in a column named for one type. In a CNPJ column an 11-digit value is most likely a CNPJ
+ * that lost three zeros; when it passes only as a CPF it is refused, since querying it would screen a stranger.
+ * In a CPF column a CNPJ written whole (12 to 14 digits) cannot be a damaged CPF, so it is read as usual.
+ * Zeros are restored only to a value written as a bare number (`asNumber`): a spreadsheet drops the zeros of
+ * numbers, while `401.880.001-00` was typed as a CPF.
+ */
+function checkDigitsInTypedColumn(digits: string, expected: DocumentType, asNumber: boolean): DocumentCheck {
+  const restored = asNumber ? restoreToColumnType(digits, expected) : undefined;
+  if (restored !== undefined) return restored;
+  const check = checkDigitsOnly(digits);
+  if (expected === 'cnpj' && digits.length < CNPJ_LENGTH) {
+    if (check.valid) {
+      return invalid(
+        'wrong_type',
+        'a CPF in a column named for CNPJs (not a CNPJ even with leading zeros restored)',
+        'cpf',
+      );
+    }
+    return invalid(
+      'wrong_length',
+      `wrong length: ${digits.length} digits, not a CNPJ even with leading zeros restored`,
+    );
+  }
+  return check;
+}
+
+/**
+ * A number of 8 to 13 digits in a column of CNPJs: a CNPJ that lost zeros when its padded form passes, even where
+ * the digits would also pass as a CPF. Undefined otherwise.
+ */
+function restoreLikelyCnpj(digits: string): ValidDocument | undefined {
+  if (digits.length < 8) return undefined;
+  return restoreToColumnType(digits, 'cnpj');
 }
 
 function checkDigitsOnly(digits: string): DocumentCheck {
@@ -111,8 +182,10 @@ function checkDigitsOnly(digits: string): DocumentCheck {
  *
  * Accepts bare and punctuated forms, surrounding blanks (NBSP included), lowercase letters, and the alphanumeric
  * CNPJ (12 characters of `0-9A-Z` plus two numeric check digits). Never throws: every rejection carries a reason.
+ *
+ * @param column what the value's column says about its type ({@link ColumnEvidence}); none by default.
  */
-export function parseDocument(input: string): DocumentCheck {
+export function parseDocument(input: string, column: ColumnEvidence = {}): DocumentCheck {
   let text = input.replace(SURROUNDING_BLANKS, '');
   const excelText = EXCEL_TEXT_FORMULA.exec(text);
   if (excelText) text = (excelText[1] ?? '').replace(SURROUNDING_BLANKS, '');
@@ -127,7 +200,12 @@ export function parseDocument(input: string): DocumentCheck {
   if (illegal) return invalid('illegal_characters', `illegal character ${JSON.stringify(illegal[0])}`);
   if (bare === '') return invalid('empty', 'empty');
 
-  if (/^\d+$/.test(bare)) return checkDigitsOnly(bare);
+  if (/^\d+$/.test(bare)) {
+    const asNumber = bare.length === text.length;
+    if (column.named) return checkDigitsInTypedColumn(bare, column.named, asNumber);
+    if (column.seen === 'cnpj' && asNumber) return restoreLikelyCnpj(bare) ?? checkDigitsOnly(bare);
+    return checkDigitsOnly(bare);
+  }
 
   // Letters: only the alphanumeric CNPJ has them, in its first 12 characters; its check digits stay numeric.
   if (bare.length !== CNPJ_LENGTH) {

@@ -1,7 +1,17 @@
-import { type DocumentType, parseDocument, type RejectionCode } from '../documents/index.ts';
+import {
+  type DocumentCheck,
+  type DocumentType,
+  parseDocument,
+  type RejectionCode,
+} from '../documents/index.ts';
 import { detectLineBreak, parseCsvRows } from './csv-rows.ts';
 import { CustomerListError } from './customer-list-errors.ts';
-import { locateDocumentColumn } from './document-column.ts';
+import {
+  type ColumnHolds,
+  type DocumentColumn,
+  locateDocumentColumn,
+  typeSeenInColumn,
+} from './document-column.ts';
 import { FirstOccurrences } from './first-occurrences.ts';
 import { type Delimiter, sniffDelimiter } from './sniff-delimiter.ts';
 import { AutoTextDecoder, type TextEncodingName } from './text-decoding.ts';
@@ -13,6 +23,9 @@ export const DEFAULT_MAX_ROWS = 1_000_000;
 const SNIFF_LINES = 50;
 const SNIFF_MAX_CHARACTERS = 256 * 1024;
 const MAX_PIECE_BYTES = 64 * 1024;
+// Rows read ahead to learn what a column named for both types holds; bounded in characters too.
+const LOOKAHEAD_ROWS = 100;
+const LOOKAHEAD_MAX_CHARACTERS = 256 * 1024;
 // A single-column file still needs a delimiter for the parser: one that never occurs in text.
 const NO_DELIMITER = '\u001F';
 
@@ -37,19 +50,36 @@ export interface CustomerListLayout {
   /** The field delimiter, or null when the file has a single column. */
   readonly delimiter: Delimiter | null;
   readonly hasHeader: boolean;
-  /** The header of the document column (`document` when the file has no header). */
-  readonly documentColumn: string;
+  /**
+   * The columns documents were read from: one, or a CPF column and a CNPJ column (`cpf;cnpj;nome`, one of them
+   * filled per row). `header` is `document` when the file has no header; `holds` is what the header names.
+   */
+  readonly documentColumns: readonly DocumentColumnUse[];
   /** The other columns, in file order; files without a header get `column_<position>`. */
   readonly passThroughColumns: readonly string[];
 }
 
+/** A column documents are read from, as {@link CustomerListLayout} describes it. */
+export interface DocumentColumnUse {
+  readonly header: string;
+  readonly holds: ColumnHolds;
+  /**
+   * For a column whose header names both types (or no header): the type of every document among its first rows,
+   * or null when mixed or too few. `cnpj` reads a number that passes as both as a CNPJ that lost its zeros.
+   */
+  readonly seen: DocumentType | null;
+}
+
 export type RowStatus = 'valid' | 'invalid' | 'duplicate';
+
+/** Why a row is invalid: its document's rejection, or a CPF and a CNPJ column both filled and disagreeing. */
+export type RowRejectionCode = RejectionCode | 'conflicting_documents';
 
 /** One data row of a customer list, validated. */
 export interface CustomerRow {
   /** 1-based position among data rows: the header and blank lines are not counted. */
   readonly row: number;
-  /** The document cell as it was in the file. */
+  /** The document cell as it was in the file (with separate CPF and CNPJ columns, the filled one, or both). */
   readonly input: string;
   readonly status: RowStatus;
   /** Normalised document (bare, uppercase), or null when the value is not a usable document. */
@@ -57,7 +87,7 @@ export interface CustomerRow {
   readonly type: DocumentType | null;
   /** Why the row is invalid; null otherwise. */
   readonly reason: string | null;
-  readonly rejection: RejectionCode | null;
+  readonly rejection: RowRejectionCode | null;
   /** For a duplicate: the row where this document first appeared. */
   readonly duplicateOf: number | null;
   /** Leading zeros put back because a spreadsheet stored the document as a number. */
@@ -76,6 +106,73 @@ export interface CustomerList {
 }
 
 type ByteSource = AsyncIterable<Uint8Array>;
+
+/** A row's document as read from its cells: the input to show, and the check of it. */
+interface RowDocument {
+  readonly input: string;
+  readonly check: DocumentCheck | Conflict;
+}
+
+interface Conflict {
+  readonly valid: false;
+  readonly code: 'conflicting_documents';
+  readonly reason: string;
+  readonly type: null;
+}
+
+const expectedType = (holds: ColumnHolds): DocumentType | null => (holds === 'either' ? null : holds);
+
+/**
+ * Reads a row's document from a CPF cell and a CNPJ cell: whichever is filled; both filled must be the same
+ * document, since guessing which one is meant could query the wrong person or company.
+ */
+function readSeparateCells(cpfInput: string, cnpjInput: string): RowDocument {
+  const cpf = parseDocument(cpfInput, { named: 'cpf' });
+  const cnpj = parseDocument(cnpjInput, { named: 'cnpj' });
+  const cpfFilled = cpf.valid || cpf.code !== 'empty';
+  const cnpjFilled = cnpj.valid || cnpj.code !== 'empty';
+  if (!cnpjFilled) {
+    if (cpfFilled) return { input: cpfInput, check: cpf };
+    return {
+      input: cpfInput,
+      check: {
+        valid: false,
+        code: 'empty',
+        reason: 'empty: neither the CPF nor the CNPJ column is filled',
+        type: null,
+      },
+    };
+  }
+  if (!cpfFilled) return { input: cnpjInput, check: cnpj };
+  if (cpf.valid && cnpj.valid && cpf.document === cnpj.document) return { input: cpfInput, check: cpf };
+  // The same value copied into both: the two headers cancel out as evidence, so it is read as in any column.
+  if (cpfInput.trim() === cnpjInput.trim()) return { input: cpfInput, check: parseDocument(cpfInput) };
+  return {
+    input: `${cpfInput} / ${cnpjInput}`,
+    check: {
+      valid: false,
+      code: 'conflicting_documents',
+      reason: 'both the CPF and the CNPJ columns are filled, with different values: keep one',
+      type: null,
+    },
+  };
+}
+
+/** How a row's document is read, for the columns a file has. */
+function documentReader(
+  columns: readonly DocumentColumn[],
+  seen: DocumentType | null,
+): (cells: readonly string[]) => RowDocument {
+  const [first, second] = columns as [DocumentColumn, DocumentColumn | undefined];
+  if (second !== undefined) {
+    return (cells) => readSeparateCells(cells[first.index] ?? '', cells[second.index] ?? '');
+  }
+  const evidence = { named: expectedType(first.holds), seen };
+  return (cells) => {
+    const input = cells[first.index] ?? '';
+    return { input, check: parseDocument(input, evidence) };
+  };
+}
 
 async function* decode(source: ByteSource, decoder: AutoTextDecoder): AsyncGenerator<string> {
   for await (const bytes of source) {
@@ -126,12 +223,31 @@ class NonBlankRows {
   #batches: AsyncIterator<string[][]>;
   #batch: string[][] = [];
   #position = 0;
+  /** Rows read ahead by {@link peek}, handed out first. */
+  #ahead: string[][] = [];
 
   constructor(batches: AsyncIterator<string[][]>) {
     this.#batches = batches;
   }
 
+  /** Reads up to `rows` rows ahead (fewer past `maxCharacters`) without consuming them. */
+  async peek(rows: number, maxCharacters: number): Promise<readonly string[][]> {
+    let characters = 0;
+    while (this.#ahead.length < rows && characters < maxCharacters) {
+      const cells = await this.#nextParsed();
+      if (cells === undefined) break;
+      this.#ahead.push(cells);
+      for (const cell of cells) characters += cell.length;
+    }
+    return this.#ahead;
+  }
+
   async next(): Promise<string[] | undefined> {
+    if (this.#ahead.length > 0) return this.#ahead.shift();
+    return this.#nextParsed();
+  }
+
+  async #nextParsed(): Promise<string[] | undefined> {
     for (;;) {
       while (this.#position < this.#batch.length) {
         const cells = this.#batch[this.#position++] as string[];
@@ -153,10 +269,13 @@ class NonBlankRows {
  * Opens a customer list (CSV, often exported from Excel) as a stream of validated rows, in constant memory
  * apart from the set of documents already seen (for duplicate detection).
  *
- * Handles UTF-8 with or without BOM and Windows-1252, delimiters `;` `,` tab `|`, quoted fields with embedded
- * newlines, CRLF, a header row with any of the usual names for the document column, or no header at all.
+ * Handles UTF-8 with or without BOM, Windows-1252 and UTF-16 with its BOM, delimiters `;` `,` tab `|`, quoted
+ * fields with embedded newlines, CRLF, a header row with any of the usual names for the document column (or a CPF
+ * column and a CNPJ column), or no header at all. The header, and the first rows of a column named for both types,
+ * are evidence of the type of a number that lost its leading zeros (see `ColumnEvidence`).
  *
- * @throws CustomerListError when the file is empty or has no document column (before any row is handed out).
+ * @throws CustomerListError when the file is empty or has no document column (before any row is handed out), or
+ *   when a row read ahead for evidence is unusable (too long, an unbalanced quote).
  */
 export async function openCustomerList(
   source: ByteSource,
@@ -187,8 +306,17 @@ export async function openCustomerList(
         'Name the column document, documento, cpf, cnpj or cpf_cnpj.',
     );
   }
-  const documentIndex = location.index;
-  const otherIndexes = [...firstRow.keys()].filter((index) => index !== documentIndex);
+  const documentIndexes = new Set(location.columns.map((column) => column.index));
+  const otherIndexes = [...firstRow.keys()].filter((index) => !documentIndexes.has(index));
+  const [onlyColumn] = location.columns;
+  let seen: DocumentType | null = null;
+  if (location.columns.length === 1 && onlyColumn.holds === 'either') {
+    // A header naming both types (or none) says nothing: the column's first values may.
+    const ahead = await parsed.peek(LOOKAHEAD_ROWS, LOOKAHEAD_MAX_CHARACTERS);
+    const firstValues = location.hasHeader ? [] : [first[onlyColumn.index] ?? ''];
+    seen = typeSeenInColumn([...firstValues, ...ahead.map((cells) => cells[onlyColumn.index] ?? '')]);
+  }
+  const readDocument = documentReader(location.columns, seen);
   const layout: CustomerListLayout = {
     // The decoder may settle on Windows-1252 only at the first accent, rows after the head.
     get encoding() {
@@ -196,7 +324,11 @@ export async function openCustomerList(
     },
     delimiter,
     hasHeader: location.hasHeader,
-    documentColumn: location.hasHeader ? (firstRow[documentIndex] as string) : 'document',
+    documentColumns: location.columns.map((column) => ({
+      header: location.hasHeader ? (firstRow[column.index] as string) : 'document',
+      holds: column.holds,
+      seen,
+    })),
     passThroughColumns: otherIndexes.map((index) =>
       location.hasHeader ? (firstRow[index] as string) : `column_${index + 1}`,
     ),
@@ -216,8 +348,7 @@ export async function openCustomerList(
         }
         // Cells past the header's width (trailing delimiters Excel adds) are dropped; missing ones are empty.
         const passThrough = otherIndexes.map((index) => cells?.[index] ?? '');
-        const input = cells[documentIndex] ?? '';
-        const check = parseDocument(input);
+        const { input, check } = readDocument(cells);
         if (!check.valid) {
           yield {
             row: rowNumber,

@@ -3,12 +3,15 @@ export type {
   CustomerListLayout,
   CustomerListOptions,
   CustomerRow,
+  DocumentColumnUse,
+  RowRejectionCode,
   RowStatus,
 } from './customer-list.ts';
 export { DEFAULT_MAX_ROWS, openCustomerList } from './customer-list.ts';
 export type { CustomerListErrorCode } from './customer-list-errors.ts';
 export { CustomerListError } from './customer-list-errors.ts';
-export { isDocumentHeader } from './document-column.ts';
+export type { ColumnHolds } from './document-column.ts';
+export { documentHeaderHolds, isDocumentHeader } from './document-column.ts';
 export type { IntakeCounts } from './intake-tally.ts';
 export { IntakeTally } from './intake-tally.ts';
 export type { Delimiter } from './sniff-delimiter.ts';

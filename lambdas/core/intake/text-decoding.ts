@@ -1,9 +1,20 @@
 import iconv from 'iconv-lite';
 
-/** The two encodings customer lists arrive in: UTF-8 (with or without BOM) and Excel's Brazilian default. */
-export type TextEncodingName = 'utf-8' | 'windows-1252';
+/**
+ * The encodings customer lists arrive in: UTF-8 (with or without BOM), Excel's Brazilian default, and the UTF-16
+ * of Excel's "Unicode text" export (always with its BOM).
+ */
+export type TextEncodingName = 'utf-8' | 'windows-1252' | 'utf-16le' | 'utf-16be';
 
-const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+/** Byte-order marks that name an encoding (UTF-32 is not among the exports we receive). */
+const BYTE_ORDER_MARKS: readonly {
+  readonly bytes: readonly number[];
+  readonly encoding: TextEncodingName;
+}[] = [
+  { bytes: [0xef, 0xbb, 0xbf], encoding: 'utf-8' },
+  { bytes: [0xff, 0xfe], encoding: 'utf-16le' },
+  { bytes: [0xfe, 0xff], encoding: 'utf-16be' },
+];
 
 interface ChunkDecoder {
   write(bytes: Uint8Array): string;
@@ -17,8 +28,21 @@ function firstNonAsciiIndex(bytes: Uint8Array): number {
   return -1;
 }
 
-function startsWithUtf8Bom(bytes: Uint8Array): boolean {
-  return bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2];
+/** How the first bytes of a file stand against the byte-order marks. */
+type MarkMatch =
+  | { readonly kind: 'mark'; readonly encoding: TextEncodingName }
+  | { readonly kind: 'too_short' }
+  | { readonly kind: 'none' };
+
+function matchByteOrderMark(bytes: Uint8Array): MarkMatch {
+  let tooShort = false;
+  for (const mark of BYTE_ORDER_MARKS) {
+    const compared = Math.min(bytes.length, mark.bytes.length);
+    if (!mark.bytes.slice(0, compared).every((byte, index) => bytes[index] === byte)) continue;
+    if (compared === mark.bytes.length) return { kind: 'mark', encoding: mark.encoding };
+    tooShort = true;
+  }
+  return tooShort ? { kind: 'too_short' } : { kind: 'none' };
 }
 
 // The longest UTF-8 sequence: fewer bytes after the first non-ASCII one cannot tell the encodings apart.
@@ -47,17 +71,21 @@ function latin1(bytes: Uint8Array): string {
 }
 
 /**
- * Decodes a byte stream whose encoding is not declared, choosing between UTF-8 and Windows-1252 on the fly.
+ * Decodes a byte stream whose encoding is not declared, choosing between UTF-8 and Windows-1252 on the fly, or
+ * UTF-16 when the file starts with its byte-order mark.
  *
- * ASCII reads the same in both, so the choice is made at the first chunk holding a non-ASCII byte: UTF-8 when
- * that chunk is valid UTF-8 (or the file starts with a UTF-8 BOM), Windows-1252 otherwise. Nothing is buffered
- * or read twice. Node's own `TextDecoder('windows-1252')` is really Latin-1 (it maps 0x80 to U+0080, not €), so
+ * The first bytes are held until they tell whether a byte-order mark is there (at most 3 bytes): a UTF-16 mark
+ * chooses UTF-16 for the whole file, decoded as a stream so a code unit or a surrogate pair cut between chunks stays
+ * whole. Otherwise ASCII reads the same in UTF-8 and Windows-1252, so the choice is made at the first chunk
+ * holding a non-ASCII byte: UTF-8 when that chunk is valid UTF-8 (or the file starts with a UTF-8 BOM),
+ * Windows-1252 otherwise. Nothing is buffered or read twice. Node's own `TextDecoder('windows-1252')` is really Latin-1 (it maps 0x80 to U+0080, not €), so
  * Windows-1252 goes through iconv-lite.
  */
 export class AutoTextDecoder {
   #encoding: TextEncodingName | undefined;
   #decoder: ChunkDecoder | undefined;
-  #sawFirstChunk = false;
+  /** The first bytes, held while too few to tell a byte-order mark from text; null once decided. */
+  #start: Uint8Array | null = new Uint8Array(0);
   /** Bytes from the first non-ASCII one on, held while too few to decide. */
   #undecided: Uint8Array = new Uint8Array(0);
 
@@ -67,10 +95,21 @@ export class AutoTextDecoder {
   }
 
   write(chunk: Uint8Array): string {
-    if (!this.#sawFirstChunk && chunk.length > 0) {
-      this.#sawFirstChunk = true;
-      if (startsWithUtf8Bom(chunk)) this.#choose('utf-8');
+    if (this.#start !== null) {
+      const start = concat(this.#start, chunk);
+      const match = matchByteOrderMark(start);
+      if (match.kind === 'too_short') {
+        this.#start = start;
+        return '';
+      }
+      this.#start = null;
+      if (match.kind === 'mark') this.#choose(match.encoding);
+      return this.#write(start);
     }
+    return this.#write(chunk);
+  }
+
+  #write(chunk: Uint8Array): string {
     if (this.#decoder !== undefined) return this.#decoder.write(chunk);
 
     const bytes = concat(this.#undecided, chunk);
@@ -86,6 +125,15 @@ export class AutoTextDecoder {
   }
 
   end(): string {
+    if (this.#start !== null) {
+      // The whole file was shorter than a byte-order mark, or was only one.
+      const start = this.#start;
+      this.#start = null;
+      const match = matchByteOrderMark(start);
+      if (match.kind === 'mark') this.#choose(match.encoding);
+      const text = this.#write(start);
+      return text + this.end();
+    }
     if (this.#decoder === undefined && this.#undecided.length > 0) {
       const decoder = this.#choose(isValidUtf8(this.#undecided, true) ? 'utf-8' : 'windows-1252');
       const text = decoder.write(this.#undecided);
@@ -97,12 +145,13 @@ export class AutoTextDecoder {
 
   #choose(encoding: TextEncodingName): ChunkDecoder {
     this.#encoding = encoding;
-    if (encoding === 'utf-8') {
-      // Not fatal once chosen: a stray invalid byte later becomes U+FFFD instead of failing the whole file.
-      const utf8 = new TextDecoder('utf-8');
+    if (encoding !== 'windows-1252') {
+      // Not fatal once chosen: a stray invalid byte (or a lone surrogate) later becomes U+FFFD instead of failing
+      // the whole file. The decoder drops the byte-order mark itself, and streaming keeps split characters whole.
+      const unicode = new TextDecoder(encoding);
       this.#decoder = {
-        write: (bytes) => utf8.decode(bytes, { stream: true }),
-        end: () => utf8.decode(),
+        write: (bytes) => unicode.decode(bytes, { stream: true }),
+        end: () => unicode.decode(),
       };
     } else {
       const cp1252 = iconv.getDecoder('win1252');

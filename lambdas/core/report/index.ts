@@ -1,5 +1,11 @@
 export * from './brazilian-formats.ts';
-export { MalformedReportError, type NormaliseContext, normaliseCreditReport } from './normalise-report.ts';
+export {
+  MalformedReportError,
+  type NormaliseContext,
+  normaliseCreditReport,
+  normaliseUnidentifiedReport,
+  type UnidentifiedReport,
+} from './normalise-report.ts';
 export type * from './normalised-report.ts';
 export * from './raw-credit-report.ts';
 export { documentOfResponse, isReportArchive, type ReportArchive } from './report-archive.ts';

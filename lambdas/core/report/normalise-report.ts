@@ -49,6 +49,17 @@ export interface NormaliseContext {
   readonly fetchedAt: string;
 }
 
+/** A report whose response does not name its document and whose document nobody told: only its type is known. */
+export type UnidentifiedReport = Omit<NormalisedReport, 'document'> & { readonly document: null };
+
+/** What the mapping needs: the document when known, and its type (always known by then). */
+interface SubjectContext {
+  readonly bureau: Bureau;
+  readonly document: string | null;
+  readonly documentType: DocumentType;
+  readonly fetchedAt: string;
+}
+
 type RawObject = Readonly<Record<string, unknown>>;
 const MAX_SCHEMA_WARNINGS_PER_SECTION = 10;
 
@@ -163,12 +174,8 @@ const MAPPED_SUBJECT_FIELDS = new Set([
   'ramoAtividade',
 ]);
 
-function readSubject(
-  reader: Reader,
-  raw: unknown,
-  context: NormaliseContext,
-  type: DocumentType,
-): Subject | null {
+function readSubject(reader: Reader, raw: unknown, context: SubjectContext): Subject | null {
+  const type = context.documentType;
   const where = 'dadosCadastrais';
   const schema =
     context.bureau === 'a'
@@ -188,7 +195,7 @@ function readSubject(
   if (!isObject(raw)) return null;
 
   const registered = reader.text(raw, type, where);
-  if (registered !== null) {
+  if (registered !== null && context.document !== null) {
     const check = parseDocument(registered);
     if (!check.valid || check.document !== context.document) {
       reader.warnings.push(`${where}.${type}: ${JSON.stringify(registered)} is not the queried document`);
@@ -278,6 +285,36 @@ function readCheque(reader: Reader, item: RawObject, where: string, bureau: Bure
  * @throws MalformedReportError only when the envelope itself is not a successful report.
  */
 export function normaliseCreditReport(response: unknown, context: NormaliseContext): NormalisedReport {
+  const documentType: DocumentType = context.document.length === 11 ? 'cpf' : 'cnpj';
+  return normalise(dataOf(response), { ...context, documentType }, []) as NormalisedReport;
+}
+
+const UNKNOWN_CNPJ_WARNING =
+  'document: the response names no document (bureau B gives no registration data for a company), so only its ' +
+  'type is known: cnpj';
+
+/**
+ * Maps a response that does not name its document, when nobody says which document was queried (a saved bureau
+ * response, outside the pipeline). The type is then read from the shape: bureau B answers a company with an empty
+ * `dadosCadastrais`, so that is a CNPJ, with a null document and a warning saying so. Any other shape does not
+ * tell the type, and null is returned rather than a guess.
+ * @throws MalformedReportError when the envelope itself is not a successful report.
+ */
+export function normaliseUnidentifiedReport(
+  response: unknown,
+  context: Omit<NormaliseContext, 'document'>,
+): UnidentifiedReport | null {
+  const data = dataOf(response);
+  const credit = isObject(data.consultaCredito) ? data.consultaCredito : {};
+  const registration = credit.dadosCadastrais;
+  if (context.bureau !== 'b' || !Array.isArray(registration) || registration.length !== 0) return null;
+  return normalise(data, { ...context, document: null, documentType: 'cnpj' }, [
+    UNKNOWN_CNPJ_WARNING,
+  ]) as UnidentifiedReport;
+}
+
+/** The `dados` of a successful envelope. */
+function dataOf(response: unknown): RawObject {
   if (!isObject(response)) throw new MalformedReportError('the response is not a JSON object');
   if (response.status !== SUCCESS_STATUS) {
     throw new MalformedReportError(
@@ -286,10 +323,16 @@ export function normaliseCreditReport(response: unknown, context: NormaliseConte
   }
   const data = response.dados;
   if (!isObject(data)) throw new MalformedReportError('the response has no "dados" object');
+  return data;
+}
 
+function normalise(
+  data: RawObject,
+  context: SubjectContext,
+  warnings: readonly string[],
+): NormalisedReport | UnidentifiedReport {
   const reader = new Reader();
-  const documentType: DocumentType = context.document.length === 11 ? 'cpf' : 'cnpj';
-  const { bureau } = context;
+  const { bureau, documentType } = context;
   const credit = isObject(data.consultaCredito) ? data.consultaCredito : {};
   if (!isObject(data.consultaCredito)) reader.warnings.push('dados.consultaCredito: missing');
 
@@ -360,8 +403,8 @@ export function normaliseCreditReport(response: unknown, context: NormaliseConte
     );
   }
 
-  const report: NormalisedReport = {
-    schemaVersion: 1,
+  const report = {
+    schemaVersion: 1 as const,
     document: context.document,
     documentType,
     bureau,
@@ -369,7 +412,7 @@ export function normaliseCreditReport(response: unknown, context: NormaliseConte
     pdfUrl: reader.text(returned, 'pdf', 'resumoRetorno'),
     clientReference: reader.text(returned, 'cliente', 'resumoRetorno'),
     fetchedAt: context.fetchedAt,
-    subject: readSubject(reader, credit.dadosCadastrais, context, documentType),
+    subject: readSubject(reader, credit.dadosCadastrais, context),
     score: readScore(reader, credit.score),
     protests: readSection(reader, summary, 'protestos', protests, bureau),
     pendingDebts: readSection(reader, summary, 'pendenciasFinanceiras', pendingDebts, bureau),
@@ -377,7 +420,7 @@ export function normaliseCreditReport(response: unknown, context: NormaliseConte
     stoppedCheques,
     queryHistory,
     companyParticipations,
-    warnings: reader.warnings,
+    warnings: [...reader.warnings, ...warnings],
   };
   return report;
 }

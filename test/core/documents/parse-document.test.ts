@@ -106,6 +106,92 @@ describe('parseDocument', () => {
     });
   });
 
+  describe('in a column named for one type (the header as evidence)', () => {
+    it('restores a CNPJ that lost zeros even when its 11 digits pass as a CPF by chance', () => {
+      // 00.040.188/0001-00 stored as a number: 40188000100 is also a valid CPF, somebody else's.
+      expect(parseDocument('40188000100')).toMatchObject({ valid: true, type: 'cpf' });
+      expect(parseDocument('40188000100', { named: 'cnpj' })).toEqual({
+        valid: true,
+        document: '00040188000100',
+        type: 'cnpj',
+        restoredLeadingZeros: 3,
+      });
+    });
+
+    it.each([
+      ['three zeros, not a CPF either', '74683000121', '00074683000121', 3],
+      ['Banco do Brasil, eleven zeros', '191', '00000000000191', 11],
+      ['one zero, as without a header', '1234567000195', '01234567000195', 1],
+    ])('restores a CNPJ missing %s', (_label, input, document, zeros) => {
+      expect(parseDocument(input, { named: 'cnpj' })).toEqual({
+        valid: true,
+        document,
+        type: 'cnpj',
+        restoredLeadingZeros: zeros,
+      });
+    });
+
+    it('restores zeros only to a bare number: a value punctuated as a CPF was typed as one', () => {
+      expect(parseDocument('401.880.001-00', { named: 'cnpj' })).toMatchObject({
+        valid: false,
+        code: 'wrong_type',
+      });
+      expect(parseDocument('401.880.001-00', { seen: 'cnpj' })).toMatchObject({ valid: true, type: 'cpf' });
+    });
+
+    it('refuses, with a reason, a value that passes only as a CPF', () => {
+      for (const input of ['51954022212', '519.540.222-12']) {
+        const check = parseDocument(input, { named: 'cnpj' });
+        expect(check).toMatchObject({ valid: false, code: 'wrong_type', type: 'cpf' });
+        expect(check.valid === false && check.reason).toBe(
+          'a CPF in a column named for CNPJs (not a CNPJ even with leading zeros restored)',
+        );
+      }
+    });
+
+    it('keeps whole CNPJs as they are and refuses what is no CNPJ however padded', () => {
+      expect(parseDocument('11.222.333/0001-81', { named: 'cnpj' })).toMatchObject({
+        valid: true,
+        restoredLeadingZeros: 0,
+      });
+      expect(parseDocument('12.ABC.345/01DE-35', { named: 'cnpj' })).toMatchObject({
+        valid: true,
+        type: 'cnpj',
+      });
+      expect(parseDocument('1234567', { named: 'cnpj' })).toMatchObject({
+        valid: false,
+        code: 'wrong_length',
+        reason: 'wrong length: 7 digits, not a CNPJ even with leading zeros restored',
+      });
+      expect(parseDocument('0', { named: 'cnpj' })).toMatchObject({ valid: false });
+    });
+
+    it('restores any number of lost zeros in a column named for CPFs, and still reads a whole CNPJ there', () => {
+      expect(parseDocument('191', { named: 'cpf' })).toEqual({
+        valid: true,
+        document: '00000000191',
+        type: 'cpf',
+        restoredLeadingZeros: 8,
+      });
+      expect(parseDocument('191')).toMatchObject({ valid: false, code: 'wrong_length' });
+      // 14 characters cannot be a damaged CPF: a CNPJ written whole is read as one.
+      expect(parseDocument('11222333000181', { named: 'cpf' })).toMatchObject({ valid: true, type: 'cnpj' });
+    });
+  });
+
+  describe('in a column whose other rows are all CNPJs (its values as evidence)', () => {
+    it('reads a number that passes as both as a CNPJ missing zeros, and a CPF that is only a CPF as a CPF', () => {
+      expect(parseDocument('40188000100', { seen: 'cnpj' })).toMatchObject({
+        valid: true,
+        document: '00040188000100',
+        type: 'cnpj',
+        restoredLeadingZeros: 3,
+      });
+      expect(parseDocument('51954022212', { seen: 'cnpj' })).toMatchObject({ valid: true, type: 'cpf' });
+      expect(parseDocument('191', { seen: 'cnpj' })).toMatchObject({ valid: false, code: 'wrong_length' });
+    });
+  });
+
   describe('rejections carry a short human reason', () => {
     it.each([
       ['empty', '', 'empty', 'empty'],

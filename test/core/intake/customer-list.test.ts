@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CustomerListError } from '../../../lambdas/core/intake/index.ts';
-import { readAll, utf8, utf8WithBom, windows1252 } from '../../factories/byte-sources.ts';
+import { readAll, utf8, utf8WithBom, utf16be, utf16le, windows1252 } from '../../factories/byte-sources.ts';
 
 const HEADER_ALIASES = [
   'document',
@@ -22,7 +22,7 @@ describe('openCustomerList', () => {
       const { list, rows } = await readAll(utf8WithBom('cpf_cnpj,nome\n519.540.222-12,João\n'));
       expect(list.layout).toMatchObject({
         encoding: 'utf-8',
-        documentColumn: 'cpf_cnpj',
+        documentColumns: [{ header: 'cpf_cnpj', holds: 'either', seen: null }],
         passThroughColumns: ['nome'],
       });
       expect(rows[0]).toMatchObject({ document: '51954022212', passThrough: ['João'] });
@@ -34,7 +34,7 @@ describe('openCustomerList', () => {
       expect(list.layout).toMatchObject({
         encoding: 'windows-1252',
         delimiter: ';',
-        documentColumn: 'CPF/CNPJ',
+        documentColumns: [{ header: 'CPF/CNPJ', holds: 'either', seen: null }],
       });
       expect(list.layout.passThroughColumns).toEqual(['Código', 'Razão Social']);
       expect(rows[0]?.passThrough).toEqual(['7', 'Açúcar & Café – “Ltda” €']);
@@ -53,6 +53,23 @@ describe('openCustomerList', () => {
       const { rows } = await readAll(utf8('cpf,nome\n51954022212,Conceição Araújo\n'), { chunkSize: 1 });
       expect(rows[0]?.passThrough).toEqual(['Conceição Araújo']);
     });
+
+    it.each([
+      ['little-endian', utf16le],
+      ['big-endian', utf16be],
+    ])(
+      'reads Excel\'s "Unicode text" (UTF-16 %s, tab-separated) in odd-sized chunks',
+      async (_order, encode) => {
+        const text = 'CPF/CNPJ\tRazão Social\r\n11.222.333/0001-81\tAçúcar 😀\r\n519.540.222-12\tJosé\r\n';
+        const { list, rows } = await readAll(encode(text), { chunkSize: 3 });
+        expect(list.layout).toMatchObject({ delimiter: '\t', documentColumns: [{ header: 'CPF/CNPJ' }] });
+        expect(list.layout.encoding).toBe(encode === utf16le ? 'utf-16le' : 'utf-16be');
+        expect(rows.map((row) => [row.document, row.passThrough])).toEqual([
+          ['11222333000181', ['Açúcar 😀']],
+          ['51954022212', ['José']],
+        ]);
+      },
+    );
   });
 
   describe('delimiters, quoting and line breaks', () => {
@@ -97,18 +114,23 @@ describe('openCustomerList', () => {
 
   describe('header detection', () => {
     it.each(HEADER_ALIASES)('finds the document column named %j', async (header) => {
-      const { list, rows } = await readAll(utf8(`cliente;${header};segmento\nA1;519.540.222-12;PME\n`));
+      // A whole CNPJ reads the same in every document column, whatever type its header names.
+      const { list, rows } = await readAll(utf8(`cliente;${header};segmento\nA1;11.222.333/0001-81;PME\n`));
       expect(list.layout).toMatchObject({
         hasHeader: true,
-        documentColumn: header,
+        documentColumns: [{ header, holds: expect.any(String), seen: null }],
         passThroughColumns: ['cliente', 'segmento'],
       });
-      expect(rows[0]).toMatchObject({ row: 1, document: '51954022212', passThrough: ['A1', 'PME'] });
+      expect(rows[0]).toMatchObject({ row: 1, document: '11222333000181', passThrough: ['A1', 'PME'] });
     });
 
     it('reads a one-column file of documents with no header, first row included', async () => {
       const { list, rows } = await readAll(utf8('519.540.222-12\n11222333000181\n'));
-      expect(list.layout).toMatchObject({ hasHeader: false, delimiter: null, documentColumn: 'document' });
+      expect(list.layout).toMatchObject({
+        hasHeader: false,
+        delimiter: null,
+        documentColumns: [{ header: 'document', holds: 'either', seen: null }],
+      });
       expect(rows.map((row) => [row.row, row.document])).toEqual([
         [1, '51954022212'],
         [2, '11222333000181'],
@@ -178,6 +200,126 @@ describe('openCustomerList', () => {
         ['1', '', ''],
         ['2', 'Caio', 'PME'],
       ]);
+    });
+  });
+
+  describe('a column named for CNPJs or for CPFs', () => {
+    it('reads a CNPJ that lost leading zeros as a CNPJ, not as the CPF its digits also pass for', async () => {
+      const { list, rows } = await readAll(utf8('cnpj;razao\n40188000100;A\n'));
+      expect(list.layout.documentColumns).toEqual([{ header: 'cnpj', holds: 'cnpj', seen: null }]);
+      expect(rows[0]).toMatchObject({
+        status: 'valid',
+        document: '00040188000100',
+        type: 'cnpj',
+        restoredLeadingZeros: 3,
+      });
+    });
+
+    it('refuses a value that passes only as a CPF in a CNPJ column, with a reason', async () => {
+      const { rows } = await readAll(utf8('Nº CNPJ;razao\n519.540.222-12;A\n'));
+      expect(rows[0]).toMatchObject({
+        status: 'invalid',
+        document: null,
+        rejection: 'wrong_type',
+        reason: 'a CPF in a column named for CNPJs (not a CNPJ even with leading zeros restored)',
+      });
+    });
+
+    it('reads a CPF that lost any number of zeros in a CPF column', async () => {
+      const { rows } = await readAll(utf8('CPF;nome\n191;A\n'));
+      expect(rows[0]).toMatchObject({ status: 'valid', document: '00000000191', type: 'cpf' });
+    });
+  });
+
+  describe('a column named for both types, read by its other rows', () => {
+    const companies = [
+      '11.222.333/0001-81',
+      '01234567000195',
+      '11444777000161',
+      '12ABC34501DE35',
+      '60701190000104',
+    ];
+
+    it('reads a number that passes as a CPF and as a CNPJ missing zeros as a CNPJ when the column holds CNPJs', async () => {
+      const { list, rows } = await readAll(
+        utf8(`documento;razao\n${companies.join(';x\n')};x\n40188000100;A\n`),
+      );
+      expect(list.layout.documentColumns).toEqual([{ header: 'documento', holds: 'either', seen: 'cnpj' }]);
+      expect(rows.at(-1)).toMatchObject({ status: 'valid', document: '00040188000100', type: 'cnpj' });
+    });
+
+    it('reads the same number in a headerless list of CNPJs as a CNPJ, the first row counted', async () => {
+      const { rows } = await readAll(utf8(`${companies.join('\n')}\n40188000100\n`));
+      expect(rows.map((row) => row.type)).toEqual(['cnpj', 'cnpj', 'cnpj', 'cnpj', 'cnpj', 'cnpj']);
+    });
+
+    it('keeps reading it as a CPF in a mixed column, and never refuses a CPF on this evidence', async () => {
+      const mixed = await readAll(utf8(`documento\n${companies.join('\n')}\n519.540.222-12\n40188000100\n`));
+      expect(mixed.list.layout.documentColumns[0]?.seen).toBeNull();
+      expect(mixed.rows.at(-1)).toMatchObject({ document: '40188000100', type: 'cpf' });
+      const late = await readAll(utf8(`documento\n${companies.join('\n')}\n519.540.222-12\n`));
+      expect(late.rows.at(-1)).toMatchObject({ status: 'valid', document: '51954022212', type: 'cpf' });
+    });
+  });
+
+  describe('separate CPF and CNPJ columns', () => {
+    const text = [
+      'cpf;cnpj;nome',
+      '519.540.222-12;;Ana',
+      ';11.222.333/0001-81;Loja',
+      ';40188000100;Zeros',
+      '51954022212;11222333000181;Both',
+      '519.540.222-12;519.540.222-12;Same twice',
+      ';;Nobody',
+      '519.540.222-13;;Bad',
+    ].join('\n');
+
+    it('reads the document from whichever column is filled, and says which columns it used', async () => {
+      const { list, rows } = await readAll(utf8(text));
+      expect(list.layout).toMatchObject({
+        documentColumns: [
+          { header: 'cpf', holds: 'cpf', seen: null },
+          { header: 'cnpj', holds: 'cnpj', seen: null },
+        ],
+        passThroughColumns: ['nome'],
+      });
+      expect(rows.map(({ status, document, type }) => [status, document, type])).toEqual([
+        ['valid', '51954022212', 'cpf'],
+        ['valid', '11222333000181', 'cnpj'],
+        ['valid', '00040188000100', 'cnpj'],
+        ['invalid', null, null],
+        ['duplicate', '51954022212', 'cpf'],
+        ['invalid', null, null],
+        ['invalid', null, 'cpf'],
+      ]);
+      expect(rows.map((row) => row.passThrough[0])).toEqual([
+        'Ana',
+        'Loja',
+        'Zeros',
+        'Both',
+        'Same twice',
+        'Nobody',
+        'Bad',
+      ]);
+    });
+
+    it('gives a clear reason for a row with both filled and different, and for a row with neither', async () => {
+      const { rows } = await readAll(utf8(text));
+      expect(rows[3]).toMatchObject({
+        input: '51954022212 / 11222333000181',
+        rejection: 'conflicting_documents',
+        reason: 'both the CPF and the CNPJ columns are filled, with different values: keep one',
+      });
+      expect(rows[5]).toMatchObject({
+        rejection: 'empty',
+        reason: 'empty: neither the CPF nor the CNPJ column is filled',
+      });
+      expect(rows[6]).toMatchObject({ input: '519.540.222-13', reason: 'bad CPF check digit' });
+    });
+
+    it('keeps one column when another is named for both', async () => {
+      const { list } = await readAll(utf8('cpf;documento;cnpj\n;51954022212;\n'));
+      expect(list.layout.documentColumns).toEqual([{ header: 'documento', holds: 'either', seen: null }]);
     });
   });
 

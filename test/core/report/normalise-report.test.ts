@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MalformedReportError, normaliseCreditReport } from '../../../lambdas/core/report/index.ts';
+import {
+  MalformedReportError,
+  normaliseCreditReport,
+  normaliseUnidentifiedReport,
+} from '../../../lambdas/core/report/index.ts';
 import { bureauResponse, creditSection } from '../../factories/bureau-responses.ts';
 
 const FETCHED_AT = '2026-11-21T12:00:00.000Z';
@@ -358,5 +362,38 @@ describe('normaliseCreditReport', () => {
         normaliseCreditReport(response, { bureau: 'a', document: CPF, fetchedAt: FETCHED_AT }),
       ).toThrow(MalformedReportError);
     });
+  });
+});
+
+describe('normaliseUnidentifiedReport', () => {
+  const context = { fetchedAt: '2026-01-02T03:04:05.000Z' };
+
+  it('reads a bureau B answer with empty registration data as a company whose CNPJ is unknown, with a warning', () => {
+    const report = normaliseUnidentifiedReport(bureauResponse('bureau-b-company'), {
+      ...context,
+      bureau: 'b',
+    });
+    const identified = normaliseCreditReport(bureauResponse('bureau-b-company'), {
+      ...context,
+      bureau: 'b',
+      document: '11222333000181',
+    });
+    expect(report).toEqual({
+      ...identified,
+      document: null,
+      documentType: 'cnpj',
+      warnings: [...identified.warnings, expect.stringContaining('no document')],
+    });
+  });
+
+  it.each([
+    ['a bureau A answer with empty registration data', 'bureau-a-company', 'a'],
+    ['a bureau B person whose registration names no CPF', 'bureau-b-person', 'b'],
+  ] as const)('does not guess the type of %s', (_label, fixture, bureau) => {
+    const response = bureauResponse(fixture);
+    const section = creditSection(response);
+    if (fixture === 'bureau-a-company') section.dadosCadastrais = [];
+    else delete (section.dadosCadastrais as Record<string, unknown>).cpf;
+    expect(normaliseUnidentifiedReport(response, { ...context, bureau })).toBeNull();
   });
 });
