@@ -190,12 +190,14 @@ function statuses({ manifest, statistics, text, format }: Context): SafeHtml {
   const reasons =
     statistics.reasons.length === 0
       ? html`<p class="muted">${text.noReasons}</p>`
-      : html`<div class="scroll"><table>
+      : html`<div class="scroll"><table class="reasons stack">
 <thead><tr><th scope="col">${text.statusColumn}</th><th scope="col">${text.reason}</th><th scope="col" class="num">${text.count}</th><th scope="col">${text.examples}</th></tr></thead>
 <tbody>${statistics.reasons.map(
-          (group) => html`<tr><td>${text.reasonedStatus[group.status]}</td><td>${group.reason || '–'}</td>
-<td class="num">${format.whole(group.count)}</td>
-<td class="examples">${group.examples.map((example) => html`<span><b>${format.whole(example.row)}</b>: <code>${cell(example.input) || '∅'}</code></span> `)}</td></tr>`,
+          (
+            group,
+          ) => html`<tr><td data-label="${text.statusColumn}">${text.reasonedStatus[group.status]}</td><td class="reason" data-label="${text.reason}">${group.reason || '–'}</td>
+<td class="num" data-label="${text.count}">${format.whole(group.count)}</td>
+<td class="examples" data-label="${text.examples}">${group.examples.map((example) => html`<span><b>${format.whole(example.row)}</b>: <code>${cell(example.input) || '∅'}</code></span> `)}</td></tr>`,
         )}</tbody></table></div>
 ${statistics.otherReasonRows > 0 ? html`<p class="muted">${text.otherReasons(format.whole(statistics.otherReasonRows))}</p>` : ''}`;
   return html`<section id="statuses"><h2>${text.statusesTitle}</h2>
@@ -347,7 +349,7 @@ function passThroughHeads(context: Context): SafeHtml[] {
 function passThroughCells(values: readonly string[], context: Context): SafeHtml[] {
   return context.input.passThroughHeaders
     .slice(0, PASS_THROUGH_SHOWN)
-    .map((_, index) => html`<td>${cell(values[index] ?? '')}</td>`);
+    .map((header, index) => html`<td data-label="${cell(header)}">${cell(values[index] ?? '')}</td>`);
 }
 
 function customerTable(
@@ -363,19 +365,19 @@ function customerTable(
       : html`${cents === null ? '?' : format.money(cents)} <span class="muted">(${format.whole(count)})</span>`;
   if (ranking.items.length === 0) return html`<h3>${title}</h3><p class="muted">${text.noCustomers}</p>`;
   return html`<h3>${title}</h3>
-<div class="scroll"><table class="customers" id="${id}"><thead><tr>
+<div class="scroll"><table class="customers stack" id="${id}"><thead><tr>
 <th scope="col" class="num">${text.row}</th>${passThroughHeads(context)}<th scope="col">${text.name} / ${text.document}</th>
 <th scope="col" class="num">${text.score}</th><th scope="col" class="num">${text.probability}</th><th scope="col" class="num">${text.protests}</th><th scope="col" class="num">${text.pendingDebts}</th><th scope="col" class="num">${text.chequesShort}</th></tr></thead>
 <tbody>${ranking.items.map(
     (
       line,
-    ) => html`<tr><td class="num">${format.whole(line.row)}</td>${passThroughCells(line.passThrough, context)}
-<td class="name">${cell(line.name ?? '–')}<br><span class="doc muted">${documentText(line)}</span></td>
-<td class="num"><b>${line.score === null ? '–' : format.whole(line.score)}</b></td>
-<td class="num">${line.defaultProbabilityPct === null ? '–' : format.percent(line.defaultProbabilityPct)}</td>
-<td class="num">${amount(line.protestsCents, line.protestsCount)}</td>
-<td class="num">${amount(line.pendingDebtsCents, line.pendingDebtsCount)}</td>
-<td class="num">${line.bouncedChequesCount === 0 ? html`<span class="muted">–</span>` : format.whole(line.bouncedChequesCount)}</td></tr>`,
+    ) => html`<tr><td class="num" data-label="${text.row}">${format.whole(line.row)}</td>${passThroughCells(line.passThrough, context)}
+<td class="name" data-label="${text.name} / ${text.document}">${cell(line.name ?? '–')}<br><span class="doc muted">${documentText(line)}</span></td>
+<td class="num" data-label="${text.score}"><b>${line.score === null ? '–' : format.whole(line.score)}</b></td>
+<td class="num" data-label="${text.probability}">${line.defaultProbabilityPct === null ? '–' : format.percent(line.defaultProbabilityPct)}</td>
+<td class="num" data-label="${text.protests}">${amount(line.protestsCents, line.protestsCount)}</td>
+<td class="num" data-label="${text.pendingDebts}">${amount(line.pendingDebtsCents, line.pendingDebtsCount)}</td>
+<td class="num" data-label="${text.chequesShort}">${line.bouncedChequesCount === 0 ? html`<span class="muted">–</span>` : format.whole(line.bouncedChequesCount)}</td></tr>`,
   )}</tbody></table></div>${notShown(ranking, context)}`;
 }
 
@@ -406,10 +408,10 @@ function changes(context: Context): SafeHtml {
   const listTable =
     list.items.length === 0
       ? html`<p class="muted">${text.noChanges}</p>`
-      : html`<div class="scroll"><table class="changes"><thead><tr><th scope="col" class="num">${text.row}</th>${passThroughHeads(context)}<th scope="col">${text.document}</th><th scope="col">${text.changeKind}</th><th scope="col" class="num">${text.before}</th><th scope="col" class="num">${text.after}</th><th scope="col" class="num">${text.delta}</th></tr></thead>
+      : html`<div class="scroll"><table class="changes stack"><thead><tr><th scope="col" class="num">${text.row}</th>${passThroughHeads(context)}<th scope="col">${text.document}</th><th scope="col">${text.changeKind}</th><th scope="col" class="num">${text.before}</th><th scope="col" class="num">${text.after}</th><th scope="col" class="num">${text.delta}</th></tr></thead>
 <tbody>${list.items.map(
           (line) =>
-            html`<tr><td class="num">${format.whole(line.row)}</td>${passThroughCells(line.passThrough, context)}<td class="doc">${documentText({ document: line.document, documentType: line.document.length === 11 ? 'cpf' : 'cnpj' })}</td><td><span class="swatch" style="background:${CHANGE_COLORS[line.kind] ?? MISSING_COLOR}"></span>${text.change[line.kind]}</td><td class="num">${cell(line.before)}</td><td class="num">${cell(line.after)}</td><td class="num">${line.delta}</td></tr>`,
+            html`<tr><td class="num" data-label="${text.row}">${format.whole(line.row)}</td>${passThroughCells(line.passThrough, context)}<td class="doc" data-label="${text.document}">${documentText({ document: line.document, documentType: line.document.length === 11 ? 'cpf' : 'cnpj' })}</td><td class="kind" data-label="${text.changeKind}"><span class="swatch" style="background:${CHANGE_COLORS[line.kind] ?? MISSING_COLOR}"></span>${text.change[line.kind]}</td><td class="num" data-label="${text.before}">${cell(line.before)}</td><td class="num" data-label="${text.after}">${cell(line.after)}</td><td class="num" data-label="${text.delta}">${line.delta}</td></tr>`,
         )}</tbody></table></div>${notShown(list, context)}`;
   return html`<section id="changes"><h2>${text.changesTitle}</h2>
 <p class="intro">${text.changesIntro(format.whole(manifest.changes.documentsChanged))}</p>

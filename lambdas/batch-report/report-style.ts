@@ -65,6 +65,14 @@ footer { border-top: 1px solid var(--line); margin-top: 24px; padding-top: 12px;
   table { font-size: 13px; }
   th, td { padding: 5px 6px; }
   .statuses td.muted, .charges td.muted { display: none; }
+  /* Wide tables become one card per row: every figure stays in view, each with its label. */
+  table.stack thead { display: none; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
+  table.stack tr { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 4px 10px; border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; margin: 0 0 8px; }
+  table.stack td { border: 0; padding: 0; text-align: left; white-space: normal; }
+  table.stack td::before { content: attr(data-label); display: block; font-size: 11px; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
+  table.stack td.name, table.stack td.reason, table.stack td.examples { grid-column: 1 / -1; }
+  .examples span { white-space: normal; }
 }
 @page { size: A4; margin: 12mm; }
 @media print {

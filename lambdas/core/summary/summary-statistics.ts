@@ -142,7 +142,7 @@ export interface StatisticsLimits {
 }
 
 export const DEFAULT_STATISTICS_LIMITS: StatisticsLimits = {
-  customers: 25,
+  customers: 20,
   changes: 50,
   reasons: 40,
   examplesPerReason: 3,
