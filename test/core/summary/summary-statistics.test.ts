@@ -111,7 +111,7 @@ describe('SummaryStatisticsCollector', () => {
       examplesPerReason: 1,
     });
     const scores = [500, 90, 700, 90, 300];
-    scores.forEach((score, index) =>
+    scores.forEach((score, index) => {
       collector.add(
         summaryRowWith({
           row: index + 1,
@@ -122,8 +122,8 @@ describe('SummaryStatisticsCollector', () => {
             pendingDebtsCents: 5,
           }),
         }),
-      ),
-    );
+      );
+    });
 
     const { lowestScores, largestDebts } = collector.result();
     expect(lowestScores.items.map((line) => [line.row, line.score])).toEqual([
