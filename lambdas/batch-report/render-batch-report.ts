@@ -444,10 +444,10 @@ export function renderBatchReport(input: BatchReportInput): string {
   const body =
     manifest.counts.rows === 0 && manifest.failure !== null
       ? html`${failure(context)}<p class="muted">${text.emptyBatch}</p>`
-      : html`${failure(context)}${keyFigures(context)}
+      : html`${failure(context)}${keyFigures(context)}${changes(context)}
 ${distribution(context, { id: 'score', title: text.scoreTitle, intro: text.scoreIntro, bandHeader: text.scoreBand, bands: SCORE_BANDS, counts: statistics.scoreBands, colors: SCORE_COLORS, missing: statistics.noScore, missingLabel: text.noScore, percent: false })}
 ${distribution(context, { id: 'probability', title: text.probabilityTitle, intro: text.probabilityIntro, bandHeader: text.probabilityBand, bands: PROBABILITY_BANDS, counts: statistics.probabilityBands, colors: PROBABILITY_COLORS, missing: statistics.noProbability, missingLabel: text.noProbability, percent: true })}
-${riskMix(context)}${spend(context)}${changes(context)}${riskiest(context)}${statuses(context)}`;
+${riskMix(context)}${spend(context)}${riskiest(context)}${statuses(context)}`;
   return `<!DOCTYPE html>
 ${html`<html lang="${input.language}">
 <head>

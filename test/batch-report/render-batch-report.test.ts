@@ -146,8 +146,8 @@ describe('renderBatchReport', () => {
       html.indexOf('id="lowest-scores"'),
       html.indexOf('</table>', html.indexOf('id="lowest-scores"')),
     );
-    expect(lowest.match(/<tr>/g)).toHaveLength(21); // the header and 20 customers
-    expect(html).toContain('Mais 40 de 60 não exibidos');
+    expect(lowest.match(/<tr>/g)).toHaveLength(16); // the header and 15 customers
+    expect(html).toContain('Mais 45 de 60 não exibidos');
   });
 
   it.each([

@@ -142,8 +142,8 @@ export interface StatisticsLimits {
 }
 
 export const DEFAULT_STATISTICS_LIMITS: StatisticsLimits = {
-  customers: 20,
-  changes: 50,
+  customers: 15,
+  changes: 30,
   reasons: 40,
   examplesPerReason: 3,
 };
