@@ -9,7 +9,7 @@ import {
   type ReportManifest,
   renderReportFromResults,
 } from '../../lambdas/batch-report/index.ts';
-import { ResultsFileError } from '../../lambdas/core/summary/index.ts';
+import { ResultsFileError } from '../../lambdas/core/summary/summary-csv-reader.ts';
 import { resultKeys } from '../../lib/pipeline-definition.ts';
 import { CliError } from '../cli-error.ts';
 import { addTargetOptions, type TargetOptions, withConnection } from '../pipeline-connection.ts';

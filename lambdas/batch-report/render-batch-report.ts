@@ -106,7 +106,7 @@ function header({ manifest, text, format }: Context): SafeHtml {
   return html`<header class="page-header">
 <p class="eyebrow">credit-screen · ${text.title}</p>
 <h1><span class="file" title="${text.file}">${file}</span> <span class="badge badge-${manifest.status}">${text.manifestStatus[manifest.status]}</span></h1>
-<dl class="meta">${entries.map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>
+<dl class="meta">${entries.map(([term, value]) => html`<div${term === text.batch ? html` class="batch-id"` : ''}><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>
 <p class="note">${text.timeZoneNote}</p>
 </header>`;
 }

@@ -1,9 +1,5 @@
-import {
-  readChangesCsv,
-  readSummaryCsv,
-  type StatisticsLimits,
-  SummaryStatisticsCollector,
-} from '../core/summary/index.ts';
+import { type StatisticsLimits, SummaryStatisticsCollector } from '../core/summary/index.ts';
+import { readChangesCsv, readSummaryCsv } from '../core/summary/summary-csv-reader.ts';
 import { type ReportManifest, renderBatchReport } from './render-batch-report.ts';
 import type { ReportLanguage } from './report-language.ts';
 

@@ -15,6 +15,8 @@ section { border-top: 1px solid var(--line); padding: 24px 0 8px; }
 .badge-cancelled { background: #fff3bf; color: #8a5a00; }
 .meta { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 8px 20px; margin: 0; }
 .meta div { min-width: 0; }
+.meta .batch-id { grid-column: span 2; }
+.meta .batch-id dd { font: 600 14px/1.6 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .meta dt { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .meta dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
 .note, .muted { color: var(--muted); }

@@ -5,7 +5,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANGE_KINDS } from '../../lambdas/core/monitoring/index.ts';
-import { amountCents, ROW_STATUSES } from '../../lambdas/core/summary/index.ts';
+import { ROW_STATUSES } from '../../lambdas/core/summary/index.ts';
+import { amountCents } from '../../lambdas/core/summary/summary-csv-reader.ts';
 import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import {

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { type ChangeRow, ChangesCsvWriter } from '../../../lambdas/core/monitoring/index.ts';
 import {
-  amountCents,
   type CsvDialect,
   neutraliseFormula,
-  ResultsFileError,
-  readChangesCsv,
-  readSummaryCsv,
   type StatisticsRow,
   SummaryCsvWriter,
 } from '../../../lambdas/core/summary/index.ts';
+import {
+  amountCents,
+  ResultsFileError,
+  readChangesCsv,
+  readSummaryCsv,
+} from '../../../lambdas/core/summary/summary-csv-reader.ts';
 import { invalidRowWith, reportColumnsWith, summaryRowWith } from '../../factories/summary-rows.ts';
 
 const rows: StatisticsRow[] = [
