@@ -203,7 +203,7 @@ ${statistics.otherReasonRows > 0 ? html`<p class="muted">${text.otherReasons(for
   return html`<section id="statuses"><h2>${text.statusesTitle}</h2>
 <p class="intro">${text.statusesIntro}</p>
 <div class="scroll"><table class="statuses"><tbody>${rows}</tbody>
-<tfoot><tr><th scope="row">${text.total}</th><td></td><td class="num">${figure(counts.rows, format.whole(counts.rows), 'status:rows')}</td><td class="num">${format.share(counts.rows, counts.rows)}</td></tr></tfoot></table></div>
+<tfoot><tr><th scope="row">${text.total}</th><td class="muted"></td><td class="num">${figure(counts.rows, format.whole(counts.rows), 'status:rows')}</td><td class="num">${format.share(counts.rows, counts.rows)}</td></tr></tfoot></table></div>
 <h3>${text.reasonsTitle}</h3>${reasons}</section>`;
 }
 

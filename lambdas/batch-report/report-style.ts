@@ -56,8 +56,9 @@ code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; 
 .dot-screened { background: #3b5bdb; } .dot-cached { background: #15aabf; } .dot-duplicate { background: #adb5bd; }
 .dot-invalid_document { background: #f59f00; } .dot-failed { background: #b42318; } .dot-cancelled { background: #868e96; }
 .table-note { font-size: 13px; }
+table.compact tbody th { white-space: nowrap; }
 footer { border-top: 1px solid var(--line); margin-top: 24px; padding-top: 12px; color: var(--muted); font-size: 13px; }
-@media (max-width: 760px) {
+@media screen and (max-width: 760px) {
   main { padding: 16px 14px 32px; }
   h1 { font-size: 21px; }
   .cards { grid-template-columns: repeat(2, 1fr); gap: 8px; }
@@ -74,6 +75,9 @@ footer { border-top: 1px solid var(--line); margin-top: 24px; padding-top: 12px;
   table.stack td { border: 0; padding: 0; text-align: left; white-space: normal; }
   table.stack td::before { content: attr(data-label); display: block; font-size: 11px; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
   table.stack td.name, table.stack td.reason, table.stack td.examples { grid-column: 1 / -1; }
+  table.reasons tr { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+  table.reasons td.reason { order: -1; font-weight: 600; }
+  table.reasons td.reason::before { display: none; }
   .examples span { white-space: normal; }
 }
 @page { size: A4; margin: 12mm; }
@@ -84,6 +88,15 @@ footer { border-top: 1px solid var(--line); margin-top: 24px; padding-top: 12px;
   figure, tr, .card, .tile { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
   .cards, .tiles { gap: 6px; }
+  .card-value { font-size: 20px; }
+  .tile-value { font-size: 16px; }
+  table { font-size: 10px; }
+  th, td { padding: 3px 5px; }
+  thead th { font-size: 9px; }
+  .num, .doc { white-space: normal; }
+  .name { min-width: 0; }
+  .name .doc, .small, code { font-size: 9px; }
+  .chart-svg, .chart.wide .chart-svg { max-width: 105mm; }
   .card, .tile { border: 1px solid var(--line); }
   * { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
 }
