@@ -1,7 +1,12 @@
 import { stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BureauEmulator } from '../emulator/bureau-emulator.ts';
+import {
+  DEFAULT_REPORT_LANGUAGE,
+  REPORT_LANGUAGES,
+  type ReportLanguage,
+} from '../lambdas/batch-report/index.ts';
 import { BUREAUS, type Bureau } from '../lambdas/core/report/index.ts';
 import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
 import { DEFAULT_SETTINGS, type PipelineSettings } from '../lib/pipeline-definition.ts';
@@ -31,6 +36,8 @@ export interface LocalRunOptions {
   /** The state directory, or false with `--no-state`. */
   readonly state: string | false;
   readonly fresh?: boolean;
+  /** Language of the batch's report.html. */
+  readonly lang: ReportLanguage;
 }
 
 /** Local default of the global rate limit: the emulator has no limit of its own unless asked for one. */
@@ -47,6 +54,7 @@ function settingsFrom(options: LocalRunOptions): PipelineSettings {
     rateLimitPerSecond: { a: rate, b: rate },
     rateLimitBurst: { a: burst, b: burst },
     freshnessHours: options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours,
+    reportLanguage: options.lang,
     // Locally a crashed worker's messages should come back in seconds, not the six minutes used in AWS.
     bureauTimeoutSeconds: 10,
     workerTimeoutSeconds: 20,
@@ -58,6 +66,11 @@ export function addLocalRunOptions(command: Command): Command {
   return command
     .addOption(new Option('--bureau <bureau>', 'bureau to query').choices(BUREAUS).default('a'))
     .option('--excel', 'write the summary in the Brazilian Excel dialect (;, decimal comma, BOM)')
+    .addOption(
+      new Option('--lang <language>', 'language of report.html')
+        .choices(REPORT_LANGUAGES)
+        .default(DEFAULT_REPORT_LANGUAGE),
+    )
     .option('--concurrency <n>', 'concurrent worker invocations', positiveInteger('--concurrency'))
     .option(
       '--rate-limit <req/s>',
@@ -265,6 +278,7 @@ export async function finishBatch(
     ...batchReport(manifest, run),
     ...extraLines(manifest),
     `results in ${directory}`,
+    ...(manifest.files?.report ? [`report: ${join(directory, basename(manifest.files.report))}`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   const failure = failureOf(manifest, done, file);

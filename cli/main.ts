@@ -5,6 +5,7 @@ import { registerBatchControlCommands } from './commands/batch-control.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { registerEmulatorCommand } from './commands/emulator.ts';
 import { registerNormalizeCommand } from './commands/normalize.ts';
+import { registerReportCommand } from './commands/report.ts';
 import { registerRescreenCommand } from './commands/rescreen.ts';
 import { registerScreenCommand } from './commands/screen.ts';
 import { registerStudioCommand } from './commands/studio.ts';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerScreenCommand(program);
   registerRescreenCommand(program);
   registerSubmitCommand(program);
+  registerReportCommand(program);
   registerBatchControlCommands(program);
   registerAiCommand(program);
   registerStudioCommand(program);

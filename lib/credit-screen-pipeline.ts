@@ -19,6 +19,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { portfolioScheduleName } from '../lambdas/adapters/aws/eventbridge-portfolio-scheduler.ts';
+import type { ReportLanguage } from '../lambdas/batch-report/report-language.ts';
 import { isPortfolioName, parsePortfolioSettings } from '../lambdas/core/monitoring/index.ts';
 import { SPENDING_CAP_ALERT } from '../lambdas/core/spend/index.ts';
 import {
@@ -135,6 +136,11 @@ export interface CreditScreenPipelineProps {
    * @default 50
    */
   readonly scoreChangePoints?: number;
+  /**
+   * Language of each batch's `report.html`: Brazilian Portuguese (`R$ 1.234,56`, `31/12/2026`) or English.
+   * @default 'pt-BR'
+   */
+  readonly reportLanguage?: ReportLanguage;
 }
 
 /** A portfolio whose schedule the stack owns. */
@@ -194,6 +200,7 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
     portfolioSchedule:
       props.portfolioSchedule === undefined ? base.portfolioSchedule : props.portfolioSchedule,
     scoreChangePoints: props.scoreChangePoints ?? base.scoreChangePoints,
+    reportLanguage: props.reportLanguage ?? base.reportLanguage,
   });
 }
 

@@ -2,6 +2,8 @@
  * Names and settings of the pipeline's resources, shared by the CDK construct (AWS) and the local runner
  * (`credit-screen screen`), so both build the same table, queues and event-source behaviour. Plain data: no CDK.
  */
+
+import { isReportLanguage, type ReportLanguage } from '../lambdas/batch-report/report-language.ts';
 import { INCOMING_PREFIX } from '../lambdas/core/batch/index.ts';
 import { PORTFOLIO_PREFIX } from '../lambdas/core/monitoring/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
@@ -82,6 +84,8 @@ export interface PipelineSettings {
    * `rate(…)`); null leaves such portfolios unscheduled, to be re-screened on demand.
    */
   readonly portfolioSchedule: string | null;
+  /** Language of each batch's `report.html`: `pt-BR` (labels, `R$ 1.234,56`, `31/12/2026`) or `en`. */
+  readonly reportLanguage: ReportLanguage;
 }
 
 export const DEFAULT_SETTINGS: PipelineSettings = {
@@ -105,6 +109,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   maxRows: 1_000_000,
   scoreChangePoints: 50,
   portfolioSchedule: 'rate(7 days)',
+  reportLanguage: 'pt-BR',
 };
 
 /** A price per query above this is taken for a typo (centavos typed as reais, a stray zero), not a contract. */
@@ -163,6 +168,7 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
     problems.push('scoreChangePoints must be ≥ 1');
   if (settings.portfolioSchedule !== null && !/^(cron|rate)\(.+\)$/.test(settings.portfolioSchedule))
     problems.push('portfolioSchedule must be cron(…), rate(…) or null');
+  if (!isReportLanguage(settings.reportLanguage)) problems.push('reportLanguage must be pt-BR or en');
   if (problems.length > 0) throw new Error(`invalid pipeline settings: ${problems.join('; ')}`);
   return settings;
 }
@@ -368,6 +374,8 @@ export const resultKeys = (batchId: string) => ({
   manifest: `${S3_LAYOUT.results}${batchId}/manifest.json`,
   /** Re-screens only: what changed since each document's previous report. */
   changes: `${S3_LAYOUT.results}${batchId}/changes.csv`,
+  /** The page people read: counts, spend, risk, the riskiest customers and changes (written before the manifest). */
+  report: `${S3_LAYOUT.results}${batchId}/report.html`,
 });
 
 /**

@@ -12,8 +12,9 @@ export async function readManifest(objects: ObjectStore, batchId: string): Promi
 }
 
 /**
- * Copies a finished batch's result files (summary, reports, changes for a re-screen, and the manifest) from the
- * pipeline bucket into `directory`, the same from the local stack or a deployed one.
+ * Copies a finished batch's result files (summary, reports, changes for a re-screen, the HTML report, and the
+ * manifest) from the pipeline bucket into `directory`, the same from the local stack or a deployed one. They hold
+ * personal data: the files are readable by their owner only.
  */
 export async function downloadBatchResults(
   objects: ObjectStore,
@@ -24,10 +25,11 @@ export async function downloadBatchResults(
   if (manifest === null) throw new Error(`batch ${batchId} has no results yet`);
   await mkdir(directory, { recursive: true });
   const files = manifest.files;
-  for (const key of [files?.summary, files?.reports, files?.changes, resultKeys(batchId).manifest]) {
+  const keys = [files?.summary, files?.reports, files?.changes, files?.report, resultKeys(batchId).manifest];
+  for (const key of keys) {
     if (key === undefined) continue;
     const text = await objects.readTextIfExists(key);
-    if (text !== null) await writeFile(join(directory, basename(key)), text);
+    if (text !== null) await writeFile(join(directory, basename(key)), text, { mode: 0o600 });
   }
   return manifest;
 }

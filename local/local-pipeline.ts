@@ -145,6 +145,7 @@ export class LocalPipeline {
       finalise: createFinaliseHandler({
         ...base,
         changeThresholds: { scorePoints: settings.scoreChangePoints },
+        reportLanguage: settings.reportLanguage,
       }),
     };
     const { description, resources } = stack;

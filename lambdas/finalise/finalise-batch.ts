@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import { resultKeys } from '../../lib/pipeline-definition.ts';
+import { DEFAULT_REPORT_LANGUAGE, type ReportLanguage, renderBatchReport } from '../batch-report/index.ts';
 import {
   type BatchCounts,
   type BatchRecord,
@@ -21,9 +22,11 @@ import {
 } from '../core/monitoring/index.ts';
 import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../core/ports/index.ts';
 import {
+  passThroughHeaders,
   type ReportColumns,
   SummaryCsvWriter,
   type SummaryRow,
+  SummaryStatisticsCollector,
   type SummaryStatus,
 } from '../core/summary/index.ts';
 import { duplicateTargetsKey } from '../ingest/ingest-upload.ts';
@@ -35,6 +38,8 @@ export interface FinaliseDependencies {
   readonly logger: Logger;
   /** What counts as a change in a re-screen's change report. @default DEFAULT_CHANGE_THRESHOLDS */
   readonly changeThresholds?: ChangeThresholds;
+  /** Language of `report.html`. @default DEFAULT_REPORT_LANGUAGE (Brazilian Portuguese) */
+  readonly reportLanguage?: ReportLanguage;
 }
 
 /** What consumers read first: written last, so its presence means every other result file is complete. */
@@ -59,8 +64,13 @@ export interface BatchManifest {
    * have been charged). The summary's `charge_state` column says it per row.
    */
   readonly charges: ChargeCounts;
-  /** `changes` only for a portfolio re-screen. */
-  readonly files: { readonly summary: string; readonly reports: string; readonly changes?: string } | null;
+  /** `changes` only for a portfolio re-screen; `report` (the HTML page) from results that have one. */
+  readonly files: {
+    readonly summary: string;
+    readonly reports: string;
+    readonly changes?: string;
+    readonly report?: string;
+  } | null;
   /** The portfolio a re-screen ran for; null for an upload. */
   readonly portfolio: string | null;
   /** Re-screens only: changes per kind and documents changed (also in the `PortfolioChanged` event). */
@@ -95,6 +105,7 @@ async function* summaryLines(
   store: BatchStore,
   duplicateTargets: ReadonlySet<number>,
   tally: { readonly counts: Record<SummaryStatus, number>; readonly charges: ChargeCounts },
+  statistics: SummaryStatisticsCollector,
   logger: Logger,
 ): AsyncGenerator<string> {
   const writer = new SummaryCsvWriter(
@@ -126,6 +137,7 @@ async function* summaryLines(
         passThrough: row.passThrough,
       };
       text += writer.row(summary);
+      statistics.add(summary);
     }
     yield text;
   }
@@ -160,6 +172,7 @@ async function* changeLines(
   store: BatchStore,
   thresholds: ChangeThresholds,
   tally: { counts: ChangeCounts; documentsChanged: number },
+  statistics: SummaryStatisticsCollector,
 ): AsyncGenerator<string> {
   const writer = new ChangesCsvWriter(
     batch.excelSummary ? 'excel' : 'standard',
@@ -185,7 +198,9 @@ async function* changeLines(
       if (changes.length > 0) tally.documentsChanged++;
       for (const change of changes) {
         tally.counts[change.kind]++;
-        text += writer.row({ row: row.row, document: row.document, change, passThrough: row.passThrough });
+        const line = { row: row.row, document: row.document, change, passThrough: row.passThrough };
+        statistics.addChange(line);
+        text += writer.row(line);
       }
     });
     yield text;
@@ -194,7 +209,8 @@ async function* changeLines(
 
 /**
  * Writes a finished batch's results: `summary.csv` (one line per input row, in input order), `reports.jsonl` (one
- * normalised report per screened or cached document) and, last, `manifest.json`; then marks the batch complete and
+ * normalised report per screened or cached document), `changes.csv` for a re-screen, `report.html` (the page
+ * people read, gathered from the same rows as the summary) and, last, `manifest.json`; then marks the batch complete and
  * publishes `BatchCompleted`. Runs once per batch (the finalisation claim); safe to run again after a crash.
  */
 export async function finaliseBatch(
@@ -224,13 +240,14 @@ export async function finaliseBatch(
   const charges = emptyChargeCounts();
   let files: BatchManifest['files'] = null;
   const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };
+  const statistics = new SummaryStatisticsCollector();
   if (batch.failure === null) {
     const targets: number[] = await readJson(objects, duplicateTargetsKey(batchId));
     const contentType = 'text/csv; charset=utf-8';
     await objects.writeStream(
       keys.summary,
       contentType,
-      summaryLines(batch, store, new Set(targets), { counts, charges }, logger),
+      summaryLines(batch, store, new Set(targets), { counts, charges }, statistics, logger),
     );
     await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
     files = { summary: keys.summary, reports: keys.reports };
@@ -239,10 +256,11 @@ export async function finaliseBatch(
       await objects.writeStream(
         keys.changes,
         contentType,
-        changeLines(batch, store, thresholds, changeTally),
+        changeLines(batch, store, thresholds, changeTally, statistics),
       );
       files = { ...files, changes: keys.changes };
     }
+    files = { ...files, report: keys.report };
   }
   const manifest: BatchManifest = {
     manifestVersion: 1,
@@ -269,6 +287,16 @@ export async function finaliseBatch(
     portfolio: batch.portfolio,
     changes: files?.changes === undefined ? null : changeTally,
   };
+  if (files?.report !== undefined) {
+    const page = renderBatchReport({
+      manifest,
+      statistics: statistics.result(),
+      passThroughHeaders: passThroughHeaders(batch.layout?.passThroughColumns ?? []),
+      language: deps.reportLanguage ?? DEFAULT_REPORT_LANGUAGE,
+      generatedAt: manifest.completedAt,
+    });
+    await objects.writeStream(files.report, 'text/html; charset=utf-8', once(page));
+  }
   await objects.putJson(keys.manifest, manifest);
   // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
   if (!(await store.completeBatch(batchId, keys.manifest))) return null;
@@ -289,6 +317,10 @@ export async function finaliseBatch(
   }
   logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
   return manifest;
+}
+
+async function* once(text: string): AsyncGenerator<string> {
+  yield text;
 }
 
 async function readJson<T>(objects: ObjectStore, key: string): Promise<T> {

@@ -6,4 +6,5 @@ const runtime = lambdaRuntime();
 export const handler = createFinaliseHandler({
   ...runtime,
   changeThresholds: { scorePoints: runtime.environment.settings.scoreChangePoints },
+  reportLanguage: runtime.environment.settings.reportLanguage,
 });

@@ -10,7 +10,7 @@ describe('credit-screen screen', () => {
   it('screens the Excel sample end to end on this machine and leaves the results and the emulator stats', async () => {
     const out = await mkdtemp(join(tmpdir(), 'credit-screen-cli-'));
     const result = await runCli(
-      ['screen', SAMPLE_FILES.excel, '--excel', '--out', out, '--rate-limit', '200'],
+      ['screen', SAMPLE_FILES.excel, '--excel', '--out', out, '--rate-limit', '200', '--lang', 'en'],
       { cwd: out },
     );
     expect(result.stderr).not.toContain('Error');
@@ -35,6 +35,11 @@ describe('credit-screen screen', () => {
       Object.values(stats.chargesByDocument as Record<string, number>).every((count) => count === 1),
     ).toBe(true);
     expect((await readFile(join(out, 'reports.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(290);
+    // The page people read, in the language asked for, and where it is.
+    expect(result.stdout).toContain(`report: ${join(out, 'report.html')}`);
+    const page = await readFile(join(out, 'report.html'), 'utf8');
+    expect(page).toContain('<html lang="en">');
+    expect(page).toMatch(/data-figure="status:screened" data-value="290"/);
   }, 120_000);
 
   it('exits non-zero with one clear line when the bureau rejects the token, after at most a couple of requests', async () => {
@@ -47,6 +52,7 @@ describe('credit-screen screen', () => {
     const stats = JSON.parse(await readFile(join(out, 'emulator-stats.json'), 'utf8'));
     expect(stats.requests).toBeLessThanOrEqual(2);
     expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).status).toBe('token_rejected');
+    expect(await readFile(join(out, 'report.html'), 'utf8')).toContain('Token recusado pelo birô');
   }, 120_000);
 
   it('refuses to call a real gateway without --live', async () => {

@@ -130,6 +130,12 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     expect(manifest).toMatchObject({ status: 'completed', counts: { rows: 8, screened: 8, failed: 0 } });
     const summary = parseSummary((await readObject(resultKeys(batchId).summary)) ?? '');
     expect(summary.map((line) => line.status)).toEqual(Array(8).fill('screened'));
+    // The page people read, written by the bundled finaliser (ECharts and all) before the manifest that lists it.
+    expect(manifest.files?.report).toBe(resultKeys(batchId).report);
+    const page = (await readObject(resultKeys(batchId).report)) ?? '';
+    expect(page).toContain('http-equiv="Content-Security-Policy"');
+    expect(page).toMatch(/data-figure="status:screened" data-value="8"/);
+    expect(page).toContain('<svg');
     expect(Object.keys(deployed.emulator.stats().chargesByDocument).sort()).toEqual([...documents].sort());
     // The finaliser announces the batch just after writing its manifest.
     await expect

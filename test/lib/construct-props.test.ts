@@ -26,6 +26,7 @@ const EVERY_SETTING: PipelineSettings = {
   maxRows: 5000,
   scoreChangePoints: 70,
   portfolioSchedule: 'rate(3 days)',
+  reportLanguage: 'en',
 };
 
 /** The PIPELINE_SETTINGS every function receives (the same for all of them). */
@@ -82,6 +83,7 @@ describe('CreditScreenPipeline props', () => {
       defaultBureau: 'a',
       portfolioSchedule: null,
       scoreChangePoints: 90,
+      reportLanguage: 'pt-BR',
     } as const;
     const { template } = synthesizeStack({
       settings: EVERY_SETTING,

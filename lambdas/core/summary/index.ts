@@ -1,2 +1,5 @@
 export { type ReportColumns, reportColumns } from './report-columns.ts';
 export * from './summary-csv.ts';
+export * from './summary-statistics.ts';
+export { TopList } from './top-list.ts';
+// summary-csv-reader.ts is imported from its file: it brings papaparse, which the worker's bundle does not need.

@@ -24,8 +24,11 @@ export interface SummaryRow {
   readonly bureau: Bureau;
   readonly status: SummaryStatus;
   readonly statusDetail: string;
-  /** What the bureau may have charged for this row (see `ChargeState`); duplicates are never charged. */
-  readonly chargeState: ChargeState;
+  /**
+   * What the bureau may have charged for this row (see `ChargeState`); duplicates are never charged. Absent only
+   * when read back from a summary written before charge states were kept.
+   */
+  readonly chargeState?: ChargeState | null;
   readonly report: ReportColumns | null;
   readonly passThrough: readonly string[];
 }
@@ -156,7 +159,7 @@ export class SummaryCsvWriter {
       row.bureau,
       row.status,
       row.statusDetail,
-      row.chargeState,
+      row.chargeState ?? '',
       report?.name ?? '',
       whole(report?.score ?? null),
       decimal(report?.defaultProbabilityPct ?? null, dialect),
