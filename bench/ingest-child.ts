@@ -6,6 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { RecordingEventPublisher } from '../lambdas/adapters/aws/eventbridge-publisher.ts';
 import { createPipelineAdapters } from '../lambdas/adapters/aws/pipeline-adapters.ts';
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { ingestUpload, type UploadedObject } from '../lambdas/ingest/ingest-upload.ts';
@@ -37,6 +38,7 @@ const sampler = setInterval(() => {
 const started = Date.now();
 const outcome = await ingestUpload(upload, {
   ...adapters,
+  events: new RecordingEventPublisher(),
   logger: new MemoryLogger(),
   settings: { defaultBureau: 'a', maxRows, excelSummary: false },
 });

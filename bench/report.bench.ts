@@ -101,6 +101,7 @@ const manifest: BatchManifest = {
   source: { bucket: 'bench', key: 'portfolios/carteira.csv', sha256: null },
   createdAt: '2026-11-23T10:00:00.000Z',
   completedAt: '2026-11-23T11:10:00.000Z',
+  quote: null,
   counts: { rows: total, ...counts },
   charges,
   files: { summary: keys.summary, reports: keys.reports, changes: keys.changes, report: keys.report },

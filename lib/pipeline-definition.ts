@@ -47,6 +47,11 @@ export interface PipelineSettings {
    * `not_queried` (budget exhausted).
    */
   readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
+  /**
+   * A batch that would buy more documents than this waits for a person (`awaiting_approval`, its quote in
+   * `results/<batchId>/quote.json`, a `BatchAwaitingApproval` event) and buys nothing until approved; null: never.
+   */
+  readonly approvalThreshold: number | null;
   /** Concurrent worker invocations (the SQS event source's MaximumConcurrency, at least 2). */
   readonly workerConcurrency: number;
   /** Concurrent bureau calls inside one worker invocation. */
@@ -94,6 +99,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   rateLimitBurst: { a: 10, b: 10 },
   pricePerQuery: { a: 8.4, b: 8.4 },
   monthlyChargeCap: { a: null, b: null },
+  approvalThreshold: 1000,
   workerConcurrency: 5,
   callsPerInvocation: 5,
   workerBatchSize: 10,
@@ -164,6 +170,11 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
   }
   if (!Number.isInteger(settings.maxRows) || settings.maxRows < 1)
     problems.push('maxRows must be a whole number ≥ 1');
+  if (
+    settings.approvalThreshold !== null &&
+    !(Number.isSafeInteger(settings.approvalThreshold) && settings.approvalThreshold >= 0)
+  )
+    problems.push('approvalThreshold must be a whole number of documents ≥ 0, or null for no approval');
   if (!(Number.isFinite(settings.scoreChangePoints) && settings.scoreChangePoints >= 1))
     problems.push('scoreChangePoints must be ≥ 1');
   if (settings.portfolioSchedule !== null && !/^(cron|rate)\(.+\)$/.test(settings.portfolioSchedule))
@@ -372,6 +383,8 @@ export const resultKeys = (batchId: string) => ({
   summary: `${S3_LAYOUT.results}${batchId}/summary.csv`,
   reports: `${S3_LAYOUT.results}${batchId}/reports.jsonl`,
   manifest: `${S3_LAYOUT.results}${batchId}/manifest.json`,
+  /** A batch that waited for approval: what it would buy, at what cost (written when it starts waiting). */
+  quote: `${S3_LAYOUT.results}${batchId}/quote.json`,
   /** Re-screens only: what changed since each document's previous report. */
   changes: `${S3_LAYOUT.results}${batchId}/changes.csv`,
   /** The page people read: counts, spend, risk, the riskiest customers and changes (written before the manifest). */
@@ -435,4 +448,5 @@ export const EVENTS = {
   batchCompleted: 'BatchCompleted',
   portfolioChanged: 'PortfolioChanged',
   budgetExhausted: 'BudgetExhausted',
+  batchAwaitingApproval: 'BatchAwaitingApproval',
 } as const;

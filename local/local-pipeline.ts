@@ -13,6 +13,7 @@ import { RecordingEventPublisher } from '../lambdas/adapters/aws/eventbridge-pub
 import {
   bureauTransportSettings,
   createPipelineAdapters,
+  ingestSettings,
   workerSettings,
 } from '../lambdas/adapters/aws/pipeline-adapters.ts';
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
@@ -123,15 +124,7 @@ export class LocalPipeline {
         bureauTransportSettings(settings, options.bureauBaseUrl),
       );
     const base = { ...adapters, logger: this.logger, events: this.events, bureau };
-    this.#ingest = createIngestHandler({
-      ...base,
-      settings: {
-        defaultBureau: settings.defaultBureau,
-        maxRows: settings.maxRows,
-        excelSummary: settings.excelSummary,
-        freshnessHours: settings.freshnessHours,
-      },
-    });
+    this.#ingest = createIngestHandler({ ...base, settings: ingestSettings(settings) });
     this.#sweeper = {
       ...adapters,
       logger: this.logger,
@@ -298,7 +291,7 @@ export class LocalPipeline {
 
   /** The adapters the handlers use (tests drive use cases with them directly). */
   get adapters() {
-    return this.#adapters;
+    return { ...this.#adapters, events: this.events };
   }
 
   /** Uploads a customer list under `incoming/<bureau>/` and delivers the S3 event to the ingest handler. */

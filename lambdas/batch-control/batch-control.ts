@@ -1,11 +1,19 @@
 /**
- * Operators' control of batches, driven by the command line (`batches`, `status`, `cancel`, `redrive`) against
+ * Operators' control of batches, driven by the command line (`batches`, `status`, `cancel`, `redrive`, `approve`,
+ * `reject`) against
  * the local stack or a deployed one: no Lambda runs this, it uses the same ports and store as the functions.
  */
 import pLimit from 'p-limit';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
-import { type BatchRecord, CANCELLED_DETAIL, type WorkMessage } from '../core/batch/index.ts';
+import {
+  type ApprovalDecision,
+  type BatchRecord,
+  CANCELLED_DETAIL,
+  NOT_APPROVED_DETAIL,
+  type WorkMessage,
+} from '../core/batch/index.ts';
 import type { BatchStore, Logger, WorkQueue } from '../core/ports/index.ts';
+import { sendQueuedRows } from '../queueing/send-queued-rows.ts';
 
 export interface BatchControlDependencies {
   readonly store: BatchStore;
@@ -35,18 +43,75 @@ export async function cancelBatch(batchId: string, deps: BatchControlDependencie
   if (batch.status === 'ingesting') return { outcome: 'still_ingesting', batchId };
   if (batch.status !== 'running') return { outcome: 'already_finished', batchId };
   await store.markCancelRequested(batchId);
-  const limit = pLimit(PARALLEL_UPDATES);
-  let cancelledRows = 0;
-  for await (const page of store.rows(batchId)) {
-    const queued = page.filter((row) => row.state === 'queued');
-    const results = await Promise.all(
-      queued.map((row) => limit(() => store.cancelQueuedRow(batchId, row.row, CANCELLED_DETAIL))),
-    );
-    cancelledRows += results.filter(Boolean).length;
-  }
-  await finaliseIfLast(batchId, deps);
+  const cancelledRows = await withholdQueuedRows(
+    batchId,
+    { outcome: 'cancelled', reason: CANCELLED_DETAIL },
+    deps,
+  );
   logger.info('batch cancelled', { batchId, cancelledRows });
   return { outcome: 'cancelled', batchId, cancelledRows };
+}
+
+/** Settles every row still queued without a bureau call, then finalises the batch if that was all it had left. */
+async function withholdQueuedRows(
+  batchId: string,
+  withheld: { readonly outcome: 'cancelled' | 'not_queried'; readonly reason: string },
+  deps: BatchControlDependencies,
+): Promise<number> {
+  const limit = pLimit(PARALLEL_UPDATES);
+  let settled = 0;
+  for await (const page of deps.store.rows(batchId)) {
+    const queued = page.filter((row) => row.state === 'queued');
+    const results = await Promise.all(
+      queued.map((row) => limit(() => deps.store.withholdQueuedRow(batchId, row.row, withheld))),
+    );
+    settled += results.filter(Boolean).length;
+  }
+  await finaliseIfLast(batchId, deps);
+  return settled;
+}
+
+export type ApprovalOutcome =
+  | { readonly outcome: 'approved' | 'rejected'; readonly batchId: string; readonly rows: number }
+  /** Decided before: what an interrupted decision left undone is done again (queued rows sent, or withheld). */
+  | {
+      readonly outcome: 'already_approved' | 'already_rejected';
+      readonly batchId: string;
+      readonly rows: number;
+    }
+  | { readonly outcome: 'not_found'; readonly batchId: string }
+  | {
+      readonly outcome: 'not_awaiting_approval';
+      readonly batchId: string;
+      readonly status: BatchRecord['status'];
+    };
+
+/**
+ * A person's decision on a batch waiting for approval. Approved: its queued rows are sent to the workers and it
+ * runs as any batch. Rejected: every queued row settles `not_queried` without a call, and the batch completes with
+ * nothing charged. A decision already taken is reported as such, after finishing whatever an interrupted run of
+ * it left (messages sent again are harmless: a row is claimed once).
+ */
+export async function decideBatchApproval(
+  batchId: string,
+  decision: ApprovalDecision,
+  deps: BatchControlDependencies,
+): Promise<ApprovalOutcome> {
+  const batch = await deps.store.getBatch(batchId);
+  if (batch === null) return { outcome: 'not_found', batchId };
+  const repeated = batch.status === 'running' && batch.approval === decision;
+  if (
+    !repeated &&
+    !(batch.status === 'awaiting_approval' && (await deps.store.decideApproval(batchId, decision)))
+  )
+    return { outcome: 'not_awaiting_approval', batchId, status: batch.status };
+  const rows =
+    decision === 'approved'
+      ? await sendQueuedRows(batch, deps)
+      : await withholdQueuedRows(batchId, { outcome: 'not_queried', reason: NOT_APPROVED_DETAIL }, deps);
+  if (decision === 'approved') await finaliseIfLast(batchId, deps);
+  deps.logger.info(`batch ${decision}`, { batchId, rows });
+  return { outcome: repeated ? `already_${decision}` : decision, batchId, rows };
 }
 
 export type RedriveOutcome =

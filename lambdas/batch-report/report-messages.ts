@@ -114,6 +114,7 @@ const PORTUGUESE: ReportMessages = {
     file_rejected: 'Arquivo recusado',
     cancelled: 'Cancelado',
     budget_exhausted: 'Limite de gastos atingido',
+    rejected: 'Não aprovado',
   },
   keyFigures: {
     rows: 'linhas no arquivo',
@@ -244,6 +245,7 @@ const ENGLISH: ReportMessages = {
     file_rejected: 'File rejected',
     cancelled: 'Cancelled',
     budget_exhausted: 'Spending cap reached',
+    rejected: 'Not approved',
   },
   keyFigures: {
     rows: 'rows in the file',

@@ -21,6 +21,7 @@ import {
   emptyChangeCounts,
 } from '../core/monitoring/index.ts';
 import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../core/ports/index.ts';
+import type { Quote } from '../core/spend/index.ts';
 import {
   passThroughHeaders,
   type ReportColumns,
@@ -50,7 +51,15 @@ export interface BatchManifest {
    * `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`);
    * `file_rejected`; `cancelled` when someone cancelled it (rows not yet screened are `cancelled`).
    */
-  readonly status: 'completed' | 'token_rejected' | 'file_rejected' | 'cancelled' | 'budget_exhausted';
+  readonly status:
+    | 'completed'
+    | 'token_rejected'
+    | 'file_rejected'
+    | 'cancelled'
+    | 'rejected'
+    | 'budget_exhausted';
+  /** What ingest quoted for the batch (what it would buy and cost); null for results written before quotes. */
+  readonly quote: Quote | null;
   /** 1 for the first results; one more each time a redrive rewrote them. */
   readonly revision: number;
   readonly bureau: string;
@@ -271,10 +280,13 @@ export async function finaliseBatch(
         ? 'token_rejected'
         : batch.cancelRequested
           ? 'cancelled'
-          : counts.not_queried > 0
-            ? 'budget_exhausted'
-            : 'completed',
+          : batch.approval === 'rejected'
+            ? 'rejected'
+            : counts.not_queried > 0
+              ? 'budget_exhausted'
+              : 'completed',
     revision: batch.revision,
+    quote: batch.quote,
     bureau: batch.bureau,
     source: { bucket: batch.sourceBucket, key: batch.sourceKey, sha256: batch.sourceSha256 },
     createdAt: batch.createdAt,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { resultKeys, S3_LAYOUT } from '../../lib/pipeline-definition.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import {
   batchIdFor,
@@ -9,10 +9,11 @@ import {
   type WorkMessage,
 } from '../core/batch/index.ts';
 import { CustomerListError, type CustomerRow, IntakeTally, openCustomerList } from '../core/intake/index.ts';
-import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../core/ports/index.ts';
+import type { BatchStore, EventPublisher, Logger, ObjectStore, WorkQueue } from '../core/ports/index.ts';
 import type { Bureau } from '../core/report/index.ts';
-import { MAX_CHARGES_METADATA, maxChargesOf } from '../core/spend/index.ts';
+import { MAX_CHARGES_METADATA, maxChargesOf, type Quote, quoteOf } from '../core/spend/index.ts';
 import { reportColumns } from '../core/summary/index.ts';
+import { sendQueuedRows } from '../queueing/send-queued-rows.ts';
 import { freshReports } from '../reuse/fresh-reports.ts';
 
 /** One uploaded object, as the S3 event describes it. */
@@ -38,12 +39,24 @@ export interface IngestSettings {
   readonly excelSummary: boolean;
   /** Rows written and queued per step; the checkpoint moves after each step. @default 1000 */
   readonly chunkRows?: number;
+  /**
+   * When a batch must wait for a person: one that would buy more than `threshold` documents (null: never), quoted
+   * at these prices and rates. Without it, every batch runs at once.
+   */
+  readonly approval?: ApprovalSettings;
+}
+
+export interface ApprovalSettings {
+  readonly threshold: number | null;
+  readonly pricePerQuery: Readonly<Record<Bureau, number>>;
+  readonly ratePerSecond: Readonly<Record<Bureau, number>>;
 }
 
 export interface IngestDependencies {
   readonly store: BatchStore;
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
+  readonly events: EventPublisher;
   readonly logger: Logger;
   readonly settings: IngestSettings;
   readonly now?: () => Date;
@@ -52,6 +65,7 @@ export interface IngestDependencies {
 export type IngestOutcome =
   | { readonly batchId: string; readonly outcome: 'queued'; readonly rows: number; readonly toScreen: number }
   | { readonly batchId: string; readonly outcome: 'file_rejected'; readonly reason: string }
+  | { readonly batchId: string; readonly outcome: 'awaiting_approval'; readonly quote: Quote }
   | { readonly batchId: string; readonly outcome: 'already_ingested' };
 
 const DEFAULT_CHUNK_ROWS = 1000;
@@ -113,6 +127,17 @@ async function* hashing(
   }
 }
 
+/** Writes the quote of a batch that must wait for approval, and says so (`BatchAwaitingApproval`). */
+async function announceAwaitingApproval(
+  batchId: string,
+  quote: Quote,
+  deps: IngestDependencies,
+): Promise<void> {
+  const key = resultKeys(batchId).quote;
+  await deps.objects.putJson(key, quote);
+  await deps.events.batchAwaitingApproval({ batchId, quote, keys: { quote: key } });
+}
+
 const INVALID_MAX_CHARGES = {
   code: 'invalid_max_charges',
   message: `the upload's ${MAX_CHARGES_METADATA} metadata is not a whole number of queries`,
@@ -170,6 +195,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
 
   // Pass 1: the whole file must be usable before anything is queued.
   const firstHash = createHash('sha256');
+  let validRows = 0;
   let layout: Awaited<ReturnType<typeof openCustomerList>>['layout'];
   try {
     // Validation only: duplicates are found (and counted) by the second pass, so this one keeps no table of them.
@@ -177,9 +203,8 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
       maxRows: settings.maxRows,
       detectDuplicates: false,
     });
-    for await (const _row of list.rows) {
-      // read to the end: the file is usable only if every row parses within the limits
-    }
+    // Read to the end: the file is usable only if every row parses within the limits.
+    for await (const row of list.rows) if (row.status !== 'invalid') validRows++;
     layout = list.layout;
   } catch (error) {
     if (!(error instanceof CustomerListError)) throw error;
@@ -194,7 +219,10 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     hasHeader: layout.hasHeader,
   });
 
-  // Pass 2: write rows and queue unique valid documents, chunk by chunk.
+  // Pass 2: write rows and queue unique valid documents, chunk by chunk. When the batch might need approval (more
+  // valid rows than the threshold), messages are held until its quote says whether it does.
+  const threshold = settings.approval?.threshold ?? null;
+  const holdMessages = threshold !== null && validRows > threshold;
   const secondHash = createHash('sha256');
   const list = await openCustomerList(hashing(objects.read(upload.key), secondHash), {
     maxRows: settings.maxRows,
@@ -231,7 +259,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
       const messages: WorkMessage[] = [...rows, ...requeue]
         .filter((row) => row.state === 'queued' && row.document !== null)
         .map((row) => ({ version: 1, batchId, row: row.row, document: row.document as string, bureau }));
-      await queue.sendWork(messages);
+      if (!holdMessages) await queue.sendWork(messages);
       await store.saveIngestCheckpoint(batchId, last, cachedSoFar);
     }
     chunk = [];
@@ -253,13 +281,29 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   );
 
   const counts = tally.counts;
-  await store.finishIngest(batchId, {
+  const quote = quoteOf({
+    bureau,
+    unique: counts.unique,
+    reusable: cachedSoFar,
+    pricePerQuery: settings.approval?.pricePerQuery[bureau] ?? 0,
+    ratePerSecond: settings.approval?.ratePerSecond[bureau] ?? 1,
+  });
+  const awaitingApproval = threshold !== null && quote.to_buy > threshold;
+  if (awaitingApproval) await announceAwaitingApproval(batchId, quote, deps);
+  // Held messages go out before the batch runs: a retried ingest finds it still ingesting and sends them again.
+  else if (holdMessages) await sendQueuedRows({ batchId, bureau }, deps);
+  const totals = {
     rows: counts.rows,
     invalid: counts.invalid,
     duplicates: counts.duplicates,
     toScreen: counts.unique,
     cached: cachedSoFar,
-  });
+  };
+  await store.finishIngest(batchId, totals, { quote, awaitingApproval });
+  if (awaitingApproval) {
+    logger.info('batch awaits approval', { batchId, toBuy: quote.to_buy, threshold });
+    return { batchId, outcome: 'awaiting_approval', quote };
+  }
   logger.info('ingest finished', {
     batchId,
     rows: counts.rows,

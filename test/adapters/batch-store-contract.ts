@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { NewRow, Settlement, StoredReport } from '../../lambdas/core/batch/index.ts';
 import type { BatchStore } from '../../lambdas/core/ports/index.ts';
+import { quoteOf } from '../../lambdas/core/spend/index.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { emulatedReport } from '../factories/normalised-reports.ts';
 
@@ -167,6 +168,43 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
           tokenState: 'unverified',
           completedAt: null,
         });
+      });
+
+      it('keeps a batch that must be approved waiting with its quote, until one decision lets it run', async () => {
+        const waiting = `batch-${randomUUID()}`;
+        await store.createBatch({
+          batchId: waiting,
+          sourceBucket: 'b',
+          sourceKey: 'k',
+          bureau: 'a',
+          excelSummary: false,
+        });
+        const quote = quoteOf({
+          bureau: 'a',
+          unique: 2000,
+          reusable: 0,
+          pricePerQuery: 2.7,
+          ratePerSecond: 10,
+        });
+
+        await store.finishIngest(
+          waiting,
+          { rows: 2000, invalid: 0, duplicates: 0, toScreen: 2000, cached: 0 },
+          { quote, awaitingApproval: true },
+        );
+        const before = await store.getBatch(waiting);
+        const decisions = await Promise.all([
+          store.decideApproval(waiting, 'rejected'),
+          store.decideApproval(waiting, 'approved'),
+        ]);
+
+        expect(before).toMatchObject({ status: 'awaiting_approval', quote, approval: null });
+        expect(decisions.filter(Boolean)).toHaveLength(1);
+        expect(await store.getBatch(waiting)).toMatchObject({
+          status: 'running',
+          approval: decisions[0] ? 'rejected' : 'approved',
+        });
+        expect(await store.decideApproval(batchId, 'approved')).toBe(false);
       });
 
       it('lists the newest batches first', async () => {
@@ -346,15 +384,27 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         const held = await claim(1);
         await store.settleRow(batchId, 1, held.claimToken, { outcome: 'failed', reason: 'bureau down' });
 
-        expect(await store.cancelQueuedRow(batchId, 1, 'cancelled')).toBe(false);
-        expect(await store.cancelQueuedRow(batchId, 2, 'cancelled')).toBe(true);
+        expect(await store.withholdQueuedRow(batchId, 1, { outcome: 'cancelled', reason: 'cancelled' })).toBe(
+          false,
+        );
+        expect(await store.withholdQueuedRow(batchId, 2, { outcome: 'cancelled', reason: 'cancelled' })).toBe(
+          true,
+        );
         expect(await store.requeueFailedRow(batchId, 2)).toBe(false);
         expect(await store.requeueFailedRow(batchId, 1)).toBe(true);
 
         const [requeued, cancelled] = await store.getRows(batchId, [1, 2]);
         expect(requeued).toMatchObject({ state: 'queued', attempts: 0, transientFailures: 0 });
         expect(cancelled).toMatchObject({ state: 'cancelled', detail: 'cancelled' });
-        expect(await store.getBatch(batchId)).toMatchObject({ settled: 1, failed: 0, cancelled: 1 });
+        expect(
+          await store.withholdQueuedRow(batchId, 3, { outcome: 'not_queried', reason: 'not approved' }),
+        ).toBe(true);
+        expect(await store.getBatch(batchId)).toMatchObject({
+          settled: 2,
+          failed: 0,
+          cancelled: 1,
+          notQueried: 1,
+        });
       });
 
       it('finds the claims that ran out before a time, oldest first', async () => {

@@ -48,6 +48,8 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     cancelled: 0,
     notQueried: 0,
     maxCharges: null,
+    quote: null,
+    approval: null,
     cancelRequested: false,
     revision: 1,
     ingestCheckpoint: 10,

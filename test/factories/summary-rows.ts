@@ -80,6 +80,7 @@ export function manifestFor(
     source: { bucket: 'bucket', key: 'incoming/a/clientes-novembro.csv', sha256: null },
     createdAt: '2026-11-23T13:00:00.000Z',
     completedAt: '2026-11-23T13:02:05.500Z',
+    quote: null,
     counts: { rows: rows.length, ...counts },
     charges,
     files: { summary: keys.summary, reports: keys.reports, report: keys.report },

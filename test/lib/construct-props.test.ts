@@ -11,6 +11,7 @@ const EVERY_SETTING: PipelineSettings = {
   rateLimitBurst: { a: 3, b: 4 },
   pricePerQuery: { a: 2.7, b: 5.15 },
   monthlyChargeCap: { a: 50_000, b: null },
+  approvalThreshold: 250,
   workerConcurrency: 6,
   callsPerInvocation: 3,
   workerBatchSize: 7,

@@ -12,6 +12,7 @@ import {
 import pLimit from 'p-limit';
 import { TABLE } from '../../../lib/pipeline-definition.ts';
 import {
+  type ApprovalDecision,
   BATCH_TRANSITIONS,
   type BatchLayout,
   type BatchRecord,
@@ -29,7 +30,14 @@ import {
   type StoredReport,
   settlementAnswered,
 } from '../../core/batch/index.ts';
-import type { BatchStore, ClaimResult, IngestTotals, NewBatch, RowRelease } from '../../core/ports/index.ts';
+import type {
+  BatchStore,
+  ClaimResult,
+  IngestQuote,
+  IngestTotals,
+  NewBatch,
+  RowRelease,
+} from '../../core/ports/index.ts';
 import type { Bureau } from '../../core/report/index.ts';
 import { reportColumns } from '../../core/summary/index.ts';
 import { toBatch, toRow, toStoredReport } from './dynamodb-items.ts';
@@ -262,25 +270,47 @@ export class DynamoDbBatchStore implements BatchStore {
     return this.#batchesWithCounts((listing.Items ?? []).map((item) => item.batchId as string));
   }
 
-  async cancelQueuedRow(batchId: string, row: number, reason: string): Promise<boolean> {
+  async withholdQueuedRow(
+    batchId: string,
+    row: number,
+    withheld: { readonly outcome: 'cancelled' | 'not_queried'; readonly reason: string },
+  ): Promise<boolean> {
     return this.#transactIfClaimed([
       {
         Update: {
           TableName: this.#table,
           Key: rowKey(batchId, row),
-          UpdateExpression: 'SET #state = :cancelled, detail = :detail',
-          ConditionExpression: rowStateIn('cancel').condition,
+          UpdateExpression: 'SET #state = :outcome, detail = :detail',
+          ConditionExpression: rowStateIn('withhold').condition,
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
-            ':cancelled': 'cancelled',
-            ':detail': reason,
-            ...rowStateIn('cancel').values,
+            ':outcome': withheld.outcome,
+            ':detail': withheld.reason,
+            ...rowStateIn('withhold').values,
           },
         },
       },
-      // cancelRequested is set once, before any row, by markCancelRequested.
-      this.#countOnShard(batchId, row, 'cancelled', 1),
+      this.#countOnShard(batchId, row, counterOf(withheld.outcome), 1),
     ]);
+  }
+
+  async decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean> {
+    return this.#conditionally(
+      this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: batchKey(batchId),
+          UpdateExpression: 'SET #status = :running, approval = :decision',
+          ConditionExpression: batchStatusIn('decideApproval').condition,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':running': 'running',
+            ':decision': decision,
+            ...batchStatusIn('decideApproval').values,
+          },
+        }),
+      ),
+    );
   }
 
   async markCancelRequested(batchId: string): Promise<void> {
@@ -452,18 +482,19 @@ export class DynamoDbBatchStore implements BatchStore {
     await this.#setOnBatch(batchId, { ingestCheckpoint: row, ingestCached: cachedSoFar });
   }
 
-  async finishIngest(batchId: string, totals: IngestTotals): Promise<void> {
+  async finishIngest(batchId: string, totals: IngestTotals, quoted?: IngestQuote): Promise<void> {
     // Rows settled as cached at ingest are counted on the batch item: one write, by the one ingest.
     await this.#client.send(
       new UpdateCommand({
         TableName: this.#table,
         Key: batchKey(batchId),
         UpdateExpression:
-          'SET #status = :running, #rows = :rows, invalid = :invalid, duplicates = :duplicates, toScreen = :toScreen, ingestCheckpoint = :rows, ingestCached = :cached ADD settled :cached, cached :cached',
+          'SET #status = :next, quote = :quote, #rows = :rows, invalid = :invalid, duplicates = :duplicates, toScreen = :toScreen, ingestCheckpoint = :rows, ingestCached = :cached ADD settled :cached, cached :cached',
         ConditionExpression: batchStatusIn('finishIngest').condition,
         ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
         ExpressionAttributeValues: {
-          ':running': 'running',
+          ':next': quoted?.awaitingApproval ? 'awaiting_approval' : 'running',
+          ':quote': quoted?.quote ?? null,
           ...batchStatusIn('finishIngest').values,
           ':rows': totals.rows,
           ':invalid': totals.invalid,

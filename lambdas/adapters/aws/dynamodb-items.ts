@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BatchRecord, RowRecord, StoredReport } from '../../core/batch/index.ts';
 import type { NormalisedReport } from '../../core/report/index.ts';
 import { BUREAUS } from '../../core/report/index.ts';
+import type { Quote } from '../../core/spend/index.ts';
 import type { ReportColumns } from '../../core/summary/index.ts';
 
 /**
@@ -69,6 +70,17 @@ const rowItemSchema = z.object({
   answered: z.boolean().default(false),
 });
 
+const quoteSchema = z.object({
+  bureau: z.enum(BUREAUS),
+  unique: z.number(),
+  reusable: z.number().nullable(),
+  to_buy: z.number(),
+  price_per_query: z.number(),
+  estimated_cost: z.number(),
+  currency: z.literal('BRL'),
+  estimated_seconds: z.number(),
+}) satisfies z.ZodType<Quote>;
+
 const batchItemSchema = z.object({
   batchId: z.string(),
   sourceBucket: z.string(),
@@ -76,7 +88,7 @@ const batchItemSchema = z.object({
   sourceSha256: optionalText,
   bureau: z.enum(BUREAUS),
   createdAt: z.string(),
-  status: z.enum(['ingesting', 'running', 'finalising', 'completed', 'failed']),
+  status: z.enum(['ingesting', 'awaiting_approval', 'running', 'finalising', 'completed', 'failed']),
   failure: z
     .object({ code: z.string(), message: z.string() })
     .nullish()
@@ -116,6 +128,11 @@ const batchItemSchema = z.object({
   maxCharges: z
     .number()
     .int()
+    .nullish()
+    .transform((value) => value ?? null),
+  quote: quoteSchema.nullish().transform((value) => value ?? null),
+  approval: z
+    .enum(['approved', 'rejected'])
     .nullish()
     .transform((value) => value ?? null),
   cancelRequested: z.boolean().default(false),

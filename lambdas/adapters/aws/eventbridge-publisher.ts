@@ -1,6 +1,7 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { EVENTS } from '../../../lib/pipeline-definition.ts';
 import type {
+  BatchAwaitingApprovalEvent,
   BatchCompletedEvent,
   BudgetExhaustedEvent,
   EventPublisher,
@@ -33,6 +34,10 @@ export class EventBridgePublisher implements EventPublisher {
     return this.#put(EVENTS.budgetExhausted, event);
   }
 
+  batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void> {
+    return this.#put(EVENTS.batchAwaitingApproval, event);
+  }
+
   async #put(detailType: string, detail: object): Promise<void> {
     const result = await this.#client.send(
       new PutEventsCommand({
@@ -57,7 +62,8 @@ export class EventBridgePublisher implements EventPublisher {
 export type PublishedEvent =
   | { readonly detailType: typeof EVENTS.batchCompleted; readonly detail: BatchCompletedEvent }
   | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent }
-  | { readonly detailType: typeof EVENTS.budgetExhausted; readonly detail: BudgetExhaustedEvent };
+  | { readonly detailType: typeof EVENTS.budgetExhausted; readonly detail: BudgetExhaustedEvent }
+  | { readonly detailType: typeof EVENTS.batchAwaitingApproval; readonly detail: BatchAwaitingApprovalEvent };
 
 /** Keeps published events in memory (local runs and tests), where there is no EventBridge to send them to. */
 export class RecordingEventPublisher implements EventPublisher {
@@ -73,5 +79,9 @@ export class RecordingEventPublisher implements EventPublisher {
 
   async budgetExhausted(event: BudgetExhaustedEvent): Promise<void> {
     this.events.push({ detailType: EVENTS.budgetExhausted, detail: event });
+  }
+
+  async batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.batchAwaitingApproval, detail: event });
   }
 }

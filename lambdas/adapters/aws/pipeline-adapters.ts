@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { claimLeaseSeconds, type PipelineSettings } from '../../../lib/pipeline-definition.ts';
 import { DEFAULT_RETRY_POLICY } from '../../core/batch/index.ts';
+import type { IngestSettings } from '../../ingest/ingest-upload.ts';
 import type { WorkerSettings } from '../../worker/screen-documents.ts';
 import { DynamoDbBatchStore } from './dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from './dynamodb-charge-budget.ts';
@@ -66,6 +67,21 @@ export function bureauTransportSettings(settings: PipelineSettings, baseUrl: str
     baseUrl,
     timeoutMs: settings.bureauTimeoutSeconds * 1000,
     maxResponseBytes: settings.maxReportBytes,
+  };
+}
+
+/** The ingest's settings, derived from the pipeline's (in Lambda and locally alike). */
+export function ingestSettings(settings: PipelineSettings): IngestSettings {
+  return {
+    defaultBureau: settings.defaultBureau,
+    maxRows: settings.maxRows,
+    excelSummary: settings.excelSummary,
+    freshnessHours: settings.freshnessHours,
+    approval: {
+      threshold: settings.approvalThreshold,
+      pricePerQuery: settings.pricePerQuery,
+      ratePerSecond: settings.rateLimitPerSecond,
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type ApprovalDecision,
   type BatchLayout,
   type BatchRecord,
   type BatchStatus,
@@ -16,7 +17,14 @@ import {
   type StoredReport,
   settlementAnswered,
 } from '../../core/batch/index.ts';
-import type { BatchStore, ClaimResult, IngestTotals, NewBatch, RowRelease } from '../../core/ports/index.ts';
+import type {
+  BatchStore,
+  ClaimResult,
+  IngestQuote,
+  IngestTotals,
+  NewBatch,
+  RowRelease,
+} from '../../core/ports/index.ts';
 import type { Bureau } from '../../core/report/index.ts';
 import { reportColumns } from '../../core/summary/index.ts';
 
@@ -75,6 +83,8 @@ export class MemoryBatchStore implements BatchStore {
       cancelled: 0,
       notQueried: 0,
       maxCharges: batch.maxCharges ?? null,
+      quote: null,
+      approval: null,
       cancelRequested: false,
       revision: 1,
       ingestCheckpoint: 0,
@@ -114,9 +124,11 @@ export class MemoryBatchStore implements BatchStore {
     this.#updateBatch(batchId, () => ({ ingestCheckpoint: row, ingestCached: cachedSoFar }));
   }
 
-  async finishIngest(batchId: string, totals: IngestTotals): Promise<void> {
+  async finishIngest(batchId: string, totals: IngestTotals, quoted?: IngestQuote): Promise<void> {
     const batch = this.#batch(batchId);
-    const changed = this.#transition(batchId, 'finishIngest', 'running', {
+    const next = quoted?.awaitingApproval ? 'awaiting_approval' : 'running';
+    const changed = this.#transition(batchId, 'finishIngest', next, {
+      quote: quoted?.quote ?? null,
       rows: totals.rows,
       invalid: totals.invalid,
       duplicates: totals.duplicates,
@@ -127,6 +139,10 @@ export class MemoryBatchStore implements BatchStore {
       cached: batch.cached + totals.cached,
     });
     if (!changed) throw new Error(`batch ${batchId} is not ingesting`);
+  }
+
+  async decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean> {
+    return this.#transition(batchId, 'decideApproval', 'running', { approval: decision });
   }
 
   async markCancelRequested(batchId: string): Promise<void> {
@@ -295,11 +311,15 @@ export class MemoryBatchStore implements BatchStore {
     return true;
   }
 
-  async cancelQueuedRow(batchId: string, row: number, reason: string): Promise<boolean> {
+  async withholdQueuedRow(
+    batchId: string,
+    row: number,
+    withheld: { readonly outcome: 'cancelled' | 'not_queried'; readonly reason: string },
+  ): Promise<boolean> {
     const current = this.#rowsOf(batchId).get(row);
-    if (current === undefined || !rowMay('cancel', current.state)) return false;
-    this.#putRow({ ...current, state: 'cancelled', detail: reason });
-    this.#count(batchId, 'cancelled', 1);
+    if (current === undefined || !rowMay('withhold', current.state)) return false;
+    this.#putRow({ ...current, state: withheld.outcome, detail: withheld.reason });
+    this.#count(batchId, counterOf(withheld.outcome), 1);
     return true;
   }
 

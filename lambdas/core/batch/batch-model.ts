@@ -1,10 +1,23 @@
 import type { DocumentType } from '../documents/index.ts';
 import type { Bureau, NormalisedReport } from '../report/index.ts';
+import type { Quote } from '../spend/quote.ts';
 import type { ReportColumns } from '../summary/index.ts';
 import { type ChargeState, chargeStateOf } from './charge-state.ts';
 
 /** Life of a batch: rows are written and queued, then screened, then its results are written once. */
-export type BatchStatus = 'ingesting' | 'running' | 'finalising' | 'completed' | 'failed';
+export type BatchStatus =
+  | 'ingesting'
+  | 'awaiting_approval'
+  | 'running'
+  | 'finalising'
+  | 'completed'
+  | 'failed';
+
+/** What a person decided about a batch that waited for approval; null for a batch that needed none. */
+export type ApprovalDecision = 'approved' | 'rejected';
+
+/** Status detail of the rows of a batch whose approval was refused: nothing was bought. */
+export const NOT_APPROVED_DETAIL = 'not queried: the batch was not approved';
 
 /**
  * Whether the bureau token has been seen to work for this batch. Until it has, only one request at a time (the
@@ -55,6 +68,9 @@ export interface BatchRecord {
   readonly notQueried: number;
   /** Most queries this batch may buy (the upload's own cap); null for no cap of its own. */
   readonly maxCharges: number | null;
+  /** The quote of a batch that had to wait for approval (what it would buy, at what cost); null otherwise. */
+  readonly quote: Quote | null;
+  readonly approval: ApprovalDecision | null;
   /** Someone asked to cancel the batch: queued rows are settled `cancelled`, the rest finish. */
   readonly cancelRequested: boolean;
   /** 1, then one more for each redrive (the manifest carries it). */

@@ -3,6 +3,7 @@
  * (DynamoDB, S3, SQS, EventBridge, the bureau's HTTP API); the use cases never import an SDK.
  */
 import type {
+  ApprovalDecision,
   BatchCounts,
   BatchLayout,
   BatchRecord,
@@ -18,7 +19,7 @@ import type { ClaimedRow } from '../batch/stuck-rows.ts';
 import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
 import type { ChangeCounts } from '../monitoring/index.ts';
 import type { Bureau } from '../report/index.ts';
-import type { BudgetAlert, BudgetCaps, BudgetReservation, BudgetScope } from '../spend/index.ts';
+import type { BudgetAlert, BudgetCaps, BudgetReservation, BudgetScope, Quote } from '../spend/index.ts';
 
 export interface NewBatch {
   readonly batchId: string;
@@ -30,6 +31,12 @@ export interface NewBatch {
   readonly portfolio?: string | null;
   /** Most queries this batch may buy (from the upload); absent or null for no cap of its own. */
   readonly maxCharges?: number | null;
+}
+
+/** The quote ingest made of a batch, and whether the batch must wait for approval because of it. */
+export interface IngestQuote {
+  readonly quote: Quote;
+  readonly awaitingApproval: boolean;
 }
 
 export interface IngestTotals {
@@ -69,8 +76,13 @@ export interface BatchRecords {
   failFile(batchId: string, failure: FileFailure): Promise<void>;
   /** Moves the checkpoint, with the number of rows settled as cached so far. */
   saveIngestCheckpoint(batchId: string, row: number, cachedSoFar: number): Promise<void>;
-  /** Ends ingest: the batch runs, with its totals known (rows settled as cached at ingest count as settled). */
-  finishIngest(batchId: string, totals: IngestTotals): Promise<void>;
+  /**
+   * Ends ingest: the batch runs, with its totals known (rows settled as cached at ingest count as settled), or
+   * waits for approval with its quote.
+   */
+  finishIngest(batchId: string, totals: IngestTotals, quoted?: IngestQuote): Promise<void>;
+  /** Records a person's decision on a batch awaiting approval, which then runs; false unless it was waiting. */
+  decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean>;
   /** Records that the batch is being cancelled (before its rows are). */
   markCancelRequested(batchId: string): Promise<void>;
   /** Puts a completed batch back to running for a redrive, with the next revision; false unless it was completed. */
@@ -126,8 +138,15 @@ export interface BatchRows {
     row: number,
     abandoned: { readonly reason: string; readonly answered: boolean },
   ): Promise<boolean>;
-  /** Settles a row still queued as `cancelled` (no bureau call); false when it was no longer queued. */
-  cancelQueuedRow(batchId: string, row: number, reason: string): Promise<boolean>;
+  /**
+   * Settles a row still queued without a bureau call (`cancelled`, or `not_queried` when its batch was not
+   * approved); false when it was no longer queued.
+   */
+  withholdQueuedRow(
+    batchId: string,
+    row: number,
+    withheld: { readonly outcome: 'cancelled' | 'not_queried'; readonly reason: string },
+  ): Promise<boolean>;
   /** Puts a failed row back in the queue state with fresh attempts; false when it was not failed. */
   requeueFailedRow(batchId: string, row: number): Promise<boolean>;
   /**
@@ -226,8 +245,16 @@ export interface BudgetExhaustedEvent extends BudgetAlert {
   readonly month: string;
 }
 
+/** A batch would buy more than the approval threshold: it waits for a person (`BatchAwaitingApproval`). */
+export interface BatchAwaitingApprovalEvent {
+  readonly batchId: string;
+  readonly quote: Quote;
+  readonly keys: { readonly quote: string };
+}
+
 export interface EventPublisher {
   batchCompleted(event: BatchCompletedEvent): Promise<void>;
+  batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void>;
   portfolioChanged(event: PortfolioChangedEvent): Promise<void>;
   budgetExhausted(event: BudgetExhaustedEvent): Promise<void>;
 }
