@@ -9,7 +9,13 @@ import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LocalStackError } from '../local/local-stack.ts';
 import { DEFAULT_STATE_DIRECTORY, LocalStateError } from '../local/local-state.ts';
 import { CliError } from './cli-error.ts';
-import { nonNegativeInteger, nonNegativeNumber, positiveInteger, probability } from './option-parsers.ts';
+import {
+  nonNegativeInteger,
+  nonNegativeNumber,
+  positiveInteger,
+  probability,
+  requestRate,
+} from './option-parsers.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
 
@@ -61,7 +67,7 @@ export function addLocalRunOptions(command: Command): Command {
     .option(
       '--rate-limit <req/s>',
       `global bureau requests per second (default ${LOCAL_RATE_LIMIT})`,
-      nonNegativeNumber('--rate-limit'),
+      requestRate('--rate-limit'),
     )
     .option(
       '--freshness-hours <h>',
