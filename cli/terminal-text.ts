@@ -30,5 +30,8 @@ export function printable(value: string, options: PrintableOptions = {}): string
 
 /** Text of several lines made safe to print line by line: line breaks stay, everything else as `printable`. */
 export function printableLines(text: string): string {
-  return text.split('\n').map((line) => printable(line)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => printable(line))
+    .join('\n');
 }

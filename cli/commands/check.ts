@@ -3,6 +3,7 @@ import { formatDocument } from '../../lambdas/core/documents/index.ts';
 import { type CustomerRow, DEFAULT_MAX_ROWS, IntakeTally } from '../../lambdas/core/intake/index.ts';
 import { positiveInteger } from '../option-parsers.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
+import { printable } from '../terminal-text.ts';
 
 interface CheckOptions {
   readonly json?: boolean;
@@ -73,7 +74,7 @@ async function check(path: string, options: CheckOptions): Promise<void> {
     ? `document column ${JSON.stringify(layout.documentColumn)}`
     : 'no header row';
   const lines = [
-    `${path}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${header})`,
+    `${printable(path)}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${printable(header)})`,
     `  valid       ${String(counts.valid).padStart(9)}   CPF ${counts.byType.cpf}, CNPJ ${counts.byType.cnpj} (all rows)`,
     `  duplicates  ${String(counts.duplicates).padStart(9)}   included in valid; never queried twice`,
     `  invalid     ${String(counts.invalid).padStart(9)}`,

@@ -15,7 +15,6 @@ import { nonNegativeNumber } from '../option-parsers.ts';
 interface RescreenOptions extends LocalRunOptions {
   readonly name?: string;
   readonly maxAgeHours?: number;
-  readonly out?: string;
 }
 
 /** The portfolio name a file gives by default: its base name, with what names may not hold replaced. */

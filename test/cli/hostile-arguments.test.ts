@@ -5,6 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type CliResult, runCli } from '../factories/run-cli.ts';
 
+/** What a terminal would act on if it were printed raw (ESC, BEL, the one-character CSI). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for
+const RAW_CONTROLS = /[\u001b\u0007\u009b]/;
+
 // The command line as an attacker or a confused user drives it: each case must end in one line on stderr, exit
 // status 2, nothing started and nothing echoed raw to the terminal.
 
@@ -81,7 +85,7 @@ describe('credit-screen never echoes escape sequences to the terminal', () => {
     const result = await runCli(['status', `${title}x`, '--state', directory], { cwd: directory });
 
     expect(result.code).toBe(2);
-    expect(result.stderr).not.toMatch(/[\u001b\u0007\u009b]/);
+    expect(result.stderr).not.toMatch(RAW_CONTROLS);
     expect(result.stderr).toContain('\\u001b]0;pwned\\u0007');
   });
 
@@ -91,7 +95,7 @@ describe('credit-screen never echoes escape sequences to the terminal', () => {
     });
 
     expect(result.code).toBe(2);
-    expect(result.stderr).not.toMatch(/[\u001b\u009b]/);
+    expect(result.stderr).not.toMatch(RAW_CONTROLS);
     expect(result.stderr).toContain('\\u001b[31m\\u009b2J.csv: no such file');
   });
 
@@ -102,7 +106,7 @@ describe('credit-screen never echoes escape sequences to the terminal', () => {
     const result = await runCli(['check', named], { cwd: directory });
 
     expect(result.code).toBe(0);
-    expect(result.stdout).not.toMatch(/[\u001b\u009b]/);
+    expect(result.stdout).not.toMatch(RAW_CONTROLS);
     expect(result.stdout).toContain('\\u001b[31m\\u009b2Jlista.csv: 2 rows');
   });
 
@@ -110,6 +114,6 @@ describe('credit-screen never echoes escape sequences to the terminal', () => {
     const result = await runCli(['screen', list, '--bureau', colour, '--no-state'], { cwd: directory });
 
     expectOneLineRefusal(result, /--bureau/);
-    expect(result.stderr).not.toMatch(/[\u001b\u009b]/);
+    expect(result.stderr).not.toMatch(RAW_CONTROLS);
   });
 });
