@@ -76,7 +76,7 @@ function inUse(directory: string, pid: number): LocalStateError {
 /** The command line of a live process (`ps` works on Linux and macOS alike), or null. */
 async function commandLineOf(pid: number): Promise<string | null> {
   try {
-    const { stdout } = await promisify(execFile)('ps', ['-o', 'args=', '-p', String(pid)]);
+    const { stdout } = await promisify(execFile)('ps', ['-ww', '-o', 'args=', '-p', String(pid)]);
     return stdout.trim() || null;
   } catch {
     return null;
