@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -6,7 +7,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { type Command, Option } from 'commander';
 import type { BatchStore } from '../../lambdas/core/ports/index.ts';
 import { BUREAUS, type Bureau } from '../../lambdas/core/report/index.ts';
-import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { uploadKey } from '../../lib/pipeline-definition.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { positiveInteger } from '../option-parsers.ts';
@@ -52,8 +53,8 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
   process.once('SIGINT', interrupt);
   const progress = new ProgressDisplay();
   try {
-    // The same place a customer drops a file: the bureau is the folder, the name stays recognisable.
-    const key = `${S3_LAYOUT.incoming}${options.bureau}/${new Date().toISOString().replace(/[:.]/g, '-')}-${basename(file)}`;
+    // The same place a customer drops a file (the bureau is the folder), under an opaque name: never a document.
+    const key = uploadKey(options.bureau, basename(file), new Date(), randomBytes(6).toString('hex'));
     await new Upload({
       client: s3,
       params: { Bucket: connection.objects.bucket, Key: key, Body: createReadStream(file) },

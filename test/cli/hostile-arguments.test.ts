@@ -47,6 +47,16 @@ describe('credit-screen on hostile arguments', () => {
     expect(result.stderr).not.toContain('starting DynamoDB Local');
   });
 
+  it('refuses a portfolio named after its file when the file name is a document', async () => {
+    const named = join(directory, '529.982.247-25.csv');
+    await writeFile(named, customerListCsv(distinctDocuments(2, 'document-name')));
+
+    const result = await runCli(['rescreen', named, '--no-state'], { cwd: directory });
+
+    expectOneLineRefusal(result, /file name holds what looks like a CPF or CNPJ/);
+    expect(result.stderr).not.toContain('529');
+  });
+
   it('refuses to screen /dev/zero as what it is, not "a directory"', async () => {
     const result = await runCli(['screen', '/dev/zero', '--no-state'], { cwd: directory });
 
