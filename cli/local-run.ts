@@ -10,12 +10,7 @@ import { readManifest } from '../local/batch-results.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LocalStackError } from '../local/local-stack.ts';
 import { DEFAULT_STATE_DIRECTORY, LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
-import {
-  assertWritableDirectory,
-  fileErrorReason,
-  UnwritableDirectoryError,
-  writePrivateFile,
-} from '../local/private-files.ts';
+import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
 import {
   nonNegativeInteger,
@@ -26,6 +21,7 @@ import {
 } from './option-parsers.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from './results-directory.ts';
 import { printable } from './terminal-text.ts';
 
 /** Options of the commands that run the pipeline on this machine (`screen`, `rescreen`). */
@@ -174,19 +170,8 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
       throw error;
     }
   }
-  for (const [option, directory] of [
-    ['--state', options.state === false ? null : options.state],
-    ['--out', options.out ?? 'out'],
-  ] as const) {
-    if (directory === null) continue;
-    try {
-      await assertWritableDirectory(directory);
-    } catch (error) {
-      if (error instanceof UnwritableDirectoryError)
-        throw new CliError(`${option} ${error.message}: nothing was screened`);
-      throw error;
-    }
-  }
+  if (options.state !== false) await checkWritableDirectoryOption('--state', options.state);
+  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
 }
 
 /** A promise that rejects with the signal's reason once it is aborted. */
@@ -337,7 +322,7 @@ export async function finishBatch(
   heading: string[] = [],
 ): Promise<BatchManifest> {
   const done = await run.follow(batchId);
-  const directory = resolve(out ?? join('out', batchId));
+  const directory = resolve(out ?? join(DEFAULT_RESULTS_PARENT, batchId));
   const { manifest, kept } = await downloadOrKeep(run, batchId, directory);
   const lines = [
     ...heading,

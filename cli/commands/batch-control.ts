@@ -18,6 +18,7 @@ import {
   withConnection,
 } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
 import { printable, printableLines } from '../terminal-text.ts';
 
 interface WorkOptions extends TargetOptions {
@@ -98,7 +99,7 @@ async function followAndDownload(
     progress.stop();
     process.off('SIGINT', interrupt);
   }
-  const directory = resolve(options.out ?? join('out', batchId));
+  const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
   const manifest = await downloadBatchResults(connection.objects, batchId, directory);
   process.stderr.write(
     `results (revision ${manifest.revision}, ${manifest.status}) in ${printable(directory)}\n`,
@@ -166,6 +167,7 @@ export function registerBatchControlCommands(program: Command): void {
       .argument('<batchId>'),
   ).action(async (batchId: string, options: WorkOptions) => {
     checkBatchId(batchId);
+    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
     return withTarget(options, async (connection) => {
       const outcome = await cancelBatch(batchId, connection);
       if (outcome.outcome !== 'cancelled') {
@@ -190,6 +192,8 @@ export function registerBatchControlCommands(program: Command): void {
       .argument('<batchId>'),
   ).action(async (batchId: string, options: WorkOptions) => {
     checkBatchId(batchId);
+    // A redrive pays for its queries again: where the rewritten results go is checked first.
+    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
     return withTarget(options, async (connection) => {
       const outcome = await redriveBatch(batchId, connection);
       if (outcome.outcome === 'nothing_to_redrive') {

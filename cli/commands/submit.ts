@@ -14,6 +14,7 @@ import { positiveInteger } from '../option-parsers.ts';
 import { connectToStack } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 import { asCliError } from '../read-customer-list.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
 
 interface SubmitOptions {
   readonly stack: string;
@@ -45,6 +46,8 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
   } catch (error) {
     throw asCliError(file, error);
   }
+  // Real credits are spent once the file is up: the results must have somewhere to go.
+  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
   const connection = await connectToStack(options.stack);
   const s3 = new S3Client({});
   const controller = new AbortController();
@@ -73,7 +76,7 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
       onProgress: (state) => progress.update(state.settledRows, state.totalRows),
     });
     progress.stop();
-    const directory = resolve(options.out ?? join('out', batchId));
+    const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
     const manifest = await downloadBatchResults(connection.objects, batchId, directory);
     const counts = manifest.counts;
     process.stdout.write(

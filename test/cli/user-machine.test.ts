@@ -69,26 +69,37 @@ describe('credit-screen screen --out', () => {
     for (const file of files) expect(`${file} ${await modeOf(join(out, file))}`).toBe(`${file} 600`);
   }, 120_000);
 
-  it('keeps the paid results and says where when --out can no longer be written at the end', async () => {
-    const out = join(await mkdtemp(join(tmpdir(), 'credit-screen-out-')), 'results');
-    const run = startCli(['screen', list, '--no-state', '--out', out, ...SLOW], { cwd: folder });
-    await expect.poll(() => /progress: [1-9]/.test(run.stderr()), { timeout: 60_000 }).toBe(true);
-    // While the batch runs, the folder is replaced by a file.
-    await rm(out, { recursive: true, force: true });
-    await writeFile(out, 'in the way');
+  it.each([
+    ['without a state directory, in a new private folder', false],
+    ['in the state directory', true],
+  ])(
+    'keeps the paid results and says where when --out can no longer be written at the end: %s',
+    async (_label, withState) => {
+      const base = await mkdtemp(join(tmpdir(), 'credit-screen-out-'));
+      const out = join(base, 'results');
+      const state = withState ? ['--state', join(base, 'state')] : ['--no-state'];
+      const run = startCli(['screen', list, ...state, '--out', out, ...SLOW], { cwd: folder });
+      await expect.poll(() => /progress: [1-9]/.test(run.stderr()), { timeout: 60_000 }).toBe(true);
+      // While the batch runs, the folder is replaced by a file.
+      await rm(out, { recursive: true, force: true });
+      await writeFile(out, 'in the way');
 
-    const result = await run.done;
+      const result = await run.done;
 
-    expect(result.code).toBe(2);
-    const kept = result.stderr.match(
-      /credit-screen: could not write the results to .*results \(not a directory\); they are kept in (\S+)\n$/,
-    )?.[1];
-    expect(kept, result.stderr).toBeDefined();
-    const summary = parseSummary(await readFile(join(kept as string, 'summary.csv'), 'utf8'));
-    expect(summary.filter((line) => line.status === 'screened')).toHaveLength(DOCUMENTS);
-    expect(await modeOf(kept as string)).toBe('700');
-    expect(result.stdout).toContain(`results in ${kept}`);
-  }, 120_000);
+      expect(result.code).toBe(2);
+      const kept = result.stderr.match(
+        /credit-screen: could not write the results to .*results \(not a directory\); they are kept in (\S+)\n$/,
+      )?.[1];
+      expect(kept, result.stderr).toBeDefined();
+      if (withState)
+        expect(kept).toMatch(new RegExp(`^${join(base, 'state', 's3', 'results')}/[0-9a-f]{24}$`));
+      const summary = parseSummary(await readFile(join(kept as string, 'summary.csv'), 'utf8'));
+      expect(summary.filter((line) => line.status === 'screened')).toHaveLength(DOCUMENTS);
+      expect(await modeOf(kept as string)).toBe('700');
+      expect(result.stdout).toContain(`results in ${kept}`);
+    },
+    120_000,
+  );
 });
 
 describe('credit-screen screen killed with kill -9', () => {
