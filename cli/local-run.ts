@@ -87,7 +87,10 @@ export function addLocalRunOptions(command: Command): Command {
       DEFAULT_STATE_DIRECTORY,
     )
     .option('--no-state', 'keep nothing: start empty and forget everything at the end')
-    .option('--fresh', 'empty the state directory before starting')
+    .option(
+      '--fresh',
+      'empty the state directory before starting (only a directory it created, or an empty one)',
+    )
     .option(
       '--token <token>',
       'token the pipeline sends (the embedded emulator accepts only its own dev token)',
