@@ -172,8 +172,8 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
       if (error instanceof LocalStateError) throw new CliError(`--state ${error.message}`);
       throw error;
     }
+    await checkWritableDirectoryOption('--state', options.state);
   }
-  if (options.state !== false) await checkWritableDirectoryOption('--state', options.state);
   await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
 }
 
