@@ -1,4 +1,5 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { BureauEmulator } from '../emulator/bureau-emulator.ts';
@@ -10,14 +11,24 @@ import {
 import { BUREAUS, type Bureau } from '../lambdas/core/report/index.ts';
 import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
 import { DEFAULT_SETTINGS, type PipelineSettings } from '../lib/pipeline-definition.ts';
+import { readManifest } from '../local/batch-results.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LocalStackError } from '../local/local-stack.ts';
-import { DEFAULT_STATE_DIRECTORY, LocalStateError } from '../local/local-state.ts';
+import { DEFAULT_STATE_DIRECTORY, LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
+import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
 import { countLines } from './count-lines.ts';
-import { nonNegativeInteger, nonNegativeNumber, positiveInteger, probability } from './option-parsers.ts';
+import {
+  nonNegativeInteger,
+  nonNegativeNumber,
+  positiveInteger,
+  probability,
+  requestRate,
+} from './option-parsers.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from './results-directory.ts';
+import { printable } from './terminal-text.ts';
 
 /** Options of the commands that run the pipeline on this machine (`screen`, `rescreen`). */
 export interface LocalRunOptions {
@@ -38,6 +49,8 @@ export interface LocalRunOptions {
   readonly fresh?: boolean;
   /** Language of the batch's report.html. */
   readonly lang: ReportLanguage;
+  /** Where the results go (default `out/<batchId>`). */
+  readonly out?: string;
 }
 
 /** Local default of the global rate limit: the emulator has no limit of its own unless asked for one. */
@@ -75,7 +88,7 @@ export function addLocalRunOptions(command: Command): Command {
     .option(
       '--rate-limit <req/s>',
       `global bureau requests per second (default ${LOCAL_RATE_LIMIT})`,
-      nonNegativeNumber('--rate-limit'),
+      requestRate('--rate-limit'),
     )
     .option(
       '--freshness-hours <h>',
@@ -88,7 +101,10 @@ export function addLocalRunOptions(command: Command): Command {
       DEFAULT_STATE_DIRECTORY,
     )
     .option('--no-state', 'keep nothing: start empty and forget everything at the end')
-    .option('--fresh', 'empty the state directory before starting')
+    .option(
+      '--fresh',
+      'empty the state directory before starting (only a directory it created, or an empty one)',
+    )
     .option(
       '--token <token>',
       'token the pipeline sends (the embedded emulator accepts only its own dev token)',
@@ -133,9 +149,17 @@ export interface LocalRun {
   follow(batchId: string): Promise<BatchProgress>;
   /** Downloads the results into `directory`, with the emulator's stats beside them. */
   download(batchId: string, directory: string): Promise<BatchManifest>;
+  /**
+   * Keeps the results somewhere when `download` could not write them: with a state directory they are already
+   * there (the bucket is saved into it at the end of the run); without, they go to a new private folder.
+   */
+  keep(batchId: string): Promise<{ readonly manifest: BatchManifest; readonly directory: string }>;
 }
 
-/** Refuses what cannot work before anything starts: a real gateway without --live, a missing file. */
+/**
+ * Refuses what cannot work before anything starts: a real gateway without --live, a missing file, and a state or
+ * results directory that cannot be written (a batch paid for and then lost for want of a folder costs money).
+ */
 export async function checkBeforeStarting(options: LocalRunOptions, file: string): Promise<void> {
   if (options.baseUrl !== undefined && !options.live) {
     throw new CliError(
@@ -148,10 +172,31 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
     throw new CliError('--live needs the account token in BUREAU_TOKEN (or --token)');
   try {
     const info = await stat(file);
-    if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+    if (info.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+    // A device or a pipe (/dev/zero, /dev/stdin) cannot be uploaded as a file of known size.
+    if (!info.isFile()) throw new CliError(`cannot read ${file}: not a regular file`);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw asCliError(file, error);
   }
+  if (options.state !== false) {
+    try {
+      await LocalStateDirectory.check(options.state);
+    } catch (error) {
+      if (error instanceof LocalStateError) throw new CliError(`--state ${error.message}`);
+      throw error;
+    }
+    await checkWritableDirectoryOption('--state', options.state);
+  }
+  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+}
+
+/** A promise that rejects with the signal's reason once it is aborted. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /**
@@ -194,8 +239,13 @@ export async function runLocally<T>(
     process.stderr.write(
       `local stack: DynamoDB Local ${endpoints.dynamodb}, S3/SQS ${endpoints.s3AndSqs}` +
         `${emulator ? `, bureau emulator ${emulator.url}` : ''}` +
-        `${state ? `; state in ${pipeline.stack.state?.directory}` : ''}\n`,
+        `${state ? `; state in ${printable(pipeline.stack.state?.directory ?? state)}` : ''}\n`,
     );
+    const reclaimed = pipeline.stack.state?.reclaimed ?? [];
+    if (reclaimed.length > 0)
+      process.stderr.write(
+        `stopped DynamoDB Local (pid ${reclaimed.join(', ')}) left running on this state by a run that was killed\n`,
+      );
     if (pipeline.resumed) {
       process.stderr.write(
         `an interrupted run left unfinished batches here: ${pipeline.resumed.requeued} documents queued again; \`credit-screen resume\` finishes them\n`,
@@ -219,14 +269,28 @@ export async function runLocally<T>(
       download: async (batchId, directory) => {
         const { manifest } = await running.downloadResults(batchId, directory);
         if (emulator)
-          await writeFile(
+          await writePrivateFile(
             join(directory, 'emulator-stats.json'),
             `${JSON.stringify(emulator.stats(), null, 2)}\n`,
           );
         return manifest;
       },
+      keep: async (batchId) => {
+        const kept = running.stack.state;
+        if (kept) {
+          const manifest = await readManifest(running.adapters.objects, batchId);
+          if (manifest === null) throw new Error(`batch ${batchId} has no results`);
+          return { manifest, directory: join(kept.objectsPath, 'results', batchId) };
+        }
+        // mkdtemp makes the folder 0700.
+        const directory = await mkdtemp(join(tmpdir(), `credit-screen-results-${batchId}-`));
+        return { manifest: await run.download(batchId, directory), directory };
+      },
     };
-    return await body(run);
+    // Ctrl-C is honoured even while the body waits on something that does not listen to the signal.
+    const work = body(run);
+    work.catch(() => undefined);
+    return await Promise.race([work, rejectOnAbort(controller.signal)]);
   } catch (error) {
     progress.stop();
     if (controller.signal.aborted && controller.signal.reason instanceof CliError)
@@ -271,19 +335,50 @@ export async function finishBatch(
   heading: string[] = [],
 ): Promise<BatchManifest> {
   const done = await run.follow(batchId);
-  const directory = resolve(out ?? join('out', batchId));
-  const manifest = await run.download(batchId, directory);
+  const directory = resolve(out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+  const { manifest, kept } = await downloadOrKeep(run, batchId, directory);
   const lines = [
     ...heading,
     ...batchReport(manifest, run),
     ...extraLines(manifest),
-    `results in ${directory}`,
-    ...(manifest.files?.report ? [`report: ${join(directory, basename(manifest.files.report))}`] : []),
+    `results in ${printable(kept?.directory ?? directory)}`,
+    ...(manifest.files?.report
+      ? [`report: ${printable(join(kept?.directory ?? directory, basename(manifest.files.report)))}`]
+      : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (kept)
+    throw new CliError(
+      `could not write the results to ${directory} (${kept.reason}); they are kept in ${kept.directory}`,
+    );
   const failure = failureOf(manifest, done, file);
   if (failure) throw failure;
   return manifest;
+}
+
+/**
+ * Downloads the results into `directory`; if that fails (the folder went away, the disk filled up), the paid-for
+ * results are kept elsewhere and `kept` says where and why.
+ */
+async function downloadOrKeep(
+  run: LocalRun,
+  batchId: string,
+  directory: string,
+): Promise<{ manifest: BatchManifest; kept: { directory: string; reason: string } | null }> {
+  try {
+    return { manifest: await run.download(batchId, directory), kept: null };
+  } catch (error) {
+    run.signal.throwIfAborted();
+    const reason = fileErrorReason(error);
+    try {
+      const kept = await run.keep(batchId);
+      return { manifest: kept.manifest, kept: { directory: kept.directory, reason } };
+    } catch (keepError) {
+      throw new CliError(
+        `could not write the results to ${directory} (${reason}), nor keep them (${fileErrorReason(keepError)})`,
+      );
+    }
+  }
 }
 
 /** A finished batch that did not complete becomes the command's error. */

@@ -10,12 +10,21 @@ import { registerRescreenCommand } from './commands/rescreen.ts';
 import { registerScreenCommand } from './commands/screen.ts';
 import { registerStudioCommand } from './commands/studio.ts';
 import { registerSubmitCommand } from './commands/submit.ts';
+import { printable } from './terminal-text.ts';
+
+/** How every refusal is shown: one line, named after the program, with nothing a terminal would act on. */
+function refusalLine(message: string): string {
+  return `credit-screen: ${printable(message.trim())}\n`;
+}
 
 /** Builds the `credit-screen` program; commands register themselves so each lives in its own file. */
 export function buildProgram(): Command {
   const program = new Command('credit-screen')
     .description('Batch credit screening of Brazilian CPF/CNPJ lists')
-    .showHelpAfterError()
+    // Commander's own errors (an unknown option, a value an option refuses) are shown like ours: one line.
+    .configureOutput({
+      outputError: (message, write) => write(refusalLine(message.replace(/^error: /, ''))),
+    })
     .exitOverride();
   registerCheckCommand(program);
   registerEmulatorCommand(program);
@@ -31,17 +40,18 @@ export function buildProgram(): Command {
 }
 
 /**
- * Runs the command line and returns the exit code. Expected failures (a missing file, an unusable list) print
- * one line on stderr; anything else is a bug and keeps its stack.
+ * Runs the command line and returns the exit code. Expected failures (a missing file, an unusable list, a bad
+ * option) print one line on stderr and exit 2; anything else is a bug and keeps its stack.
  */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     await buildProgram().parseAsync([...argv]);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    // A usage error is bad input like any other: status 2 (help and --version end with 0).
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CliError) {
-      process.stderr.write(`credit-screen: ${error.message}\n`);
+      process.stderr.write(refusalLine(error.message));
       return error.exitCode;
     }
     throw error;

@@ -52,12 +52,21 @@ export function priceInBrl(name: string, maximum: number) {
   };
 }
 
-/** A rate in requests per second: above zero and at most `maximum`. */
-export function positiveRate(name: string, maximum = 10_000) {
+/**
+ * The slowest request rate a run accepts. Zero would never let a request through (the workers would spin waiting
+ * for a token) and rates far below this one wait longer between requests than a timer can count (Node's timers
+ * stop at about 24.8 days).
+ */
+export const MINIMUM_REQUEST_RATE = 0.01;
+
+/** A rate in requests per second: a finite number of at least {@link MINIMUM_REQUEST_RATE}. */
+export function requestRate(name: string) {
   return (value: string): number => {
     const number = Number(value);
-    if (value.trim() === '' || !(number >= 0.01 && number <= maximum))
-      throw new InvalidArgumentError(`${name} must be a rate from 0.01 to ${maximum} requests per second`);
+    if (value.trim() === '' || !Number.isFinite(number) || number < MINIMUM_REQUEST_RATE)
+      throw new InvalidArgumentError(
+        `${name} must be at least ${MINIMUM_REQUEST_RATE} requests per second (one every ${1 / MINIMUM_REQUEST_RATE} s)`,
+      );
     return number;
   };
 }

@@ -379,6 +379,20 @@ export const EXPIRING_PREFIXES = [
 export const answerKey = (bureau: Bureau, batchId: string, row: number): string =>
   `${S3_LAYOUT.raw}${bureau}/${batchId}/${row}.json`;
 
+/**
+ * The key under which the command line uploads a customer list: `incoming/<bureau>/<UTC time>-<nonce>.<ext>`,
+ * e.g. `incoming/a/20261123T194400123Z-3f9a1c2b7d4e.csv`. Made of opaque parts only: a file name can be a
+ * document (`529.982.247-25.csv`) or hold line breaks and escape sequences, and keys end up in manifests,
+ * listings, events and logs. The name is dropped; only its extension is kept, when it is a short word (it cannot
+ * hold a document), so the object still says what it is. `nonce` is random (12 hex digits) and keeps two uploads
+ * in the same millisecond apart.
+ */
+export function uploadKey(bureau: Bureau, fileName: string, at: Date, nonce: string): string {
+  const extension = /\.([A-Za-z][A-Za-z0-9]{0,4})$/.exec(fileName)?.[1]?.toLowerCase() ?? 'csv';
+  const time = at.toISOString().replace(/[-:.]/g, '');
+  return `${S3_LAYOUT.incoming}${bureau}/${time}-${nonce}.${extension}`;
+}
+
 export const resultKeys = (batchId: string) => ({
   summary: `${S3_LAYOUT.results}${batchId}/summary.csv`,
   reports: `${S3_LAYOUT.results}${batchId}/reports.jsonl`,

@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { BatchRecord } from '../lambdas/core/batch/index.ts';
 import type { BatchStore, ObjectStore } from '../lambdas/core/ports/index.ts';
 import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
 import { resultKeys } from '../lib/pipeline-definition.ts';
+import { makePrivateDirectory, writePrivateFile } from './private-files.ts';
 
 /** A batch's manifest, or null while it has none (results are complete only once it exists). */
 export async function readManifest(objects: ObjectStore, batchId: string): Promise<BatchManifest | null> {
@@ -14,7 +14,7 @@ export async function readManifest(objects: ObjectStore, batchId: string): Promi
 /**
  * Copies a finished batch's result files (summary, reports, changes for a re-screen, the HTML report, and the
  * manifest) from the pipeline bucket into `directory`, the same from the local stack or a deployed one. They hold
- * personal data: the files are readable by their owner only.
+ * personal data: the directories created are 0700 and the files 0600.
  */
 export async function downloadBatchResults(
   objects: ObjectStore,
@@ -23,13 +23,13 @@ export async function downloadBatchResults(
 ): Promise<BatchManifest> {
   const manifest = await readManifest(objects, batchId);
   if (manifest === null) throw new Error(`batch ${batchId} has no results yet`);
-  await mkdir(directory, { recursive: true });
+  await makePrivateDirectory(directory);
   const files = manifest.files;
   const keys = [files?.summary, files?.reports, files?.changes, files?.report, resultKeys(batchId).manifest];
   for (const key of keys) {
     if (key === undefined) continue;
     const text = await objects.readTextIfExists(key);
-    if (text !== null) await writeFile(join(directory, basename(key)), text, { mode: 0o600 });
+    if (text !== null) await writePrivateFile(join(directory, basename(key)), text);
   }
   return manifest;
 }

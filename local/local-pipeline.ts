@@ -43,6 +43,7 @@ import {
   portfolioRunInput,
   S3_LAYOUT,
   stuckClaimSeconds,
+  uploadKey,
   validateSettings,
 } from '../lib/pipeline-definition.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
@@ -305,7 +306,7 @@ export class LocalPipeline {
     bureau: Bureau,
     options: UploadOptions = {},
   ): Promise<UploadedObject & { size: number }> {
-    const key = `${S3_LAYOUT.incoming}${bureau}/${Date.now()}-${basename(file)}`;
+    const key = uploadKey(bureau, basename(file), new Date(), randomBytes(6).toString('hex'));
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
     await new Upload({

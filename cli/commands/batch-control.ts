@@ -7,6 +7,7 @@ import {
   redriveBatch,
   statusView,
 } from '../../lambdas/batch-control/batch-control.ts';
+import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../lambdas/core/batch/index.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { nonNegativeInteger, positiveInteger } from '../option-parsers.ts';
@@ -17,6 +18,8 @@ import {
   withConnection,
 } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
+import { printable, printableLines } from '../terminal-text.ts';
 
 interface WorkOptions extends TargetOptions {
   readonly wait: boolean;
@@ -24,8 +27,18 @@ interface WorkOptions extends TargetOptions {
   readonly epoch: number;
 }
 
+/** Prints JSON or text for people; either way keys, ids and messages from the store cannot drive the terminal. */
 function print(value: unknown, options: TargetOptions, human: () => string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+  process.stdout.write(`${printableLines(options.json ? JSON.stringify(value, null, 2) : human())}\n`);
+}
+
+/** Refuses, before any connection is opened, an argument that cannot be a batch id. */
+function checkBatchId(batchId: string): string {
+  if (!isBatchIdShape(batchId))
+    throw new CliError(
+      `not a batch id: ${printable(batchId, { maxLength: MAX_BATCH_ID_LENGTH })} (letters, digits, - and _, at most ${MAX_BATCH_ID_LENGTH})`,
+    );
+  return batchId;
 }
 
 function describeStatus(view: BatchStatusView, local: boolean): string {
@@ -86,9 +99,11 @@ async function followAndDownload(
     progress.stop();
     process.off('SIGINT', interrupt);
   }
-  const directory = resolve(options.out ?? join('out', batchId));
+  const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
   const manifest = await downloadBatchResults(connection.objects, batchId, directory);
-  process.stderr.write(`results (revision ${manifest.revision}, ${manifest.status}) in ${directory}\n`);
+  process.stderr.write(
+    `results (revision ${manifest.revision}, ${manifest.status}) in ${printable(directory)}\n`,
+  );
 }
 
 /** How many of the newest batches `resume` looks at (the local sweeper's own limit). */
@@ -123,14 +138,15 @@ export function registerBatchControlCommands(program: Command): void {
       .description('Show where a batch stands')
       .argument('<batchId>')
       .option('--json', 'print JSON'),
-  ).action(async (batchId: string, options: TargetOptions) =>
-    withConnection(options, async (connection) => {
+  ).action(async (batchId: string, options: TargetOptions) => {
+    checkBatchId(batchId);
+    return withConnection(options, async (connection) => {
       const batch = await connection.store.getBatch(batchId);
       if (batch === null) throw new CliError(`no batch ${batchId} in ${connection.where}`);
       const view = statusView(batch);
       print(view, options, () => describeStatus(view, connection.local !== null));
-    }),
-  );
+    });
+  });
 
   const workOptions = (command: Command) =>
     addTargetOptions(command)
@@ -149,8 +165,10 @@ export function registerBatchControlCommands(program: Command): void {
       .command('cancel')
       .description('Cancel a running batch: queued documents are settled cancelled without a bureau call')
       .argument('<batchId>'),
-  ).action(async (batchId: string, options: WorkOptions) =>
-    withTarget(options, async (connection) => {
+  ).action(async (batchId: string, options: WorkOptions) => {
+    checkBatchId(batchId);
+    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+    return withTarget(options, async (connection) => {
       const outcome = await cancelBatch(batchId, connection);
       if (outcome.outcome !== 'cancelled') {
         throw new CliError(
@@ -164,16 +182,19 @@ export function registerBatchControlCommands(program: Command): void {
       const { cancelledRows } = outcome;
       print(outcome, options, () => `batch ${batchId}: ${cancelledRows} queued documents cancelled`);
       if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
-    }),
-  );
+    });
+  });
 
   workOptions(
     program
       .command('redrive')
       .description("Send a completed batch's failed documents back to the queue and rewrite its results")
       .argument('<batchId>'),
-  ).action(async (batchId: string, options: WorkOptions) =>
-    withTarget(options, async (connection) => {
+  ).action(async (batchId: string, options: WorkOptions) => {
+    checkBatchId(batchId);
+    // A redrive pays for its queries again: where the rewritten results go is checked first.
+    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+    return withTarget(options, async (connection) => {
       const outcome = await redriveBatch(batchId, connection);
       if (outcome.outcome === 'nothing_to_redrive') {
         print(outcome, options, () => `batch ${batchId} has no failed documents: nothing to redrive`);
@@ -193,8 +214,8 @@ export function registerBatchControlCommands(program: Command): void {
         () => `batch ${batchId}: ${requeued} failed documents sent back (revision ${revision})`,
       );
       if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
-    }),
-  );
+    });
+  });
 
   workOptions(
     program

@@ -13,8 +13,9 @@ import { formatBrl, formatDuration, type Quote, quoteOf } from '../../lambdas/co
 import { freshReports } from '../../lambdas/reuse/fresh-reports.ts';
 import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../lib/pipeline-definition.ts';
 import { LocalStack } from '../../local/local-stack.ts';
-import { nonNegativeNumber, positiveInteger, positiveRate, priceInBrl } from '../option-parsers.ts';
+import { nonNegativeNumber, positiveInteger, priceInBrl, requestRate } from '../option-parsers.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
+import { printable } from '../terminal-text.ts';
 
 interface CheckOptions {
   readonly json?: boolean;
@@ -174,7 +175,7 @@ async function check(path: string, options: CheckOptions): Promise<void> {
   const delimiter =
     layout.delimiter === null ? 'single column' : `delimiter ${JSON.stringify(layout.delimiter)}`;
   const lines = [
-    `${path}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${describeColumns(layout)})`,
+    `${printable(path)}: ${counts.rows} rows (${layout.encoding}, ${delimiter}, ${printable(describeColumns(layout))})`,
     `  valid       ${String(counts.valid).padStart(9)}   CPF ${counts.byType.cpf}, CNPJ ${counts.byType.cnpj} (all rows)`,
     `  duplicates  ${String(counts.duplicates).padStart(9)}   included in valid; never queried twice`,
     `  invalid     ${String(counts.invalid).padStart(9)}`,
@@ -220,7 +221,7 @@ export function registerCheckCommand(program: Command): void {
     .option(
       '--rate-limit <req/s>',
       'global bureau rate the time is estimated at',
-      positiveRate('--rate-limit'),
+      requestRate('--rate-limit'),
     )
     .option(
       '--freshness-hours <h>',

@@ -13,6 +13,12 @@ import {
 import { CliError } from '../cli-error.ts';
 import { asCliError } from '../read-customer-list.ts';
 
+/**
+ * The largest file `normalize` reads. A bureau response is a few kilobytes; past this a file is not one, and
+ * reading it whole would take the memory (and V8's longest string is about this long anyway).
+ */
+const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
+
 interface NormalizeOptions {
   readonly bureau?: Bureau;
   readonly document?: string;
@@ -23,9 +29,17 @@ async function normalize(path: string, options: NormalizeOptions): Promise<void>
   let text: string;
   let modified: Date;
   try {
+    // Sized up before it is read: a device never ends and a huge file would exhaust memory first.
+    const info = await stat(path);
+    if (info.isFile() && info.size > MAX_RESPONSE_BYTES)
+      throw new CliError(
+        `${path}: ${Math.ceil(info.size / 1024 / 1024)} MB, more than the ${MAX_RESPONSE_BYTES / 1024 / 1024} MB a bureau response can be`,
+      );
+    if (!info.isFile() && !info.isDirectory()) throw new CliError(`cannot read ${path}: not a regular file`);
     text = await readFile(path, 'utf8');
-    modified = (await stat(path)).mtime;
+    modified = info.mtime;
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw asCliError(path, error);
   }
   let parsed: unknown;

@@ -15,7 +15,6 @@ import { nonNegativeNumber } from '../option-parsers.ts';
 interface RescreenOptions extends LocalRunOptions {
   readonly name?: string;
   readonly maxAgeHours?: number;
-  readonly out?: string;
 }
 
 /** The portfolio name a file gives by default: its base name, with what names may not hold replaced. */
@@ -39,8 +38,18 @@ function changeLines(manifest: BatchManifest): string[] {
   ];
 }
 
+/** Whether a name holds a run of 11 digits or more once separators are dropped: a CPF or a CNPJ, maybe. */
+function holdsDocument(name: string): boolean {
+  return /\d{11}/.test(name.replace(/[-_.]/g, ''));
+}
+
 async function rescreen(file: string, options: RescreenOptions): Promise<void> {
   const name = options.name ?? portfolioNameOf(file);
+  // The name becomes S3 keys (portfolios/<name>.csv), schedule names and log fields, where no document may go.
+  if (holdsDocument(name))
+    throw new CliError(
+      `${options.name === undefined ? 'the file name' : '--name'} holds what looks like a CPF or CNPJ, and a portfolio name goes into keys and logs: choose another with --name`,
+    );
   if (!isPortfolioName(name))
     throw new CliError(
       `${JSON.stringify(name)} cannot name a portfolio: use --name with letters, digits, - and _`,

@@ -8,11 +8,7 @@ import {
   runLocally,
 } from '../local-run.ts';
 
-interface ScreenOptions extends LocalRunOptions {
-  readonly out?: string;
-}
-
-async function screen(file: string, options: ScreenOptions): Promise<void> {
+async function screen(file: string, options: LocalRunOptions): Promise<void> {
   await checkBeforeStarting(options, file);
   await runLocally(file, options, async (run) => {
     run.signal.throwIfAborted();
@@ -33,5 +29,5 @@ export function registerScreenCommand(program: Command): void {
         '--out <dir>',
         'where to put summary.csv, reports.jsonl and manifest.json (default out/<batchId>)',
       ),
-  ).action(async (file: string, options: ScreenOptions) => screen(file, options));
+  ).action(async (file: string, options: LocalRunOptions) => screen(file, options));
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -6,7 +7,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { type Command, Option } from 'commander';
 import type { BatchStore } from '../../lambdas/core/ports/index.ts';
 import { BUREAUS, type Bureau } from '../../lambdas/core/report/index.ts';
-import { S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { uploadKey } from '../../lib/pipeline-definition.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { countLines } from '../count-lines.ts';
@@ -14,6 +15,7 @@ import { positiveInteger } from '../option-parsers.ts';
 import { connectToStack } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 import { asCliError } from '../read-customer-list.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
 
 interface SubmitOptions {
   readonly stack: string;
@@ -45,6 +47,8 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
   } catch (error) {
     throw asCliError(file, error);
   }
+  // Real credits are spent once the file is up: the results must have somewhere to go.
+  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
   const connection = await connectToStack(options.stack);
   const s3 = new S3Client({});
   const controller = new AbortController();
@@ -53,8 +57,8 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
   process.once('SIGINT', interrupt);
   const progress = new ProgressDisplay();
   try {
-    // The same place a customer drops a file: the bureau is the folder, the name stays recognisable.
-    const key = `${S3_LAYOUT.incoming}${options.bureau}/${new Date().toISOString().replace(/[:.]/g, '-')}-${basename(file)}`;
+    // The same place a customer drops a file (the bureau is the folder), under an opaque name: never a document.
+    const key = uploadKey(options.bureau, basename(file), new Date(), randomBytes(6).toString('hex'));
     await new Upload({
       client: s3,
       params: { Bucket: connection.objects.bucket, Key: key, Body: createReadStream(file) },
@@ -73,7 +77,7 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
       onProgress: (state) => progress.update(state.settledRows, state.totalRows),
     });
     progress.stop();
-    const directory = resolve(options.out ?? join('out', batchId));
+    const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
     const manifest = await downloadBatchResults(connection.objects, batchId, directory);
     process.stdout.write(
       `${[

@@ -162,6 +162,26 @@ describe('the ingest Lambda on real exports', () => {
   });
 });
 
+describe('file names in the bucket', () => {
+  it.each([
+    ['a document', '529.982.247-25.csv'],
+    ['a document without punctuation', '52998224725'],
+    ['a line break', 'lista\r\nsegunda linha.csv'],
+    ['an escape sequence', '\u001b]0;pwned\u0007.csv'],
+  ])('never put %s from the file name into the upload key or the batch', async (_label, name) => {
+    const { batch } = await ingest(name, 'cpf\n51954022212\n');
+
+    expect(batch?.sourceKey).toMatch(/^incoming\/a\/\d{8}T\d{9}Z-[0-9a-f]{12}\.csv$/);
+    expect(batch?.sourceKey).not.toMatch(/\d{11}/);
+  });
+
+  it('keeps a short extension of the name, which cannot hold a document', async () => {
+    const { batch } = await ingest('clientes.TXT', 'cpf\n51954022212\n');
+
+    expect(batch?.sourceKey).toMatch(/-[0-9a-f]{12}\.txt$/);
+  });
+});
+
 describe('formula injection through the whole pipeline', () => {
   let full: TestPipeline;
   beforeAll(async () => {

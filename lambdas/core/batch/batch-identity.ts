@@ -36,3 +36,15 @@ export function batchIdFor(upload: {
   ].join('\n');
   return createHash('sha256').update(identity).digest('hex').slice(0, 24);
 }
+
+/** The longest batch id a person may name; ids this pipeline makes are 24 characters. */
+export const MAX_BATCH_ID_LENGTH = 64;
+
+/**
+ * Whether `value` could be a batch id someone typed: letters, digits, `-` and `_`, at most
+ * {@link MAX_BATCH_ID_LENGTH}. Checked before a lookup, so that a pasted document, a path or a megabyte of text
+ * never reaches a store query or an error message.
+ */
+export function isBatchIdShape(value: string): boolean {
+  return value.length <= MAX_BATCH_ID_LENGTH && /^[A-Za-z0-9_-]+$/.test(value);
+}
