@@ -1,16 +1,21 @@
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { type Command, Option } from 'commander';
 import { BureauEmulator } from '../emulator/bureau-emulator.ts';
+import { decideBatchApproval } from '../lambdas/batch-control/batch-control.ts';
 import {
   DEFAULT_REPORT_LANGUAGE,
   REPORT_LANGUAGES,
   type ReportLanguage,
 } from '../lambdas/batch-report/index.ts';
+import type { ApprovalDecision } from '../lambdas/core/batch/index.ts';
 import { BUREAUS, type Bureau } from '../lambdas/core/report/index.ts';
+import { formatBrl, formatDuration } from '../lambdas/core/spend/index.ts';
 import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../lib/pipeline-definition.ts';
+import type { IngestOutcome } from '../lambdas/ingest/ingest-upload.ts';
+import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY, type PipelineSettings } from '../lib/pipeline-definition.ts';
 import { readManifest } from '../local/batch-results.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LocalStackError } from '../local/local-stack.ts';
@@ -22,6 +27,7 @@ import {
   nonNegativeInteger,
   nonNegativeNumber,
   positiveInteger,
+  priceInBrl,
   probability,
   requestRate,
 } from './option-parsers.ts';
@@ -51,6 +57,17 @@ export interface LocalRunOptions {
   readonly lang: ReportLanguage;
   /** Where the results go (default `out/<batchId>`). */
   readonly out?: string;
+  /** A batch that would buy more documents than this waits for approval. */
+  readonly approveAbove?: number;
+  /** Approve a batch over the threshold without asking (scripts). */
+  readonly yes?: boolean;
+  /** The batch's own spending cap. */
+  readonly maxCharges?: number;
+  /** Price per query, per bureau, for quotes. */
+  readonly priceA?: number;
+  readonly priceB?: number;
+  /** Most queries per month per bureau, across runs on this state. */
+  readonly monthlyCap?: number;
 }
 
 /** Local default of the global rate limit: the emulator has no limit of its own unless asked for one. */
@@ -68,6 +85,15 @@ function settingsFrom(options: LocalRunOptions): PipelineSettings {
     rateLimitBurst: { a: burst, b: burst },
     freshnessHours: options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours,
     reportLanguage: options.lang,
+    approvalThreshold: options.approveAbove ?? DEFAULT_SETTINGS.approvalThreshold,
+    pricePerQuery: {
+      a: options.priceA ?? DEFAULT_SETTINGS.pricePerQuery.a,
+      b: options.priceB ?? DEFAULT_SETTINGS.pricePerQuery.b,
+    },
+    monthlyChargeCap: {
+      a: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.a,
+      b: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.b,
+    },
     // Locally a crashed worker's messages should come back in seconds, not the six minutes used in AWS.
     bureauTimeoutSeconds: 10,
     workerTimeoutSeconds: 20,
@@ -79,6 +105,32 @@ export function addLocalRunOptions(command: Command): Command {
   return command
     .addOption(new Option('--bureau <bureau>', 'bureau to query').choices(BUREAUS).default('a'))
     .option('--excel', 'write the summary in the Brazilian Excel dialect (;, decimal comma, BOM)')
+    .option(
+      '--approve-above <n>',
+      `a batch that would buy more documents than this waits for approval (default ${DEFAULT_SETTINGS.approvalThreshold})`,
+      nonNegativeInteger('--approve-above'),
+    )
+    .option('--yes', 'approve a batch over the threshold without asking (for scripts)')
+    .option(
+      '--max-charges <n>',
+      'buy at most this many queries for this batch',
+      nonNegativeInteger('--max-charges'),
+    )
+    .option(
+      '--monthly-cap <n>',
+      'buy at most this many queries per bureau this month, across runs on this state',
+      nonNegativeInteger('--monthly-cap'),
+    )
+    .option(
+      '--price-a <brl>',
+      `price of one bureau A query, for the quote (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.a})`,
+      priceInBrl('--price-a', MAX_PRICE_PER_QUERY),
+    )
+    .option(
+      '--price-b <brl>',
+      `price of one bureau B query, for the quote (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.b})`,
+      priceInBrl('--price-b', MAX_PRICE_PER_QUERY),
+    )
     .addOption(
       new Option('--lang <language>', 'language of report.html')
         .choices(REPORT_LANGUAGES)
@@ -326,6 +378,44 @@ function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
  * Follows a batch to its end, downloads its results into `out` (default `out/<batchId>`), prints the counts with
  * `extraLines` after them, and turns a batch that did not complete into the command's error.
  */
+/**
+ * A batch over the approval threshold waits: `--yes` approves it, a person at a terminal is asked (no rejects it,
+ * and it then completes with nothing bought), and without either nothing is bought and the command stops with the
+ * way to approve it later (the batch waits in the state directory).
+ */
+export async function approveOrStop(
+  run: LocalRun,
+  outcome: IngestOutcome,
+  options: LocalRunOptions,
+): Promise<void> {
+  if (outcome.outcome !== 'awaiting_approval') return;
+  const { batchId, quote } = outcome;
+  const offer = `batch ${batchId} would buy ${quote.to_buy} documents for ${formatBrl(quote.estimated_cost)} (about ${formatDuration(quote.estimated_seconds)}), over the approval threshold`;
+  let decision: ApprovalDecision;
+  if (options.yes) decision = 'approved';
+  else if (process.stdin.isTTY && process.stdout.isTTY)
+    decision = (await askToBuy(offer)) ? 'approved' : 'rejected';
+  else
+    throw new CliError(
+      `${offer}: nothing was bought. Rerun with --yes, or approve it with: credit-screen approve ${batchId}`,
+    );
+  await decideBatchApproval(batchId, decision, { ...run.pipeline.adapters, logger: run.pipeline.logger });
+  process.stderr.write(
+    decision === 'approved'
+      ? `batch ${batchId} approved\n`
+      : `batch ${batchId} rejected: nothing is bought\n`,
+  );
+}
+
+async function askToBuy(offer: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^(y|yes|s|sim)$/i.test((await prompt.question(`${offer}. Buy them? [y/N] `)).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
 export async function finishBatch(
   run: LocalRun,
   batchId: string,

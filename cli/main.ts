@@ -8,6 +8,7 @@ import { registerNormalizeCommand } from './commands/normalize.ts';
 import { registerReportCommand } from './commands/report.ts';
 import { registerRescreenCommand } from './commands/rescreen.ts';
 import { registerScreenCommand } from './commands/screen.ts';
+import { registerSpendCommand } from './commands/spend.ts';
 import { registerStudioCommand } from './commands/studio.ts';
 import { registerSubmitCommand } from './commands/submit.ts';
 import { printable } from './terminal-text.ts';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerSubmitCommand(program);
   registerReportCommand(program);
   registerBatchControlCommands(program);
+  registerSpendCommand(program);
   registerAiCommand(program);
   registerStudioCommand(program);
   return program;

@@ -6,7 +6,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import { createPipelineAdapters } from '../lambdas/adapters/aws/pipeline-adapters.ts';
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
-import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../lambdas/core/ports/index.ts';
+import type {
+  BatchStore,
+  ChargeBudget,
+  Logger,
+  ObjectStore,
+  WorkQueue,
+} from '../lambdas/core/ports/index.ts';
 import { DEFAULT_SETTINGS } from '../lib/pipeline-definition.ts';
 import { LocalPipeline } from '../local/local-pipeline.ts';
 import { LocalStackError } from '../local/local-stack.ts';
@@ -20,6 +26,7 @@ export interface PipelineConnection {
   readonly store: BatchStore;
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
+  readonly budget: ChargeBudget;
   readonly logger: Logger;
   /** Set for the local state: the pipeline, whose workers run while the connection is open. */
   readonly local: LocalPipeline | null;

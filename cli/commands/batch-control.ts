@@ -4,10 +4,12 @@ import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
 import {
   type BatchStatusView,
   cancelBatch,
+  decideBatchApproval,
   redriveBatch,
   statusView,
 } from '../../lambdas/batch-control/batch-control.ts';
 import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../lambdas/core/batch/index.ts';
+import { formatBrl } from '../../lambdas/core/spend/index.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { nonNegativeInteger, positiveInteger } from '../option-parsers.ts';
@@ -49,7 +51,18 @@ function describeStatus(view: BatchStatusView, local: boolean): string {
     `  source      ${view.sourceKey}${view.portfolio ? ` (portfolio ${view.portfolio})` : ''}, bureau ${view.bureau.toUpperCase()}`,
     `  created     ${view.createdAt}${view.completedAt ? `, completed ${view.completedAt}` : ''}`,
     `  progress    ${progress}`,
-    `  rows        ${view.rows}: screened ${view.screened}, cached ${view.cached}, duplicate ${view.duplicates}, invalid ${view.invalid}, failed ${view.failed}, cancelled ${view.cancelled}`,
+    `  rows        ${view.rows}: screened ${view.screened}, cached ${view.cached}, duplicate ${view.duplicates}, invalid ${view.invalid}, failed ${view.failed}, cancelled ${view.cancelled}, not queried ${view.notQueried}`,
+    ...(view.quote
+      ? [
+          `  quote       ${view.quote.to_buy} to buy of ${view.quote.unique} unique, ${formatBrl(view.quote.estimated_cost)} at ${formatBrl(view.quote.price_per_query)}`,
+          `  spent       ${view.screened} queries answered so far, ${formatBrl(view.screened * view.quote.price_per_query)}${view.maxCharges === null ? '' : ` (cap ${view.maxCharges})`}`,
+        ]
+      : []),
+    ...(view.status === 'awaiting_approval'
+      ? [`  approval    waiting: credit-screen approve ${view.batchId} (or reject)`]
+      : view.approval
+        ? [`  approval    ${view.approval}`]
+        : []),
     ...(view.failure ? [`  refused     ${view.failure.message}`] : []),
     ...(local && (view.status === 'running' || view.status === 'finalising')
       ? [`  resume      if the run that started it was interrupted: credit-screen resume`]
@@ -216,6 +229,39 @@ export function registerBatchControlCommands(program: Command): void {
       if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
     });
   });
+
+  for (const decision of ['approved', 'rejected'] as const) {
+    const verb = decision === 'approved' ? 'approve' : 'reject';
+    workOptions(
+      program
+        .command(verb)
+        .description(
+          decision === 'approved'
+            ? 'Approve a batch waiting for approval: its documents are bought and screened'
+            : 'Reject a batch waiting for approval: nothing is bought, its rows end not_queried',
+        )
+        .argument('<batchId>'),
+    ).action(async (batchId: string, options: WorkOptions) => {
+      checkBatchId(batchId);
+      await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+      return withTarget(options, async (connection) => {
+        const outcome = await decideBatchApproval(batchId, decision, connection);
+        if (outcome.outcome === 'not_found') throw new CliError(`no batch ${batchId} in ${connection.where}`);
+        if (outcome.outcome === 'not_awaiting_approval')
+          throw new CliError(`batch ${batchId} is not awaiting approval (it is ${outcome.status})`);
+        if (outcome.outcome !== decision)
+          throw new CliError(
+            `batch ${batchId} was already ${decision} (${outcome.rows} rows taken care of again)`,
+          );
+        print(outcome, options, () =>
+          decision === 'approved'
+            ? `batch ${batchId} approved: ${outcome.rows} documents sent to be screened`
+            : `batch ${batchId} rejected: ${outcome.rows} documents not queried, nothing charged`,
+        );
+        if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
+      });
+    });
+  }
 
   workOptions(
     program

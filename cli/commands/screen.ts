@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   addLocalRunOptions,
+  approveOrStop,
   checkBeforeStarting,
   finishBatch,
   type LocalRunOptions,
@@ -12,7 +13,10 @@ async function screen(file: string, options: LocalRunOptions): Promise<void> {
   await checkBeforeStarting(options, file);
   await runLocally(file, options, async (run) => {
     run.signal.throwIfAborted();
-    const outcome = await run.pipeline.submit(resolve(file), options.bureau);
+    const outcome = await run.pipeline.submit(resolve(file), options.bureau, {
+      maxCharges: options.maxCharges,
+    });
+    await approveOrStop(run, outcome, options);
     await finishBatch(run, outcome.batchId, file, options.out);
   });
 }

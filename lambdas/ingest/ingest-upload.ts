@@ -221,7 +221,8 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
 
   // Pass 2: write rows and queue unique valid documents, chunk by chunk. When the batch might need approval (more
   // valid rows than the threshold), messages are held until its quote says whether it does.
-  const threshold = settings.approval?.threshold ?? null;
+  // Scheduled portfolio runs were approved when they were set up: the monthly cap bounds them, not a person.
+  const threshold = upload.portfolio ? null : (settings.approval?.threshold ?? null);
   const holdMessages = threshold !== null && validRows > threshold;
   const secondHash = createHash('sha256');
   const list = await openCustomerList(hashing(objects.read(upload.key), secondHash), {
