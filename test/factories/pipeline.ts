@@ -6,6 +6,7 @@ import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/burea
 import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
 import { DEFAULT_SETTINGS, type PipelineSettings } from '../../lib/pipeline-definition.ts';
 import { LocalPipeline } from '../../local/local-pipeline.ts';
+import type { StrictModeOptions } from '../../local/strict-aws-proxy.ts';
 
 /** Settings that make a local batch finish in seconds: high limits, short timeouts. */
 export const FAST_SETTINGS: PipelineSettings = {
@@ -37,6 +38,8 @@ export async function startTestPipeline(
     fresh?: boolean;
     watchUploads?: boolean;
     sweepIntervalSeconds?: number;
+    /** Strict mode (AWS's DynamoDB conflicts, injected faults): `true` for its defaults. @default off */
+    strict?: boolean | StrictModeOptions;
   } = {},
 ): Promise<TestPipeline> {
   const emulator = await BureauEmulator.start(options.emulator);
@@ -51,6 +54,7 @@ export async function startTestPipeline(
       fresh: options.fresh,
       watchUploads: options.watchUploads,
       sweepIntervalSeconds: options.sweepIntervalSeconds,
+      strict: options.strict === true ? {} : options.strict || undefined,
     });
     return {
       emulator,
