@@ -86,6 +86,11 @@ export interface StrictStats {
   readonly faults: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
   /** Messages sent twice. */
   readonly duplicateDeliveries: number;
+  /**
+   * Mean milliseconds from a request's arrival to its answer, by `service.Operation`: for DynamoDB writes, how long
+   * their items were in flight (the emulator's latency on this machine plus the hold).
+   */
+  readonly meanMs: Readonly<Record<string, number>>;
 }
 
 export interface StrictAwsProxyOptions extends StrictModeOptions {
@@ -226,6 +231,7 @@ export class StrictAwsProxy {
   readonly #conflictsByShape: Record<string, number> = {};
   readonly #faults: Record<string, number> = {};
   #duplicateDeliveries = 0;
+  readonly #elapsed: Record<string, number> = {};
 
   private constructor(options: StrictAwsProxyOptions) {
     this.#options = options;
@@ -261,6 +267,12 @@ export class StrictAwsProxy {
       },
       faults: { total: sum(this.#faults), byKind: { ...this.#faults } },
       duplicateDeliveries: this.#duplicateDeliveries,
+      meanMs: Object.fromEntries(
+        Object.entries(this.#elapsed).map(([operation, total]) => [
+          operation,
+          Number((total / (this.#requests[operation] ?? 1)).toFixed(1)),
+        ]),
+      ),
     };
   }
 
@@ -275,13 +287,16 @@ export class StrictAwsProxy {
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const body = await readBody(request);
     const call = parseAwsRequest(request, body);
-    increment(this.#requests, `${call.service}.${call.operation}`);
+    const operation = `${call.service}.${call.operation}`;
+    const arrived = performance.now();
+    increment(this.#requests, operation);
     const upstream = this.#options.upstreams[call.service];
     if (upstream === undefined)
       throw new StrictAwsProxyError(`no upstream for ${call.service} (${call.operation})`);
     const forward = () => this.#forward(upstream, request, body);
     const fault = this.#drawFault(call, request.method ?? 'GET');
     const reply = fault ?? (await this.#dispatch(call, forward));
+    increment(this.#elapsed, operation, performance.now() - arrived);
     send(response, reply, request.method === 'HEAD');
   }
 

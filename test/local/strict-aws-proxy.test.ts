@@ -179,6 +179,8 @@ describe('StrictAwsProxy: DynamoDB transaction conflicts', () => {
     await expect(elsewhere).resolves.toBeDefined();
     await expect(transaction).resolves.toBeDefined();
     expect(proxy.stats().conflicts.byOperation).toEqual({ UpdateItem: 1 });
+    // The transaction kept its items for the hold after DynamoDB Local answered.
+    expect(proxy.stats().meanMs['dynamodb.TransactWriteItems']).toBeGreaterThanOrEqual(300);
   });
 
   it('cancels a transaction on an item a plain write has in flight, and a transactional read of it', async () => {
