@@ -8,7 +8,10 @@
  *   4. baselines under the settings of (1): a sequential loop, and an unthrottled Promise.all with p-limit at C;
  *   5. ingest: a 1,000,000-row file through the ingest handler, in a child process (its RSS is the ingest's alone).
  *
- * Options: --documents N (default 2000), --ingest-rows N (default 1000000, 0 to skip), --skip-baselines.
+ * Options: --documents N (default 2000), --ingest-rows N (default 1000000, 0 to skip), --skip-baselines,
+ * --strict (the pipeline runs of 1–3 go through the strict endpoint: DynamoDB's transaction conflicts; each run
+ * then reports conflicts, faults injected and documents charged more than once), --fault-rate p (with --strict:
+ * each AWS fault kind and duplicate deliveries on the work queue at rate p; default 0).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -33,6 +36,8 @@ import {
   type PipelineSettings,
 } from '../lib/pipeline-definition.ts';
 import { LocalPipeline } from '../local/local-pipeline.ts';
+import { LOCAL_NAMES } from '../local/local-stack.ts';
+import type { StrictModeOptions, StrictStats } from '../local/strict-aws-proxy.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
 
 const { values } = parseArgs({
@@ -40,14 +45,38 @@ const { values } = parseArgs({
     documents: { type: 'string', default: '2000' },
     'ingest-rows': { type: 'string', default: '1000000' },
     'skip-baselines': { type: 'boolean', default: false },
+    strict: { type: 'boolean', default: false },
+    'fault-rate': { type: 'string', default: '0' },
   },
 });
+const FAULT_RATE = Number(values['fault-rate']);
 const N = Number(values.documents);
 const INGEST_ROWS = Number(values['ingest-rows']);
 const RATE = 50;
 const WORKERS = 5;
 const CALLS_PER_INVOCATION = 5;
 const C = WORKERS * CALLS_PER_INVOCATION;
+const STRICT: StrictModeOptions | undefined = values.strict
+  ? {
+      seed: 'bench',
+      faults:
+        FAULT_RATE > 0
+          ? {
+              dynamodb: {
+                throughputExceeded: FAULT_RATE,
+                throttling: FAULT_RATE,
+                internalServerError: FAULT_RATE,
+              },
+              s3: { slowDown: FAULT_RATE },
+              sqs: {
+                internalFailure: FAULT_RATE,
+                duplicateDelivery: FAULT_RATE,
+                duplicateQueues: [LOCAL_NAMES.workQueue],
+              },
+            }
+          : undefined,
+    }
+  : undefined;
 
 const directory = await mkdtemp(join(tmpdir(), 'credit-screen-pipeline-bench-'));
 const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
@@ -89,11 +118,13 @@ async function runPipeline(
     settings: pipelineSettings,
     bureauBaseUrl: emulator.url,
     token: emulator.token,
+    strict: STRICT,
   });
   try {
     const runs = [];
     for (const file of files) {
       const before = emulator.stats();
+      const strictBefore = pipeline.stack.strictStats();
       const samples: { at: number; requests: number }[] = [];
       const sampler = setInterval(
         () => samples.push({ at: Date.now(), requests: emulator.stats().requests }),
@@ -123,6 +154,11 @@ async function runPipeline(
         steadyRate,
         peakRate: after.maxObservedRatePerSec,
         counts: manifest.counts,
+        // Documents this run paid for more than once (what a redelivery after a failure of ours costs).
+        chargedMoreThanOnce: Object.entries(after.chargesByDocument).filter(
+          ([document, count]) => count - (before.chargesByDocument[document] ?? 0) > 1,
+        ).length,
+        strict: strictDelta(strictBefore, pipeline.stack.strictStats()),
       });
     }
     return runs;
@@ -130,6 +166,24 @@ async function runPipeline(
     await pipeline.stop();
     await emulator.close();
   }
+}
+
+/** What the strict endpoint counted during one run: conflicts (by item shape), faults, duplicate deliveries. */
+function strictDelta(before: StrictStats | null, after: StrictStats | null) {
+  if (before === null || after === null) return undefined;
+  const minus = (later: Readonly<Record<string, number>>, earlier: Readonly<Record<string, number>>) =>
+    Object.fromEntries(
+      Object.entries(later)
+        .map(([key, count]) => [key, count - (earlier[key] ?? 0)] as const)
+        .filter(([, count]) => count > 0),
+    );
+  return {
+    conflicts: after.conflicts.total - before.conflicts.total,
+    conflictsByItemShape: minus(after.conflicts.byItemShape, before.conflicts.byItemShape),
+    faultsInjected: after.faults.total - before.faults.total,
+    faultsByKind: minus(after.faults.byKind, before.faults.byKind),
+    duplicateDeliveries: after.duplicateDeliveries - before.duplicateDeliveries,
+  };
 }
 
 /** A naive client over the same emulator: sequential, or all at once through p-limit with no rate limit. */
@@ -270,6 +324,9 @@ try {
       wallSeconds: seconds(run?.wallMs ?? 0),
       idealSeconds: ideal,
       ratio: ratio((run?.wallMs ?? 0) / 1000 / ideal),
+      charged: run?.charged,
+      chargedMoreThanOnce: run?.chargedMoreThanOnce,
+      strict: run?.strict,
     });
   }
 
@@ -313,6 +370,7 @@ try {
       platform: process.platform,
     },
     measuredAt: new Date().toISOString(),
+    strictMode: STRICT ?? null,
     rateLimitUtilisation: {
       documents: N,
       emulator: { rateLimitPerSecond: RATE, latencyMs: 50 },
@@ -321,6 +379,8 @@ try {
       utilisation: utilisation?.steadyRate ? ratio(utilisation.steadyRate / RATE) : null,
       rateLimited: utilisation?.rateLimited,
       charged: utilisation?.charged,
+      chargedMoreThanOnce: utilisation?.chargedMoreThanOnce,
+      strict: utilisation?.strict,
       wallSeconds: seconds(pipelineWall),
       targets: { utilisation: 0.9, rateLimited: 0 },
     },
@@ -331,12 +391,16 @@ try {
       firstUpload: {
         charged: firstUpload?.charged,
         perUniqueValid: ratio((firstUpload?.charged ?? 0) / unique.length),
+        chargedMoreThanOnce: firstUpload?.chargedMoreThanOnce,
         counts: firstUpload?.counts,
+        strict: firstUpload?.strict,
       },
       secondUpload: {
         charged: secondUpload?.charged,
         perUniqueValid: ratio((secondUpload?.charged ?? 0) / unique.length),
+        chargedMoreThanOnce: secondUpload?.chargedMoreThanOnce,
         counts: secondUpload?.counts,
+        strict: secondUpload?.strict,
       },
       targets: { firstUpload: 1, secondUpload: 0 },
     },

@@ -53,6 +53,7 @@ export type { BatchProgress } from './batch-results.ts';
 import { LocalStack } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import { SqsEventSource } from './sqs-event-source.ts';
+import type { StrictModeOptions } from './strict-aws-proxy.ts';
 
 export interface LocalPipelineOptions {
   readonly settings: PipelineSettings;
@@ -81,6 +82,11 @@ export interface LocalPipelineOptions {
    * @default 30
    */
   readonly sweepIntervalSeconds?: number;
+  /**
+   * Strict mode: the pipeline's clients go through a StrictAwsProxy (DynamoDB's transaction conflicts, injected
+   * AWS faults, duplicate deliveries); `stack.strictStats()` reports what it did. @default off
+   */
+  readonly strict?: StrictModeOptions;
 }
 
 /** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
@@ -176,6 +182,7 @@ export class LocalPipeline {
     const stack = await LocalStack.start(settings, {
       stateDirectory: options.stateDirectory,
       fresh: options.fresh,
+      strict: options.strict,
     });
     const pipeline = new LocalPipeline(stack, settings, options);
     if (options.eventSources !== false) {

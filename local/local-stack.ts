@@ -32,6 +32,7 @@ import {
 import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
 import { freePort } from './free-port.ts';
 import { LocalStateDirectory } from './local-state.ts';
+import { StrictAwsProxy, type StrictModeOptions, type StrictStats } from './strict-aws-proxy.ts';
 
 /** Names of the local resources (in AWS, CloudFormation names them). */
 export const LOCAL_NAMES = {
@@ -181,15 +182,31 @@ export class LocalStack {
     private readonly fauxqs: FauxqsServer,
     /** Where data is kept between runs; null when everything lives in memory. */
     readonly state: LocalStateDirectory | null,
+    /** In strict mode, the strict endpoint and the clients that bypass it (setup and teardown). */
+    private readonly strict: {
+      readonly proxy: StrictAwsProxy;
+      readonly direct: PipelineClients;
+    } | null = null,
   ) {}
+
+  /** What the strict endpoint saw and injected (conflicts, faults, duplicates); null when strict mode is off. */
+  strictStats(): StrictStats | null {
+    return this.strict?.proxy.stats() ?? null;
+  }
 
   /**
    * Starts the local services. With `stateDirectory`, DynamoDB Local keeps its database there and the bucket is
-   * restored from it (and saved back by {@link stop}); `fresh` empties it first.
+   * restored from it (and saved back by {@link stop}); `fresh` empties it first. With `strict`, the pipeline's
+   * clients (and {@link endpoints}) go through a {@link StrictAwsProxy}.
    */
   static async start(
     settings: PipelineSettings,
-    options: { readonly stateDirectory?: string; readonly fresh?: boolean } = {},
+    options: {
+      readonly stateDirectory?: string;
+      readonly fresh?: boolean;
+      /** Put the strict endpoint between the pipeline's clients and the emulators (AWS's semantics, faults). */
+      readonly strict?: StrictModeOptions;
+    } = {},
   ): Promise<LocalStack> {
     assertJavaAvailable();
     const state =
@@ -207,6 +224,7 @@ export class LocalStack {
     dynamoProcess.stdout?.on('data', keep);
     dynamoProcess.stderr?.on('data', keep);
     let fauxqs: FauxqsServer | undefined;
+    let proxy: StrictAwsProxy | null = null;
     try {
       if (state && dynamoProcess.pid !== undefined) await state.recordChild(dynamoProcess.pid);
       fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
@@ -217,38 +235,46 @@ export class LocalStack {
         region: REGION,
         credentials: CREDENTIALS,
       });
-      const clients: PipelineClients = {
-        dynamo: DynamoDBDocumentClient.from(dynamoClient, {
-          marshallOptions: { removeUndefinedValues: true },
-        }),
-        s3: new S3Client({
-          endpoint: s3AndSqsEndpoint,
-          region: REGION,
-          credentials: CREDENTIALS,
-          forcePathStyle: true,
-        }),
-        sqs: new SQSClient({ endpoint: s3AndSqsEndpoint, region: REGION, credentials: CREDENTIALS }),
-      };
+      // Setup (tables, bucket, queues, the kept state) talks to the emulators directly, even in strict mode.
+      const direct = pipelineClients(dynamoClient, s3AndSqsEndpoint);
       await waitForDynamo(dynamoClient, dynamoProcess, () => output);
       const description = describeLocalPipeline(settings);
-      const resources = await createResources(clients, dynamoClient, description);
+      const resources = await createResources(direct, dynamoClient, description);
       if (state) {
-        await state.restoreObjects(clients.s3, resources.bucketName, settings.retentionDays);
-        await deleteExpiredItems(clients.dynamo, resources.tableName);
+        await state.restoreObjects(direct.s3, resources.bucketName, settings.retentionDays);
+        await deleteExpiredItems(direct.dynamo, resources.tableName);
       }
+      // In strict mode every client the pipeline gets goes through the strict endpoint (see StrictAwsProxy).
+      proxy = options.strict
+        ? await StrictAwsProxy.start({
+            ...options.strict,
+            upstreams: { dynamodb: dynamodbEndpoint, s3: s3AndSqsEndpoint, sqs: s3AndSqsEndpoint },
+            keyAttributes: [TABLE.partitionKey, TABLE.sortKey],
+          })
+        : null;
+      const clients = proxy
+        ? pipelineClients(
+            new DynamoDBClient({ endpoint: proxy.url, region: REGION, credentials: CREDENTIALS }),
+            proxy.url,
+          )
+        : direct;
       return new LocalStack(
         clients,
         resources,
-        { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
+        proxy
+          ? { dynamodb: proxy.url, s3AndSqs: proxy.url }
+          : { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
         description,
         dynamoProcess,
         watchdog,
         fauxqs,
         state,
+        proxy === null ? null : { proxy, direct },
       );
     } catch (error) {
       dynamoProcess.kill('SIGKILL');
       watchdog?.release();
+      await proxy?.close();
       await fauxqs?.stop();
       await state?.release();
       throw error;
@@ -257,7 +283,8 @@ export class LocalStack {
 
   async stop(): Promise<void> {
     try {
-      if (this.state) await this.state.saveObjects(this.clients.s3, this.resources.bucketName);
+      if (this.state)
+        await this.state.saveObjects((this.strict?.direct ?? this.clients).s3, this.resources.bucketName);
     } finally {
       await this.#stopServices();
       await this.state?.release();
@@ -268,6 +295,10 @@ export class LocalStack {
     this.clients.dynamo.destroy();
     this.clients.s3.destroy();
     this.clients.sqs.destroy();
+    if (this.strict) {
+      for (const client of Object.values(this.strict.direct)) client.destroy();
+      await this.strict.proxy.close();
+    }
     const exited = new Promise((resolve) => this.dynamoProcess.once('exit', resolve));
     this.dynamoProcess.kill('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
@@ -275,6 +306,20 @@ export class LocalStack {
     this.watchdog?.release();
     await this.fauxqs.stop();
   }
+}
+
+/** The pipeline's SDK clients on one DynamoDB client and one S3-and-SQS endpoint. */
+function pipelineClients(dynamoClient: DynamoDBClient, s3AndSqsEndpoint: string): PipelineClients {
+  return {
+    dynamo: DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } }),
+    s3: new S3Client({
+      endpoint: s3AndSqsEndpoint,
+      region: REGION,
+      credentials: CREDENTIALS,
+      forcePathStyle: true,
+    }),
+    sqs: new SQSClient({ endpoint: s3AndSqsEndpoint, region: REGION, credentials: CREDENTIALS }),
+  };
 }
 
 /**

@@ -23,6 +23,9 @@ import type { RecordedCall } from './recording-proxy.ts';
 const CDK_OUT = 'cdk.out';
 // Generous: in `npm test` this shares two cores with every other suite.
 const BATCH_TIMEOUT_MS = 90_000;
+// Strict mode (DynamoDB's transaction conflicts behind the recording endpoints) is off until the settle path can
+// take it; CREDIT_SCREEN_STRICT=1 turns it on for a run.
+const STRICT = process.env.CREDIT_SCREEN_STRICT === '1' ? { seed: 'deployed-functions' } : undefined;
 
 let deployed: DeployedStack;
 
@@ -33,7 +36,10 @@ beforeAll(async () => {
     if (synth.status !== 0) throw new Error('npm run synth failed');
   }
   const random = new SeededRandom('deployed-functions');
-  deployed = await DeployedStack.start(readCloudAssembly(CDK_OUT), { emulatorRandom: () => random.next() });
+  deployed = await DeployedStack.start(readCloudAssembly(CDK_OUT), {
+    emulatorRandom: () => random.next(),
+    strict: STRICT,
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { BundledFunction } from '../../local/bundled-function.ts';
 import type { BundledFunctionDefinition, CloudAssembly } from '../../local/cloud-assembly.ts';
 import { LocalStack } from '../../local/local-stack.ts';
 import { SqsEventSource } from '../../local/sqs-event-source.ts';
+import type { StrictModeOptions } from '../../local/strict-aws-proxy.ts';
 import { FakeScheduler } from '../factories/fake-scheduler.ts';
 import { FakeAwsServices } from './fake-aws-services.ts';
 import type { ServiceInvocation } from './iam-evaluation.ts';
@@ -113,12 +114,19 @@ export class DeployedStack {
     readonly names: Map<string, string>,
   ) {}
 
-  static async start(assembly: CloudAssembly, options: { emulatorRandom?: () => number } = {}) {
+  /**
+   * With `strict`, the local stack's strict endpoint sits behind every function's recording endpoint (recording
+   * proxy → strict proxy → emulators), so the bundled functions meet DynamoDB's conflicts and AWS faults.
+   */
+  static async start(
+    assembly: CloudAssembly,
+    options: { emulatorRandom?: () => number; strict?: StrictModeOptions } = {},
+  ) {
     const settings = templateSettings(assembly);
     const emulator = await BureauEmulator.start({ random: options.emulatorRandom });
     const fakes = await FakeAwsServices.start();
     const scheduler = await FakeScheduler.start();
-    const stack = await LocalStack.start(settings);
+    const stack = await LocalStack.start(settings, { strict: options.strict });
     const deployed = new DeployedStack(
       assembly,
       settings,
@@ -187,6 +195,7 @@ export class DeployedStack {
   }
 
   async #startFunctions(): Promise<void> {
+    // In strict mode these are the strict endpoint's: the recording endpoints chain to it.
     const { endpoints } = this.stack;
     const queueOrigin = /^https?:\/\/[^/]+/.exec(this.stack.resources.workQueueUrl)?.[0] ?? '';
     for (const definition of this.assembly.functions) {

@@ -1,100 +1,19 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type AwsCall, type AwsService, parseAwsRequest, readBody } from '../../local/aws-request.ts';
 import { arns } from './template-resolver.ts';
 
-/** The AWS services the functions talk to, by SigV4 signing name. */
-export type AwsService = 'dynamodb' | 's3' | 'sqs' | 'secretsmanager' | 'events' | 'scheduler';
+export type { AwsService } from '../../local/aws-request.ts';
 
 /** One AWS API call as a function made it: which API, on which resource, with what matters for IAM. */
-export interface RecordedCall {
+export interface RecordedCall extends AwsCall {
   readonly caller: string;
-  readonly service: AwsService;
-  /** The API operation, e.g. `UpdateItem`, `PutObject`, `CreateMultipartUpload`. */
-  readonly operation: string;
-  /** Body of a JSON-protocol call (DynamoDB, SQS, Secrets Manager, EventBridge, Scheduler). */
-  readonly input: Record<string, unknown>;
-  /** S3: bucket and key (or list prefix); Scheduler: schedule name and group. */
-  readonly bucket?: string;
-  readonly key?: string;
-  readonly prefix?: string;
-  readonly schedule?: { readonly group: string; readonly name: string };
   readonly status: number;
 }
 
 export interface RecordingProxyOptions {
   /** The URL the SQS service knows a queue by, from the URL the function uses (this endpoint's). */
   readonly upstreamQueueUrl: (queueUrl: string) => string;
-}
-
-export class RecordingProxyError extends Error {
-  override readonly name = 'RecordingProxyError';
-}
-
-const readBody = (message: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks)));
-    message.on('error', reject);
-  });
-
-/** The signing name in a SigV4 `Authorization` header's credential scope: every SDK request carries it. */
-function signingService(authorization: string | undefined): AwsService {
-  const service = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\/aws4_request/.exec(authorization ?? '')?.[1];
-  const known: readonly string[] = ['dynamodb', 's3', 'sqs', 'secretsmanager', 'events', 'scheduler'];
-  if (service === undefined || !known.includes(service))
-    throw new RecordingProxyError(`an AWS call the recorder does not know: ${service ?? 'unsigned'}`);
-  return service as AwsService;
-}
-
-/** S3's REST operations, from method, path and query (path-style addressing: `/bucket/key`). */
-function s3Operation(method: string, url: URL, headers: IncomingMessage['headers']) {
-  const [, bucket = '', ...rest] = url.pathname.split('/');
-  const key = decodeURIComponent(rest.join('/'));
-  const query = url.searchParams;
-  if (key === '') {
-    if (method === 'GET' && query.has('uploads')) return { operation: 'ListMultipartUploads', bucket };
-    if (method === 'GET') return { operation: 'ListObjectsV2', bucket, prefix: query.get('prefix') ?? '' };
-    return { operation: `${method}Bucket`, bucket };
-  }
-  const byMethod: Record<string, string> = {
-    GET: query.has('uploadId') ? 'ListParts' : 'GetObject',
-    HEAD: 'HeadObject',
-    PUT: query.has('partNumber') ? 'UploadPart' : headers['x-amz-copy-source'] ? 'CopyObject' : 'PutObject',
-    POST: query.has('uploads') ? 'CreateMultipartUpload' : 'CompleteMultipartUpload',
-    DELETE: query.has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject',
-  };
-  return { operation: byMethod[method] ?? `${method}Object`, bucket, key };
-}
-
-/** EventBridge Scheduler's REST operations: `/schedules/{name}?groupName=…`. */
-function schedulerOperation(method: string, url: URL, input: Record<string, unknown>) {
-  const name = decodeURIComponent(url.pathname.replace(/^\/schedules\//, ''));
-  const group = String(input.GroupName ?? url.searchParams.get('groupName') ?? 'default');
-  const byMethod: Record<string, string> = {
-    POST: 'CreateSchedule',
-    PUT: 'UpdateSchedule',
-    DELETE: 'DeleteSchedule',
-    GET: 'GetSchedule',
-  };
-  return { operation: byMethod[method] ?? method, schedule: { group, name } };
-}
-
-/** What a request is: its service (from the signature), operation, input and, for REST APIs, its resource. */
-function parseCall(request: IncomingMessage, body: Buffer): Omit<RecordedCall, 'caller' | 'status'> {
-  const method = request.method ?? 'GET';
-  const url = new URL(request.url ?? '/', 'http://proxy');
-  const service = signingService(request.headers.authorization);
-  const input =
-    service !== 's3' && body.length > 0 ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : {};
-  if (service === 's3') return { service, input, ...s3Operation(method, url, request.headers) };
-  if (service === 'scheduler') return { service, input, ...schedulerOperation(method, url, input) };
-  // The JSON protocols name the operation in X-Amz-Target, e.g. `DynamoDB_20120810.UpdateItem`.
-  const operation =
-    String(request.headers['x-amz-target'] ?? '')
-      .split('.')
-      .pop() ?? '';
-  return { service, input, operation };
 }
 
 /**
@@ -114,7 +33,7 @@ export class RecordingProxy {
     this.#server = createServer((request, response) => {
       readBody(request)
         .then((body) => {
-          const call = parseCall(request, body);
+          const call = parseAwsRequest(request, body);
           // fauxqs finds a queue by its exact URL, whose origin is its own, not this endpoint's.
           const queueUrl = call.input.QueueUrl;
           const outgoing =

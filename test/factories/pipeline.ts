@@ -6,6 +6,7 @@ import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/burea
 import type { BureauGateway, Logger } from '../../lambdas/core/ports/index.ts';
 import { DEFAULT_SETTINGS, type PipelineSettings } from '../../lib/pipeline-definition.ts';
 import { LocalPipeline, type UploadOptions } from '../../local/local-pipeline.ts';
+import type { StrictModeOptions } from '../../local/strict-aws-proxy.ts';
 
 /** Settings that make a local batch finish in seconds: high limits, short timeouts. */
 export const FAST_SETTINGS: PipelineSettings = {
@@ -38,6 +39,8 @@ export async function startTestPipeline(
     watchUploads?: boolean;
     sweepIntervalSeconds?: number;
     logger?: Logger;
+    /** Strict mode (AWS's DynamoDB conflicts, injected faults): `true` for its defaults. @default off */
+    strict?: boolean | StrictModeOptions;
   } = {},
 ): Promise<TestPipeline> {
   const emulator = await BureauEmulator.start(options.emulator);
@@ -53,6 +56,7 @@ export async function startTestPipeline(
       watchUploads: options.watchUploads,
       sweepIntervalSeconds: options.sweepIntervalSeconds,
       logger: options.logger,
+      strict: options.strict === true ? {} : options.strict || undefined,
     });
     return {
       emulator,
