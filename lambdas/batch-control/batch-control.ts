@@ -60,13 +60,26 @@ async function withholdQueuedRows(
 ): Promise<number> {
   const limit = pLimit(PARALLEL_UPDATES);
   let settled = 0;
+  let unsettled = 0;
   for await (const page of deps.store.rows(batchId)) {
     const queued = page.filter((row) => row.state === 'queued');
     const results = await Promise.all(
-      queued.map((row) => limit(() => deps.store.withholdQueuedRow(batchId, row.row, withheld))),
+      queued.map((row) =>
+        limit(() =>
+          deps.store.withholdQueuedRow(batchId, row.row, withheld).catch((error: unknown) => {
+            deps.logger.warn('row not withheld now', { batchId, row: row.row, error: String(error) });
+            unsettled++;
+            return false;
+          }),
+        ),
+      ),
     );
     settled += results.filter(Boolean).length;
   }
+  // A cancelled row left queued is not lost: its message is still queued, and the worker that takes it settles it
+  // cancelled. A batch not approved has no messages: its rows must all be withheld here (running reject again does).
+  if (unsettled > 0 && withheld.outcome === 'not_queried')
+    throw new Error(`${unsettled} rows of batch ${batchId} could not be settled now; reject it again`);
   await finaliseIfLast(batchId, deps);
   return settled;
 }

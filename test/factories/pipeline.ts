@@ -39,7 +39,11 @@ export async function startTestPipeline(
     watchUploads?: boolean;
     sweepIntervalSeconds?: number;
     logger?: Logger;
-    /** Strict mode (AWS's DynamoDB conflicts, injected faults): `true` for its defaults. @default off */
+    /**
+     * Strict mode: DynamoDB's transaction conflicts as AWS has them, and the faults asked for. On in every pipeline
+     * test, so no guarantee is proven only where DynamoDB Local is lenient; `false` only for what needs it off.
+     * @default on, with its defaults (no faults)
+     */
     strict?: boolean | StrictModeOptions;
   } = {},
 ): Promise<TestPipeline> {
@@ -56,7 +60,12 @@ export async function startTestPipeline(
       watchUploads: options.watchUploads,
       sweepIntervalSeconds: options.sweepIntervalSeconds,
       logger: options.logger,
-      strict: options.strict === true ? {} : options.strict || undefined,
+      strict:
+        options.strict === false
+          ? undefined
+          : options.strict === true || options.strict === undefined
+            ? {}
+            : options.strict,
     });
     return {
       emulator,

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -100,7 +104,12 @@ function withShardCounts(batch: BatchRecord, shards: readonly Item[]): BatchReco
 
 // Transactions cancelled by a conflict with another transaction, and throttled requests, are retried here with
 // jittered backoff (AWS's advice for TransactionConflict); the SDK retries throttling itself, not conflicts.
-const TRANSACTION_ATTEMPTS = 6;
+const TRANSACTION_ATTEMPTS = 8;
+/** Half fixed, half random ("equal jitter"): a retry never comes right back into the write it collided with. */
+const conflictBackoffMs = (attempt: number): number => {
+  const ceiling = Math.min(1000, 25 * 2 ** attempt);
+  return ceiling / 2 + (Math.random() * ceiling) / 2;
+};
 const isRetryableCancellation = (error: unknown): boolean =>
   error instanceof TransactionCanceledException &&
   (error.CancellationReasons ?? []).some(
@@ -180,7 +189,7 @@ export class DynamoDbBatchStore implements BatchStore {
         }
         if (!isRetryableCancellation(error) || attempt >= TRANSACTION_ATTEMPTS) throw error;
         this.#conflictsRetried++;
-        await sleep(Math.random() * Math.min(1000, 20 * 2 ** attempt));
+        await sleep(conflictBackoffMs(attempt));
       }
     }
   }
@@ -206,13 +215,18 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   /** Runs a conditional write; false when its condition failed (someone else got there first), true otherwise. */
-  async #conditionally(write: Promise<unknown>): Promise<boolean> {
-    try {
-      await write;
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+  async #conditionally(write: () => Promise<unknown>): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await write();
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        // A single write to an item a transaction is writing is refused; it goes through once that one is done.
+        if (!(error instanceof TransactionConflictException) || attempt >= TRANSACTION_ATTEMPTS) throw error;
+        this.#conflictsRetried++;
+        await sleep(conflictBackoffMs(attempt));
+      }
     }
   }
 
@@ -295,7 +309,7 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean> {
-    return this.#conditionally(
+    return this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
@@ -318,7 +332,7 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async reopenForRedrive(batchId: string): Promise<boolean> {
-    return this.#conditionally(
+    return this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
@@ -558,7 +572,7 @@ export class DynamoDbBatchStore implements BatchStore {
     ];
     const adding = adds.length > 0;
     // The lease ran out and another worker holds the row now: nothing of ours to give back.
-    await this.#conditionally(
+    await this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
@@ -578,7 +592,7 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async recordUncertainCall(batchId: string, row: number, claimToken: string): Promise<boolean> {
-    return this.#conditionally(
+    return this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
@@ -668,7 +682,7 @@ export class DynamoDbBatchStore implements BatchStore {
 
   async acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean> {
     const now = this.#now();
-    return this.#conditionally(
+    return this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
@@ -687,7 +701,7 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async markToken(batchId: string, state: 'verified' | 'rejected'): Promise<void> {
-    await this.#conditionally(
+    await this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
@@ -715,7 +729,7 @@ export class DynamoDbBatchStore implements BatchStore {
   }
 
   async claimFinalisation(batchId: string): Promise<boolean> {
-    return this.#conditionally(
+    return this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
@@ -735,7 +749,7 @@ export class DynamoDbBatchStore implements BatchStore {
   async completeBatch(batchId: string, manifestKey: string): Promise<boolean> {
     const batch = await this.getBatch(batchId);
     // Completed by another run of the same finalisation (a repeated or concurrent delivery).
-    return this.#conditionally(
+    return this.#conditionally(() =>
       this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
