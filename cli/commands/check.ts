@@ -181,12 +181,12 @@ async function check(path: string, options: CheckOptions): Promise<void> {
     `  invalid     ${String(counts.invalid).padStart(9)}`,
     `  to query    ${String(counts.unique).padStart(9)}   unique valid documents, one bureau credit each`,
   ];
-  lines.push('', ...quoteLines(quote, options));
   if (counts.restoredLeadingZeros > 0) {
     lines.push(
       `  ${counts.restoredLeadingZeros} documents had leading zeros restored (numeric spreadsheet column)`,
     );
   }
+  lines.push('', ...quoteLines(quote, options));
   if (problems.length > 0) {
     const more = problemCount > problems.length ? ` (first ${problems.length} of ${problemCount})` : '';
     lines.push('', `Problems${more}:`, ...problems.map((line) => `  ${line}`));
