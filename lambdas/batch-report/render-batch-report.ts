@@ -208,14 +208,15 @@ ${statistics.otherReasonRows > 0 ? html`<p class="muted">${text.otherReasons(for
 <h3>${text.reasonsTitle}</h3>${reasons}</section>`;
 }
 
-function spend({ manifest, statistics, text, format }: Context): SafeHtml {
+function spend(context: Context): SafeHtml {
+  const { manifest, statistics, text, format } = context;
   const counts = manifest.counts;
   const tiles: [number, string, string][] = [
     [counts.screened, text.spend.queried, 'spend:queried'],
     [counts.cached, text.spend.reused, 'spend:reused'],
     [counts.duplicate, text.spend.duplicatesAvoided, 'spend:duplicates'],
     [counts.invalid_document, text.spend.invalidAvoided, 'spend:invalid'],
-    [counts.failed + counts.cancelled, text.spend.notQueried, 'spend:not-queried'],
+    [counts.failed + counts.cancelled + counts.not_queried, text.spend.notQueried, 'spend:not-queried'],
   ];
   const charges = manifest.charges ?? statistics.charges;
   const chargeTable =
@@ -233,7 +234,21 @@ function spend({ manifest, statistics, text, format }: Context): SafeHtml {
     ([value, label, name]) =>
       html`<div class="tile"><div class="tile-value">${figure(value, format.whole(value), name)}</div><div class="tile-label">${label}</div></div>`,
   )}</div>
+${quoteLine(manifest, context)}
 <h3>${text.chargesTitle}</h3>${chargeTable}</section>`;
+}
+
+/** The quote ingest made, and what the answered queries cost at its price (results written before quotes: none). */
+function quoteLine(manifest: ReportManifest, { text, format }: Context): SafeHtml | string {
+  const quote = manifest.quote;
+  if (!quote) return '';
+  const priceCents = Math.round(quote.price_per_query * 100);
+  return html`<p class="quote">${text.quote(
+    format.whole(quote.to_buy),
+    format.money(priceCents),
+    format.money(Math.round(quote.estimated_cost * 100)),
+    format.money(priceCents * manifest.counts.screened),
+  )}</p>`;
 }
 
 function distribution(

@@ -49,6 +49,8 @@ export interface ReportMessages {
   readonly chargeMeaning: Readonly<Record<ChargeState, string>>;
   readonly chargesTitle: string;
   readonly chargesUnrecorded: string;
+  /** The batch's quote and what its answered queries cost at the quoted price. */
+  readonly quote: (toBuy: string, price: string, cost: string, spent: string) => string;
   readonly scoreTitle: string;
   readonly scoreIntro: string;
   readonly scoreBand: string;
@@ -159,8 +161,10 @@ const PORTUGUESE: ReportMessages = {
     reused: 'relatórios reaproveitados',
     duplicatesAvoided: 'duplicados não consultados',
     invalidAvoided: 'inválidos não consultados',
-    notQueried: 'não consultados (falha ou cancelamento)',
+    notQueried: 'não consultados (falha, cancelamento, limite de gastos ou não aprovado)',
   },
+  quote: (toBuy, price, cost, spent) =>
+    `Cotação antes da compra: ${toBuy} consultas a ${price} = ${cost}. Gasto com as consultas respondidas: ${spent}.`,
   charge: { charged: 'Cobradas', not_charged: 'Não cobradas', charge_unknown: 'Cobrança incerta' },
   chargeMeaning: {
     charged: 'o birô cobrou a consulta',
@@ -290,8 +294,10 @@ const ENGLISH: ReportMessages = {
     reused: 'reports reused',
     duplicatesAvoided: 'duplicates not queried',
     invalidAvoided: 'invalid rows not queried',
-    notQueried: 'not queried (failed or cancelled)',
+    notQueried: 'not queried (failed, cancelled, spending cap or not approved)',
   },
+  quote: (toBuy, price, cost, spent) =>
+    `Quote before buying: ${toBuy} queries at ${price} = ${cost}. Spent on the queries answered: ${spent}.`,
   charge: { charged: 'Charged', not_charged: 'Not charged', charge_unknown: 'Charge unknown' },
   chargeMeaning: {
     charged: 'the bureau charged the query',

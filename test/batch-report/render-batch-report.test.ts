@@ -189,6 +189,30 @@ describe('renderBatchReport', () => {
     expect(html).not.toContain('Distribuição de score');
   });
 
+  it('shows the quote made before buying, and what the answered queries cost at its price', () => {
+    const manifest = {
+      ...manifestFor(riskyRows),
+      quote: {
+        bureau: 'a' as const,
+        unique: 3,
+        reusable: 0,
+        to_buy: 3,
+        price_per_query: 2.7,
+        estimated_cost: 8.1,
+        currency: 'BRL' as const,
+        estimated_seconds: 1,
+      },
+    };
+    const screened = manifest.counts.screened;
+
+    const text = page(riskyRows, 'pt-BR', manifest).replace(/\u00a0/g, ' ');
+
+    expect(text).toContain('Cotação antes da compra: 3 consultas a R$ 2,70 = R$ 8,10.');
+    expect(text).toContain(
+      `Gasto com as consultas respondidas: R$ ${(screened * 2.7).toFixed(2).replace('.', ',')}.`,
+    );
+  });
+
   it('shows the charge states the manifest carries, and says when it carries none', () => {
     const manifest = {
       ...manifestFor(riskyRows),
