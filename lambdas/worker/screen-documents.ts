@@ -198,8 +198,28 @@ async function screenOne(
     // Another worker holds the row. If it crashed, its lease runs out and this message can take over then.
     return retryAfter(settings.claimLeaseSeconds);
   }
-  const held = new HeldRow(message, claim.claimToken, claim.row, deps, invocation);
-  if (claim.inheritedCall) {
+  const held = new HeldRow(message, claim.claimToken, claim.row, claim.inheritedCall, deps, invocation);
+  try {
+    return await screenHeldRow(held, batch, deps, invocation, signal);
+  } catch (error) {
+    // Our own fault (storage, a bug): the row goes back with what is known of its call, so the next holder does
+    // not count a call that was never sent as one that may have been charged. A row already settled or released
+    // ignores this (the release is conditional on the claim).
+    await held.release({ call: held.call, transientFailure: false }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Everything after the claim: a persisted answer first, then the batch's state, the token probe, the call. */
+async function screenHeldRow(
+  held: HeldRow,
+  batch: BatchRecord,
+  deps: WorkerDependencies,
+  invocation: Invocation,
+  signal?: AbortSignal,
+): Promise<Outcome> {
+  const { message } = held;
+  if (held.inheritedCall) {
     const recovered = await recoverInheritedCall(held, deps);
     if (recovered !== null) return recovered;
   }
@@ -235,18 +255,24 @@ const SETTLE_BACKOFF_MS = 100;
  * bureau call, so that whatever happens the row's charge evidence stays true.
  */
 class HeldRow {
-  /** What became of this holder's call so far; `unknown` once a paid answer is persisted and not yet settled. */
-  call: CallOutcome = 'not_sent';
+  /**
+   * What became of this holder's call so far: `unknown` while an inherited call is unresolved, and once a paid
+   * answer is persisted and not yet settled (the next holder must look for it).
+   */
+  call: CallOutcome;
   uncertainCalls: number;
 
   constructor(
     readonly message: WorkMessage,
     readonly claimToken: string,
     readonly row: RowRecord,
+    /** The previous holder left a call unaccounted for: its answer may be waiting under the row's key. */
+    readonly inheritedCall: boolean,
     readonly deps: WorkerDependencies,
     readonly invocation: Invocation,
   ) {
     this.uncertainCalls = row.uncertainCalls;
+    this.call = inheritedCall ? 'unknown' : 'not_sent';
   }
 
   get log() {
@@ -316,6 +342,7 @@ async function recoverInheritedCall(held: HeldRow, deps: WorkerDependencies): Pr
   }
   if (!(await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
   held.uncertainCalls++;
+  held.call = 'not_sent'; // the inherited call is accounted for; this holder has sent nothing yet
   deps.logger.warn('a previous attempt may have been charged without an answer we kept', held.log);
   return null;
 }

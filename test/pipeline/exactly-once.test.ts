@@ -410,4 +410,28 @@ describe('a paid answer is never bought again because of us', () => {
     const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
     expect(summary[0]?.status_detail).toContain('larger than 1048576 bytes');
   });
+  it('gives a row back without a call counted when our storage fails before the call, and screens it next time', async () => {
+    const [document] = distinctDocuments(1, 'storage fails before the call');
+    const { queue, ingest } = await ingestQuietly([document as string]);
+    const { batchId } = await ingest();
+    const message = queue.work[0] as WorkMessage;
+    const failingProbe = new Proxy(test.store, {
+      get(target, property, receiver) {
+        if (property === 'acquireTokenProbe') return () => Promise.reject(new Error('DynamoDB unavailable'));
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+    const first = await screenDocuments([deliveryOf(message)], { ...workerDeps(queue), store: failingProbe });
+    const [afterFailure] = await test.store.getRows(batchId, [message.row]);
+    const second = await screenDocuments([deliveryOf(message)], workerDeps(queue));
+
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(afterFailure).toMatchObject({ state: 'queued', callPending: false, uncertainCalls: 0 });
+    expect(second.batchItemFailures).toEqual([]);
+    expect(chargesOf(document as string)).toBe(1);
+    const manifest = await finaliseBatch(batchId, { ...workerDeps(queue), events: test.events });
+    expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
+  });
 });
