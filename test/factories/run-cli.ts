@@ -14,23 +14,7 @@ export function runCli(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LAUNCHER, ...args], {
-      cwd: options.cwd,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return startCli(args, options).done;
 }
 
 /** A `credit-screen` process still running: its output so far, and its end. */
