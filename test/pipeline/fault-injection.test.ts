@@ -22,11 +22,26 @@ function expectNothingLost(summary: Record<string, string>[], rows: number) {
   }
 }
 
+/**
+ * AWS misbehaving too, on top of the bureau's faults: DynamoDB's transaction conflicts (strict mode), throttling
+ * and 500s, S3 SlowDown, SQS 500s, and work messages delivered twice. The SDK retries what AWS says to retry; what
+ * gets through its retries is the pipeline's to survive.
+ */
+const AWS_FAULTS = {
+  seed: 'fault injection',
+  faults: {
+    dynamodb: { throttling: 0.01, internalServerError: 0.005 },
+    s3: { slowDown: 0.01 },
+    sqs: { internalFailure: 0.005, duplicateDelivery: 0.05 },
+  },
+} as const;
+
 const charges = (t: TestPipeline) => Object.values(t.emulator.stats().chargesByDocument);
 
 describe('fault injection on the whole local pipeline', () => {
   it('30% upstream errors (5xx and 200-not-success): every row once, nothing charged twice, the batch completes', async () => {
     test = await startTestPipeline({
+      strict: AWS_FAULTS,
       emulator: { errorRate: 0.3 },
       settings: { maxAttempts: 3, maxReceiveCount: 8 },
     });
@@ -60,6 +75,7 @@ describe('fault injection on the whole local pipeline', () => {
 
   it('an upstream limit below ours: 429s are honoured with Retry-After and the batch completes', async () => {
     test = await startTestPipeline({
+      strict: AWS_FAULTS,
       emulator: { rateLimitPerSecond: 20, rateLimitBurst: 5 },
       settings: { rateLimitPerSecond: { a: 60, b: 60 }, rateLimitBurst: { a: 10, b: 10 } },
     });
@@ -81,6 +97,7 @@ describe('fault injection on the whole local pipeline', () => {
 
   it('equal limits: at most a handful of 429s', async () => {
     test = await startTestPipeline({
+      strict: AWS_FAULTS,
       emulator: { rateLimitPerSecond: 30, rateLimitBurst: 30 },
       settings: { rateLimitPerSecond: { a: 30, b: 30 }, rateLimitBurst: { a: 6, b: 6 } },
     });
@@ -96,6 +113,7 @@ describe('fault injection on the whole local pipeline', () => {
 
   it('a hanging upstream: timeouts fire, queries are retried, nothing waits forever', async () => {
     test = await startTestPipeline({
+      strict: AWS_FAULTS,
       emulator: { hangRate: 0.15 },
       settings: { bureauTimeoutSeconds: 1, workerTimeoutSeconds: 3 },
     });
@@ -121,6 +139,7 @@ describe('fault injection on the whole local pipeline', () => {
     const victim = documents[17] as string;
     let crashed = false;
     test = await startTestPipeline({
+      strict: AWS_FAULTS,
       bureau: (emulator) => {
         const real = new CreditReportClient(
           new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
