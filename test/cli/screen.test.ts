@@ -28,6 +28,7 @@ describe('credit-screen screen', () => {
       invalid_document: 16,
       failed: 0,
       cancelled: 0,
+      not_queried: 0,
     });
     expect(summary).toHaveLength(311);
     expect(stats.charged).toBe(290);

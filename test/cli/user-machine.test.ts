@@ -65,7 +65,13 @@ describe('credit-screen screen --out', () => {
     expect(result.code).toBe(0);
     expect([await modeOf(join(out, '..')), await modeOf(out)]).toEqual(['700', '700']);
     const files = await readdir(out);
-    expect(files.sort()).toEqual(['emulator-stats.json', 'manifest.json', 'reports.jsonl', 'summary.csv']);
+    expect(files.sort()).toEqual([
+      'emulator-stats.json',
+      'manifest.json',
+      'report.html',
+      'reports.jsonl',
+      'summary.csv',
+    ]);
     for (const file of files) expect(`${file} ${await modeOf(join(out, file))}`).toBe(`${file} 600`);
   }, 120_000);
 

@@ -77,7 +77,15 @@ describe('fault injection on the whole local pipeline', () => {
     test = await startTestPipeline({
       strict: AWS_FAULTS,
       emulator: { rateLimitPerSecond: 20, rateLimitBurst: 5 },
-      settings: { rateLimitPerSecond: { a: 60, b: 60 }, rateLimitBurst: { a: 10, b: 10 } },
+      // Time enough for a loaded machine: the rows must end screened, not out of attempts on our own timeouts.
+      settings: {
+        rateLimitPerSecond: { a: 60, b: 60 },
+        rateLimitBurst: { a: 10, b: 10 },
+        bureauTimeoutSeconds: 5,
+        workerTimeoutSeconds: 12,
+        maxAttempts: 8,
+        maxReceiveCount: 12,
+      },
     });
     const { summary, manifest } = await screenFile(
       test,
