@@ -42,6 +42,12 @@ export interface PipelineSettings {
   readonly workerBatchSize: number;
   /** How long the SQS event source gathers messages before invoking a worker with fewer than a full batch. */
   readonly workerBatchingWindowSeconds: number;
+  /**
+   * Share the work queue fairly between batches: each work message carries its SQS fair-queue `MessageGroupId`
+   * (the batch, the priority lane or the scheduled runs; lambdas/core/batch/delivery-lane.ts), so a large batch
+   * does not hold up a small one. Off only for a queue service that refuses message groups on a standard queue.
+   */
+  readonly fairQueues: boolean;
   /** Reuse a stored report younger than this instead of paying again; 0 turns it off. */
   readonly freshnessHours: number;
   /** Days personal data is kept (S3 lifecycle and DynamoDB TTL). */
@@ -81,6 +87,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   callsPerInvocation: 5,
   workerBatchSize: 10,
   workerBatchingWindowSeconds: 1,
+  fairQueues: true,
   freshnessHours: 24,
   retentionDays: 90,
   maxAttempts: 5,
@@ -233,6 +240,24 @@ export function queueSpecs(settings: PipelineSettings): Readonly<Record<Pipeline
 }
 
 /** An SQS event source mapping: which queue feeds which function, and how (always with partial batch failures). */
+/**
+ * Amazon SQS fair queues as AWS documents them ("How Amazon SQS fair queues work", SQS Developer Guide), the
+ * behaviour the local event source reproduces (fauxqs keeps no message group on a standard queue). A tenant is a
+ * `MessageGroupId`; a message without one is a tenant of its own. A tenant is noisy when it holds more than
+ * `noisyInFlightShare` of the messages in flight with at least `noisyMinimumInFlight` of its own, or more than
+ * `noisyProcessingShare` of the recent processing time. While any quiet tenant has a message waiting, consumers get
+ * quiet tenants' messages; among noisy tenants, the one with the fewest messages in flight goes first. Noisy
+ * messages are never dropped nor throttled, only served later.
+ */
+export const FAIR_QUEUE_BEHAVIOUR = {
+  tenantAttribute: 'MessageGroupId',
+  noisyInFlightShare: 0.1,
+  noisyMinimumInFlight: 30,
+  noisyProcessingShare: 0.1,
+  /** How far back "recent processing time" looks (AWS gives no figure; a minute, several worker batches). */
+  processingWindowSeconds: 60,
+} as const;
+
 export interface EventSourceSpec {
   readonly function: PipelineFunction;
   readonly queue: PipelineQueue;

@@ -18,6 +18,7 @@ import {
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
+import { messageGroupFor, parseMessage, workMessageSchema } from '../lambdas/core/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../lambdas/core/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
@@ -35,6 +36,7 @@ import {
 } from '../lambdas/sweeper/sweep-stuck-rows.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
 import {
+  FAIR_QUEUE_BEHAVIOUR,
   type PipelineFunction,
   type PipelineQueue,
   type PipelineSettings,
@@ -49,7 +51,7 @@ export type { BatchProgress } from './batch-results.ts';
 
 import { LocalStack } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
-import { SqsEventSource } from './sqs-event-source.ts';
+import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
 
 export interface LocalPipelineOptions {
   readonly settings: PipelineSettings;
@@ -163,6 +165,9 @@ export class LocalPipeline {
             functionTimeoutSeconds: description.functions[source.function].timeoutSeconds,
             handler,
             onInvocationError,
+            ...(source.queue === 'work' && description.fairQueues
+              ? { fairQueue: workQueueFairness(description.queues.work.visibilityTimeoutSeconds) }
+              : {}),
           }),
         ];
       }),
@@ -383,4 +388,20 @@ export class LocalPipeline {
     await Promise.all([...this.#sources.values()].map((source) => source.stop()));
     await this.stack.stop();
   }
+}
+
+/**
+ * The work queue is an SQS fair queue in AWS; fauxqs keeps no message group on a standard queue, so the local event
+ * source orders deliveries as AWS documents (FAIR_QUEUE_BEHAVIOUR), reading each message's group from its body with
+ * the function the sender uses.
+ */
+function workQueueFairness(visibilityTimeoutSeconds: number): FairQueueEmulation {
+  return {
+    behaviour: FAIR_QUEUE_BEHAVIOUR,
+    visibilityTimeoutSeconds,
+    tenantOf: (body) => {
+      const message = parseMessage(workMessageSchema, body);
+      return message === null ? undefined : messageGroupFor(message);
+    },
+  };
 }

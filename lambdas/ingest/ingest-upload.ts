@@ -5,6 +5,7 @@ import {
   batchIdFor,
   bureauForKey,
   cachedDetail,
+  deliveryLaneFor,
   type NewRow,
   type WorkMessage,
 } from '../core/batch/index.ts';
@@ -124,6 +125,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   const bureau = upload.portfolio?.bureau ?? bureauForKey(upload.key, settings.defaultBureau);
   // A portfolio says how old a reused report may be (by default it asks again); an upload uses the deployment's.
   const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
+  const lane = deliveryLaneFor({ key: upload.key, portfolio: upload.portfolio?.name ?? null });
   const batchId = batchIdFor(upload);
   const created = await store.createBatch({
     batchId,
@@ -139,7 +141,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     return { batchId, outcome: 'already_ingested' };
   }
   const checkpoint = existing?.ingestCheckpoint ?? 0;
-  logger.info('ingest started', { batchId, key: upload.key, bureau, resumingAfterRow: checkpoint });
+  logger.info('ingest started', { batchId, key: upload.key, bureau, lane, resumingAfterRow: checkpoint });
 
   // Pass 1: the whole file must be usable before anything is queued.
   const firstHash = createHash('sha256');
@@ -206,7 +208,14 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
       await store.writeRows(batchId, rows);
       const messages: WorkMessage[] = [...rows, ...requeue]
         .filter((row) => row.state === 'queued' && row.document !== null)
-        .map((row) => ({ version: 1, batchId, row: row.row, document: row.document as string, bureau }));
+        .map((row) => ({
+          version: 1,
+          batchId,
+          row: row.row,
+          document: row.document as string,
+          bureau,
+          lane,
+        }));
       await queue.sendWork(messages);
       await store.saveIngestCheckpoint(batchId, last, cachedSoFar);
     }

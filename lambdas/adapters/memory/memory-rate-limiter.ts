@@ -1,5 +1,11 @@
 import type { RateLimiter } from '../../core/ports/index.ts';
-import { type Gcra, gcraOf, pausedTat, slotTime, type TokenBucketLimits } from '../../core/rate-limit/index.ts';
+import {
+  type Gcra,
+  gcraOf,
+  pausedTat,
+  slotTime,
+  type TokenBucketLimits,
+} from '../../core/rate-limit/index.ts';
 import type { Bureau } from '../../core/report/index.ts';
 
 /**
