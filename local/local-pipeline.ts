@@ -18,7 +18,12 @@ import {
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
-import { messageGroupFor, parseMessage, workMessageSchema } from '../lambdas/core/batch/index.ts';
+import {
+  messageGroupFor,
+  PRIORITY_FOLDER,
+  parseMessage,
+  workMessageSchema,
+} from '../lambdas/core/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../lambdas/core/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
@@ -80,6 +85,11 @@ export interface LocalPipelineOptions {
    * @default 30
    */
   readonly sweepIntervalSeconds?: number;
+}
+
+export interface UploadOptions {
+  /** Ask for the priority lane: the file goes under `incoming/<bureau>/priority/`. */
+  readonly priority?: boolean;
 }
 
 export interface DownloadedResults {
@@ -298,14 +308,22 @@ export class LocalPipeline {
     return this.#adapters;
   }
 
-  /** Uploads a customer list under `incoming/<bureau>/` and delivers the S3 event to the ingest handler. */
-  async submit(file: string, bureau: Bureau): Promise<IngestOutcome> {
-    return this.deliverUploadEvent(await this.upload(file, bureau));
+  /**
+   * Uploads a customer list under `incoming/<bureau>/` (`incoming/<bureau>/priority/` with `priority`) and delivers
+   * the S3 event to the ingest handler.
+   */
+  async submit(file: string, bureau: Bureau, options: UploadOptions = {}): Promise<IngestOutcome> {
+    return this.deliverUploadEvent(await this.upload(file, bureau, options));
   }
 
   /** Puts a file where customers drop theirs, without telling ingest (what S3 does before its notification). */
-  async upload(file: string, bureau: Bureau): Promise<UploadedObject & { size: number }> {
-    const key = `${S3_LAYOUT.incoming}${bureau}/${Date.now()}-${basename(file)}`;
+  async upload(
+    file: string,
+    bureau: Bureau,
+    options: UploadOptions = {},
+  ): Promise<UploadedObject & { size: number }> {
+    const folder = options.priority ? `${bureau}/${PRIORITY_FOLDER}` : bureau;
+    const key = `${S3_LAYOUT.incoming}${folder}/${Date.now()}-${basename(file)}`;
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
     await new Upload({
