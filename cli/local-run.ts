@@ -228,9 +228,12 @@ export async function runLocally<T>(
   }
 }
 
-/** The lines every local run ends with: the batch's counts and what the bureau was asked. */
-function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
-  const seconds = ((Date.now() - run.startedAt) / 1000).toFixed(1);
+/**
+ * The lines every local run ends with: the batch's counts and what the bureau was asked; the time is counted from
+ * `since` (the run's start, or the batch's upload when several share the run).
+ */
+export function batchReport(manifest: BatchManifest, run: LocalRun, since = run.startedAt): string[] {
+  const seconds = ((Date.now() - since) / 1000).toFixed(1);
   const counts = manifest.counts;
   const lines = [
     `batch ${manifest.batchId}: ${manifest.status} in ${seconds} s (bureau ${manifest.bureau.toUpperCase()})`,
@@ -276,7 +279,7 @@ export async function finishBatch(
 }
 
 /** A finished batch that did not complete becomes the command's error. */
-function failureOf(manifest: BatchManifest, done: BatchProgress, file: string): CliError | null {
+export function failureOf(manifest: BatchManifest, done: BatchProgress, file: string): CliError | null {
   if (done.status === 'failed' || manifest.status === 'file_rejected')
     return new CliError(`${file}: ${manifest.failure?.message ?? 'the file was refused'}`);
   if (manifest.status === 'token_rejected')

@@ -88,6 +88,7 @@ describe('batches sharing the pipeline', () => {
   it('finishes a priority upload during a large one first, too', async () => {
     const { large, small, stats } = await contention({ fairQueues: true, priority: true });
 
+    expect(small.at).toBeLessThan(large.at);
     expect(small.otherSettled).toBeLessThan(LARGE);
     expect(small.manifest.counts).toMatchObject({ rows: SMALL, screened: SMALL });
     expect(stats.charged).toBe(SMALL + LARGE);
