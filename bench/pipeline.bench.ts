@@ -6,12 +6,17 @@
  *   2. overhead: 2,000 documents, no rate limit, 100 ms latency: wall time ÷ (N × latency ÷ C);
  *   3. credits: a file with 10% duplicates and 5% invalid rows, uploaded twice inside the freshness window;
  *   4. baselines under the settings of (1): a sequential loop, and an unthrottled Promise.all with p-limit at C;
- *   5. ingest: a 1,000,000-row file through the ingest handler, in a child process (its RSS is the ingest's alone).
+ *   5. ingest: a 1,000,000-row file through the ingest handler, in a child process (its RSS is the ingest's alone);
+ *   6. contention: a large batch (20,000 rows) at R = 50 req/s with 50 ms latency, and a 50-row batch uploaded
+ *      10 s after it into the same pipeline: the small batch's completion time against its time alone, the large
+ *      batch's against its time alone, rate-limit utilisation while both run, 429s, charges per unique document.
  *
  * Options: --documents N (default 2000), --ingest-rows N (default 1000000, 0 to skip), --skip-baselines,
  * --lenient (the pipeline runs of 1–3 go through the strict endpoint unless this is given: DynamoDB's transaction
  * conflicts; each run reports conflicts, faults injected and documents charged more than once), --fault-rate p
  * (in strict mode: each AWS fault kind and duplicate deliveries on the work queue at rate p; default 0).
+ * --contention-rows N (default 20000, 0 to skip), --only-contention (scenario 6 alone), --no-fair-queues (6 with
+ * the message groups off: the order before fair queues).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -48,9 +53,15 @@ const { values } = parseArgs({
     // Strict mode is on: what the bench measures must hold under DynamoDB's real conflicts. --lenient turns it off.
     lenient: { type: 'boolean', default: false },
     'fault-rate': { type: 'string', default: '0' },
+    'contention-rows': { type: 'string', default: '20000' },
+    'only-contention': { type: 'boolean', default: false },
+    'no-fair-queues': { type: 'boolean', default: false },
   },
 });
 const FAULT_RATE = Number(values['fault-rate']);
+const CONTENTION_ROWS = Number(values['contention-rows']);
+const SMALL_ROWS = 50;
+const SMALL_DELAY_SECONDS = 10;
 const N = Number(values.documents);
 const INGEST_ROWS = Number(values['ingest-rows']);
 const RATE = 50;
@@ -289,10 +300,155 @@ async function runIngest(rows: number) {
   }
 }
 
+/** A batch's time from its upload to its manifest, uploaded into a running pipeline without waiting for ingest. */
+async function timedBatch(pipeline: LocalPipeline, file: string) {
+  const started = Date.now();
+  const upload = await pipeline.upload(file, 'a');
+  const finished = pipeline.deliverUploadEvent(upload).then(async (outcome) => {
+    await pipeline.waitForCompletion(outcome.batchId, { pollMs: 50 });
+    return { batchId: outcome.batchId, wallMs: Date.now() - started };
+  });
+  return { started, finished };
+}
+
+/** Scenario 6: a small batch uploaded while a large one floods the queue, and each alone, in fresh pipelines. */
+async function runContention(largeRows: number, fairQueues: boolean) {
+  const faults: EmulatorFaults = { latencyMs: 50, rateLimitPerSecond: RATE, rateLimitBurst: RATE };
+  const pipelineSettings = settings({
+    rateLimitPerSecond: { a: RATE, b: RATE },
+    rateLimitBurst: { a: RATE / 5, b: RATE / 5 },
+    maxRows: Math.max(largeRows, DEFAULT_SETTINGS.maxRows),
+    fairQueues,
+  });
+  const largeCells = documents(largeRows, 'contention large');
+  const taken = new Set(largeCells);
+  const smallCells = documents(SMALL_ROWS * 2, 'contention small')
+    .filter((cell) => !taken.has(cell))
+    .slice(0, SMALL_ROWS);
+  const largeFile = await writeList('contention-large.csv', largeCells);
+  const smallFile = await writeList('contention-small.csv', smallCells);
+  const fresh = async <T>(body: (pipeline: LocalPipeline, emulator: BureauEmulator) => Promise<T>) => {
+    const emulator = await BureauEmulator.start(faults);
+    const pipeline = await LocalPipeline.start({
+      settings: pipelineSettings,
+      bureauBaseUrl: emulator.url,
+      token: emulator.token,
+    });
+    try {
+      return await body(pipeline, emulator);
+    } finally {
+      await pipeline.stop();
+      await emulator.close();
+    }
+  };
+  process.stderr.write(`6/6 contention: ${SMALL_ROWS} rows alone…\n`);
+  const smallAlone = await fresh(
+    async (pipeline) => (await (await timedBatch(pipeline, smallFile)).finished).wallMs,
+  );
+  process.stderr.write(`6/6 contention: ${largeRows} rows alone…\n`);
+  const largeAlone = await fresh(
+    async (pipeline) => (await (await timedBatch(pipeline, largeFile)).finished).wallMs,
+  );
+  process.stderr.write(
+    `6/6 contention: ${largeRows} rows, then ${SMALL_ROWS} rows ${SMALL_DELAY_SECONDS} s later…\n`,
+  );
+  const together = await fresh(async (pipeline, emulator) => {
+    const samples: { at: number; requests: number }[] = [];
+    const sampler = setInterval(
+      () => samples.push({ at: Date.now(), requests: emulator.stats().requests }),
+      100,
+    );
+    try {
+      const large = await timedBatch(pipeline, largeFile);
+      await new Promise((resolve) =>
+        setTimeout(resolve, large.started + SMALL_DELAY_SECONDS * 1000 - Date.now()),
+      );
+      const small = await timedBatch(pipeline, smallFile);
+      const [largeDone, smallDone] = await Promise.all([large.finished, small.finished]);
+      const stats = emulator.stats();
+      // Utilisation while both batches had work: from the small upload to the small batch's completion, and over
+      // the large batch's steady state (10 % to 90 % of its requests).
+      const rateBetween = (from: number, to: number) => {
+        const first = samples.find((sample) => sample.at >= from);
+        const last = [...samples].reverse().find((sample) => sample.at <= to);
+        return first && last && last.at > first.at
+          ? ((last.requests - first.requests) * 1000) / (last.at - first.at)
+          : null;
+      };
+      const at = (share: number) => samples.find((sample) => sample.requests >= stats.requests * share);
+      const steady = rateBetween(at(0.1)?.at ?? 0, at(0.9)?.at ?? 0);
+      const whileBoth = rateBetween(small.started, small.started + smallDone.wallMs);
+      const chargesOf = (cells: readonly string[]) =>
+        cells.reduce((sum, cell) => sum + (stats.chargesByDocument[cell] ?? 0), 0);
+      const manifests = await Promise.all(
+        [largeDone.batchId, smallDone.batchId].map(
+          async (batchId) => (await pipeline.downloadResults(batchId, join(directory, batchId))).manifest,
+        ),
+      );
+      return {
+        largeMs: largeDone.wallMs,
+        smallMs: smallDone.wallMs,
+        steady,
+        whileBoth,
+        rateLimited: stats.byStatus['429'] ?? 0,
+        largeChargesPerUnique: chargesOf(largeCells) / largeCells.length,
+        smallChargesPerUnique: chargesOf(smallCells) / smallCells.length,
+        counts: { large: manifests[0]?.counts, small: manifests[1]?.counts },
+      };
+    } finally {
+      clearInterval(sampler);
+    }
+  });
+  const smallShare = SMALL_ROWS / (largeRows + SMALL_ROWS);
+  return {
+    fairQueues,
+    largeRows,
+    smallRows: SMALL_ROWS,
+    smallUploadedAfterSeconds: SMALL_DELAY_SECONDS,
+    emulator: { rateLimitPerSecond: RATE, latencyMs: 50 },
+    smallAloneSeconds: seconds(smallAlone),
+    smallWithLargeSeconds: seconds(together.smallMs),
+    smallRatioToAlone: ratio(together.smallMs / smallAlone),
+    largeAloneSeconds: seconds(largeAlone),
+    largeWithSmallSeconds: seconds(together.largeMs),
+    largeSlowdown: ratio(together.largeMs / largeAlone - 1),
+    largeSlowdownAllowed: ratio(smallShare + 0.05),
+    steadyRequestsPerSecond: together.steady === null ? null : Number(together.steady.toFixed(1)),
+    utilisation: together.steady === null ? null : ratio(together.steady / RATE),
+    requestsPerSecondWhileBoth: together.whileBoth === null ? null : Number(together.whileBoth.toFixed(1)),
+    rateLimited: together.rateLimited,
+    chargesPerUniqueDocument: {
+      large: ratio(together.largeChargesPerUnique),
+      small: ratio(together.smallChargesPerUnique),
+    },
+    counts: together.counts,
+    targets: { smallRatioToAlone: 3, utilisation: 0.95, rateLimited: 0, chargesPerUniqueDocument: 1 },
+  };
+}
+
+async function writeResults(name: string, results: unknown): Promise<void> {
+  const output = JSON.stringify(results, null, 2);
+  await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
+  await writeFile(fileURLToPath(new URL(`./results/${name}`, import.meta.url)), `${output}\n`);
+  console.log(output);
+}
+
+if (values['only-contention']) {
+  try {
+    await writeResults(
+      'contention.json',
+      await runContention(CONTENTION_ROWS || 20_000, !values['no-fair-queues']),
+    );
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
 try {
   const rateLimited: EmulatorFaults = { latencyMs: 50, rateLimitPerSecond: RATE, rateLimitBurst: RATE };
   const cells = documents(N, 'rate');
-  process.stderr.write(`1/5 rate-limit utilisation (${N} documents, R = ${RATE} req/s)…\n`);
+  process.stderr.write(`1/6 rate-limit utilisation (${N} documents, R = ${RATE} req/s)…\n`);
   const [utilisation] = await runPipeline(
     rateLimited,
     settings({ rateLimitPerSecond: { a: RATE, b: RATE }, rateLimitBurst: { a: RATE / 5, b: RATE / 5 } }),
@@ -308,7 +464,7 @@ try {
     [WORKERS, CALLS_PER_INVOCATION],
   ] as const) {
     const concurrency = workers * calls;
-    process.stderr.write(`2/5 overhead (${N} documents, 100 ms latency, C = ${workers} × ${calls})…\n`);
+    process.stderr.write(`2/6 overhead (${N} documents, 100 ms latency, C = ${workers} × ${calls})…\n`);
     const [run] = await runPipeline(
       { latencyMs: 100 },
       settings({
@@ -333,7 +489,7 @@ try {
     });
   }
 
-  process.stderr.write('3/5 credits (10% duplicates, 5% invalid, uploaded twice)…\n');
+  process.stderr.write('3/6 credits (10% duplicates, 5% invalid, uploaded twice)…\n');
   const unique = documents(Math.round(N * 0.85), 'credits');
   const random = new SeededRandom('credits mix');
   const mixed = [...unique];
@@ -351,7 +507,7 @@ try {
 
   let baselines = null;
   if (!values['skip-baselines']) {
-    process.stderr.write('4/5 baselines under the settings of (1): sequential, then unthrottled…\n');
+    process.stderr.write('4/6 baselines under the settings of (1): sequential, then unthrottled…\n');
     const sequential = await runBaseline('sequential', cells, rateLimited);
     const unthrottled = await runBaseline('unthrottled', cells, rateLimited);
     baselines = { sequential, unthrottled };
@@ -359,9 +515,12 @@ try {
 
   let ingest = null;
   if (INGEST_ROWS > 0) {
-    process.stderr.write(`5/5 ingest of ${INGEST_ROWS.toLocaleString('en-US')} rows…\n`);
+    process.stderr.write(`5/6 ingest of ${INGEST_ROWS.toLocaleString('en-US')} rows…\n`);
     ingest = await runIngest(INGEST_ROWS);
   }
+
+  const contention =
+    CONTENTION_ROWS > 0 ? await runContention(CONTENTION_ROWS, !values['no-fair-queues']) : null;
 
   const pipelineWall = utilisation?.wallMs ?? 0;
   const results = {
@@ -435,11 +594,9 @@ try {
       target: { peakRssMegabytes: 256 },
       note: 'against DynamoDB Local and fauxqs on this machine',
     },
+    contention,
   };
-  const output = JSON.stringify(results, null, 2);
-  await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
-  await writeFile(fileURLToPath(new URL('./results/latest.json', import.meta.url)), `${output}\n`);
-  console.log(output);
+  await writeResults('latest.json', results);
 } finally {
   await rm(directory, { recursive: true, force: true });
 }

@@ -358,9 +358,12 @@ export async function runLocally<T>(
   }
 }
 
-/** The lines every local run ends with: the batch's counts and what the bureau was asked. */
-function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
-  const seconds = ((Date.now() - run.startedAt) / 1000).toFixed(1);
+/**
+ * The lines every local run ends with: the batch's counts and what the bureau was asked; the time is counted from
+ * `since` (the run's start, or the batch's upload when several share the run).
+ */
+export function batchReport(manifest: BatchManifest, run: LocalRun, since = run.startedAt): string[] {
+  const seconds = ((Date.now() - since) / 1000).toFixed(1);
   const lines = [
     `batch ${manifest.batchId}: ${manifest.status} in ${seconds} s (bureau ${manifest.bureau.toUpperCase()})`,
     ...countLines(manifest),
@@ -374,10 +377,6 @@ function batchReport(manifest: BatchManifest, run: LocalRun): string[] {
   return lines;
 }
 
-/**
- * Follows a batch to its end, downloads its results into `out` (default `out/<batchId>`), prints the counts with
- * `extraLines` after them, and turns a batch that did not complete into the command's error.
- */
 /**
  * A batch over the approval threshold waits: `--yes` approves it, a person at a terminal is asked (no rejects it,
  * and it then completes with nothing bought), and without either nothing is bought and the command stops with the
@@ -416,6 +415,10 @@ async function askToBuy(offer: string): Promise<boolean> {
   }
 }
 
+/**
+ * Follows a batch to its end, downloads its results into `out` (default `out/<batchId>`), prints the counts with
+ * `extraLines` after them, and turns a batch that did not complete into the command's error.
+ */
 export async function finishBatch(
   run: LocalRun,
   batchId: string,
@@ -472,7 +475,7 @@ async function downloadOrKeep(
 }
 
 /** A finished batch that did not complete becomes the command's error. */
-function failureOf(manifest: BatchManifest, done: BatchProgress, file: string): CliError | null {
+export function failureOf(manifest: BatchManifest, done: BatchProgress, file: string): CliError | null {
   if (done.status === 'failed' || manifest.status === 'file_rejected')
     return new CliError(`${file}: ${manifest.failure?.message ?? 'the file was refused'}`);
   if (manifest.status === 'token_rejected')

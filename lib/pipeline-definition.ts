@@ -60,6 +60,12 @@ export interface PipelineSettings {
   readonly workerBatchSize: number;
   /** How long the SQS event source gathers messages before invoking a worker with fewer than a full batch. */
   readonly workerBatchingWindowSeconds: number;
+  /**
+   * Share the work queue fairly between batches: each work message carries its SQS fair-queue `MessageGroupId`
+   * (the batch, the priority lane or the scheduled runs; lambdas/core/batch/delivery-lane.ts), so a large batch
+   * does not hold up a small one. Off only for a queue service that refuses message groups on a standard queue.
+   */
+  readonly fairQueues: boolean;
   /** Reuse a stored report younger than this instead of paying again; 0 turns it off. */
   readonly freshnessHours: number;
   /** Days personal data is kept (S3 lifecycle and DynamoDB TTL). */
@@ -104,6 +110,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   callsPerInvocation: 5,
   workerBatchSize: 10,
   workerBatchingWindowSeconds: 1,
+  fairQueues: true,
   freshnessHours: 24,
   retentionDays: 90,
   maxAttempts: 5,
@@ -274,6 +281,24 @@ export function queueSpecs(settings: PipelineSettings): Readonly<Record<Pipeline
 }
 
 /** An SQS event source mapping: which queue feeds which function, and how (always with partial batch failures). */
+/**
+ * Amazon SQS fair queues as AWS documents them ("How Amazon SQS fair queues work", SQS Developer Guide), the
+ * behaviour the local event source reproduces (fauxqs keeps no message group on a standard queue). A tenant is a
+ * `MessageGroupId`; a message without one is a tenant of its own. A tenant is noisy when it holds more than
+ * `noisyInFlightShare` of the messages in flight with at least `noisyMinimumInFlight` of its own, or more than
+ * `noisyProcessingShare` of the recent processing time. While any quiet tenant has a message waiting, consumers get
+ * quiet tenants' messages; among noisy tenants, the one with the fewest messages in flight goes first. Noisy
+ * messages are never dropped nor throttled, only served later.
+ */
+export const FAIR_QUEUE_BEHAVIOUR = {
+  tenantAttribute: 'MessageGroupId',
+  noisyInFlightShare: 0.1,
+  noisyMinimumInFlight: 30,
+  noisyProcessingShare: 0.1,
+  /** How far back "recent processing time" looks (AWS gives no figure; a minute, several worker batches). */
+  processingWindowSeconds: 60,
+} as const;
+
 export interface EventSourceSpec {
   readonly function: PipelineFunction;
   readonly queue: PipelineQueue;
@@ -387,10 +412,18 @@ export const answerKey = (bureau: Bureau, batchId: string, row: number): string 
  * hold a document), so the object still says what it is. `nonce` is random (12 hex digits) and keeps two uploads
  * in the same millisecond apart.
  */
-export function uploadKey(bureau: Bureau, fileName: string, at: Date, nonce: string): string {
+export function uploadKey(
+  bureau: Bureau,
+  fileName: string,
+  at: Date,
+  nonce: string,
+  priority = false,
+): string {
   const extension = /\.([A-Za-z][A-Za-z0-9]{0,4})$/.exec(fileName)?.[1]?.toLowerCase() ?? 'csv';
   const time = at.toISOString().replace(/[-:.]/g, '');
-  return `${S3_LAYOUT.incoming}${bureau}/${time}-${nonce}.${extension}`;
+  // `priority/` right under the bureau's folder asks for the priority lane (lambdas/core/batch/delivery-lane.ts).
+  const folder = priority ? `${bureau}/priority` : bureau;
+  return `${S3_LAYOUT.incoming}${folder}/${time}-${nonce}.${extension}`;
 }
 
 export const resultKeys = (batchId: string) => ({

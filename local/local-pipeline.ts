@@ -19,6 +19,11 @@ import {
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
+import {
+  messageGroupFor,
+  parseMessage,
+  workMessageSchema,
+} from '../lambdas/core/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../lambdas/core/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
@@ -37,6 +42,7 @@ import {
 } from '../lambdas/sweeper/sweep-stuck-rows.ts';
 import { createWorkerHandler } from '../lambdas/worker/worker-handler.ts';
 import {
+  FAIR_QUEUE_BEHAVIOUR,
   type PipelineFunction,
   type PipelineQueue,
   type PipelineSettings,
@@ -52,7 +58,7 @@ export type { BatchProgress } from './batch-results.ts';
 
 import { LocalStack } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
-import { SqsEventSource } from './sqs-event-source.ts';
+import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
 import type { StrictModeOptions } from './strict-aws-proxy.ts';
 
 export interface LocalPipelineOptions {
@@ -93,6 +99,11 @@ export interface LocalPipelineOptions {
 export interface UploadOptions {
   /** The batch's own spending cap (S3 metadata `max-charges`). */
   readonly maxCharges?: number;
+}
+
+export interface UploadOptions {
+  /** Ask for the priority lane: the file goes under `incoming/<bureau>/priority/`. */
+  readonly priority?: boolean;
 }
 
 export interface DownloadedResults {
@@ -171,6 +182,9 @@ export class LocalPipeline {
             functionTimeoutSeconds: description.functions[source.function].timeoutSeconds,
             handler,
             onInvocationError,
+            ...(source.queue === 'work' && description.fairQueues
+              ? { fairQueue: workQueueFairness(description.queues.work.visibilityTimeoutSeconds) }
+              : {}),
           }),
         ];
       }),
@@ -302,7 +316,10 @@ export class LocalPipeline {
     return { ...this.#adapters, events: this.events };
   }
 
-  /** Uploads a customer list under `incoming/<bureau>/` and delivers the S3 event to the ingest handler. */
+  /**
+   * Uploads a customer list under `incoming/<bureau>/` (`incoming/<bureau>/priority/` with `priority`) and delivers
+   * the S3 event to the ingest handler.
+   */
   async submit(file: string, bureau: Bureau, options: UploadOptions = {}): Promise<IngestOutcome> {
     return this.deliverUploadEvent(await this.upload(file, bureau, options));
   }
@@ -313,7 +330,13 @@ export class LocalPipeline {
     bureau: Bureau,
     options: UploadOptions = {},
   ): Promise<UploadedObject & { size: number }> {
-    const key = uploadKey(bureau, basename(file), new Date(), randomBytes(6).toString('hex'));
+    const key = uploadKey(
+      bureau,
+      basename(file),
+      new Date(),
+      randomBytes(6).toString('hex'),
+      options.priority,
+    );
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
     await new Upload({
@@ -404,4 +427,20 @@ export class LocalPipeline {
     await Promise.all([...this.#sources.values()].map((source) => source.stop()));
     await this.stack.stop();
   }
+}
+
+/**
+ * The work queue is an SQS fair queue in AWS; fauxqs keeps no message group on a standard queue, so the local event
+ * source orders deliveries as AWS documents (FAIR_QUEUE_BEHAVIOUR), reading each message's group from its body with
+ * the function the sender uses.
+ */
+function workQueueFairness(visibilityTimeoutSeconds: number): FairQueueEmulation {
+  return {
+    behaviour: FAIR_QUEUE_BEHAVIOUR,
+    visibilityTimeoutSeconds,
+    tenantOf: (body) => {
+      const message = parseMessage(workMessageSchema, body);
+      return message === null ? undefined : messageGroupFor(message);
+    },
+  };
 }

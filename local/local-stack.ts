@@ -60,6 +60,8 @@ export interface LocalPipelineDescription {
   readonly queues: Readonly<Record<PipelineQueue, QueueSpec & { readonly name: string }>>;
   readonly functions: Readonly<Record<PipelineFunction, FunctionSpec>>;
   readonly eventSources: readonly EventSourceSpec[];
+  /** Whether work messages carry fair-queue message groups (the local event source then orders them fairly). */
+  readonly fairQueues: boolean;
 }
 
 const QUEUE_NAMES: Readonly<Record<PipelineQueue, string>> = {
@@ -83,6 +85,7 @@ export function describeLocalPipeline(settings: PipelineSettings): LocalPipeline
     queues,
     functions: functionSpecs(settings),
     eventSources: eventSourceSpecs(settings),
+    fairQueues: settings.fairQueues,
   };
 }
 

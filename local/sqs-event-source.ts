@@ -1,10 +1,31 @@
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type FairQueueBehaviour, FairQueueBuffer, type FairQueueTicket } from './fair-queue-buffer.ts';
+
+/**
+ * The queue is an SQS fair queue, whose order the emulator lacks: the event source reproduces it. It receives
+ * every ready message as soon as it arrives and holds it (invisible, for up to SQS's longest visibility timeout)
+ * in a {@link FairQueueBuffer}, which picks each invocation's messages in the fair queue's order. A message handed
+ * to the handler gets the queue's visibility timeout from then on, as if it had just been received: retries,
+ * receive counts and the dead-letter redrive behave as with Lambda's event source.
+ */
+export interface FairQueueEmulation {
+  readonly behaviour: FairQueueBehaviour;
+  /** The message's `MessageGroupId`, read from its body (fauxqs drops the attribute on a standard queue). */
+  readonly tenantOf: (body: string) => string | undefined;
+  /** The queue's visibility timeout, which a message gets when it is handed to the handler. */
+  readonly visibilityTimeoutSeconds: number;
+}
+
+/** SQS's longest visibility timeout: how long a message waits invisible in the fair buffer at most. */
+const HOLD_SECONDS = 12 * 60 * 60;
+const IDLE_POLL_MS = 20;
 
 export interface SqsEventSourceOptions {
   readonly sqs: SQSClient;
@@ -26,6 +47,8 @@ export interface SqsEventSourceOptions {
   ) => Promise<SQSBatchResponse | undefined>;
   /** Called when an invocation throws (every message of its batch then returns after its visibility timeout). */
   readonly onInvocationError?: (error: unknown) => void;
+  /** Set for a fair queue: the order of delivery AWS gives it (see {@link FairQueueEmulation}). */
+  readonly fairQueue?: FairQueueEmulation;
 }
 
 /**
@@ -39,9 +62,11 @@ export class SqsEventSource {
   #running = false;
   #loops: Promise<void>[] = [];
   #invocations = 0;
+  readonly #fair: FairQueueBuffer<Message> | null;
 
   constructor(options: SqsEventSourceOptions) {
     this.#options = options;
+    this.#fair = options.fairQueue ? new FairQueueBuffer<Message>(options.fairQueue.behaviour) : null;
   }
 
   /** Invocations so far (for tests and progress). */
@@ -52,13 +77,88 @@ export class SqsEventSource {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#loops = Array.from({ length: this.#options.maxConcurrency }, () => this.#poll());
+    const fair = this.#fair;
+    this.#loops =
+      fair === null
+        ? Array.from({ length: this.#options.maxConcurrency }, () => this.#poll())
+        : [
+            this.#fill(fair),
+            ...Array.from({ length: this.#options.maxConcurrency }, () => this.#pollFair(fair)),
+          ];
   }
 
   /** Stops polling and waits for the invocations under way to finish. */
   async stop(): Promise<void> {
     this.#running = false;
     await Promise.all(this.#loops);
+    // Messages the fair buffer still held go back to the queue at once, as they were never received.
+    if (this.#fair !== null) await this.#changeVisibility(this.#fair.drain(), 0).catch(() => undefined);
+  }
+
+  /** Fair queue: receives every message as it arrives into the buffer, which decides the order. */
+  async #fill(fair: FairQueueBuffer<Message>): Promise<void> {
+    const { sqs, queueUrl, fairQueue } = this.#options;
+    while (this.#running) {
+      try {
+        const response = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            VisibilityTimeout: HOLD_SECONDS,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        for (const message of response.Messages ?? [])
+          fair.add(message, fairQueue?.tenantOf(message.Body ?? ''));
+      } catch (error) {
+        if (!this.#running) return;
+        this.#options.onInvocationError?.(error);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  /** Fair queue: one concurrent invocation's loop, taking its batches from the buffer in the fair order. */
+  async #pollFair(fair: FairQueueBuffer<Message>): Promise<void> {
+    const { batchSize, fairQueue } = this.#options;
+    while (this.#running) {
+      if (fair.waiting === 0) {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+        continue;
+      }
+      // Like Lambda's event source: wait for a full batch until the batching window has passed.
+      const windowEnds = Date.now() + (this.#options.batchingWindowSeconds ?? 0) * 1000;
+      while (this.#running && fair.waiting < batchSize && Date.now() < windowEnds)
+        await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+      const tickets: FairQueueTicket<Message>[] = fair.take(batchSize);
+      if (tickets.length === 0) continue;
+      try {
+        const messages = tickets.map((ticket) => ticket.item);
+        await this.#changeVisibility(messages, fairQueue?.visibilityTimeoutSeconds ?? 30);
+        await this.#invoke(messages);
+      } catch (error) {
+        this.#options.onInvocationError?.(error);
+      } finally {
+        fair.done(tickets);
+      }
+    }
+  }
+
+  async #changeVisibility(messages: readonly Message[], seconds: number): Promise<void> {
+    const { sqs, queueUrl } = this.#options;
+    for (let start = 0; start < messages.length; start += 10) {
+      await sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: messages.slice(start, start + 10).map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle ?? '',
+            VisibilityTimeout: seconds,
+          })),
+        }),
+      );
+    }
   }
 
   async #poll(): Promise<void> {

@@ -5,6 +5,7 @@ import {
   batchIdFor,
   bureauForKey,
   cachedDetail,
+  deliveryLaneFor,
   type NewRow,
   type WorkMessage,
 } from '../core/batch/index.ts';
@@ -169,6 +170,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   const bureau = upload.portfolio?.bureau ?? bureauForKey(upload.key, settings.defaultBureau);
   // A portfolio says how old a reused report may be (by default it asks again); an upload uses the deployment's.
   const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
+  const lane = deliveryLaneFor({ key: upload.key, portfolio: upload.portfolio?.name ?? null });
   const batchId = batchIdFor(upload);
   // An upload may cap what its batch buys; a portfolio run is bounded by the monthly cap alone.
   const maxCharges = upload.portfolio ? null : maxChargesOf(await objects.metadataOf(upload.key));
@@ -191,7 +193,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     return refuseFile(batchId, INVALID_MAX_CHARGES, deps);
   }
   const checkpoint = existing?.ingestCheckpoint ?? 0;
-  logger.info('ingest started', { batchId, key: upload.key, bureau, resumingAfterRow: checkpoint });
+  logger.info('ingest started', { batchId, key: upload.key, bureau, lane, resumingAfterRow: checkpoint });
 
   // Pass 1: the whole file must be usable before anything is queued.
   const firstHash = createHash('sha256');
@@ -259,7 +261,14 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
       await store.writeRows(batchId, rows);
       const messages: WorkMessage[] = [...rows, ...requeue]
         .filter((row) => row.state === 'queued' && row.document !== null)
-        .map((row) => ({ version: 1, batchId, row: row.row, document: row.document as string, bureau }));
+        .map((row) => ({
+          version: 1,
+          batchId,
+          row: row.row,
+          document: row.document as string,
+          bureau,
+          lane,
+        }));
       if (!holdMessages) await queue.sendWork(messages);
       await store.saveIngestCheckpoint(batchId, last, cachedSoFar);
     }
@@ -292,7 +301,7 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   const awaitingApproval = threshold !== null && quote.to_buy > threshold;
   if (awaitingApproval) await announceAwaitingApproval(batchId, quote, deps);
   // Held messages go out before the batch runs: a retried ingest finds it still ingesting and sends them again.
-  else if (holdMessages) await sendQueuedRows({ batchId, bureau }, deps);
+  else if (holdMessages) await sendQueuedRows({ batchId, bureau, lane }, deps);
   const totals = {
     rows: counts.rows,
     invalid: counts.invalid,

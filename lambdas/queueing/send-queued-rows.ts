@@ -1,4 +1,4 @@
-import type { WorkMessage } from '../core/batch/index.ts';
+import type { DeliveryLane, WorkMessage } from '../core/batch/index.ts';
 import type { BatchRows, WorkQueue } from '../core/ports/index.ts';
 import type { Bureau } from '../core/report/index.ts';
 
@@ -10,7 +10,7 @@ const SEND_CHUNK = 500;
  * interruption: a row that gets two messages is claimed once (the second finds it claimed or settled).
  */
 export async function sendQueuedRows(
-  batch: { readonly batchId: string; readonly bureau: Bureau },
+  batch: { readonly batchId: string; readonly bureau: Bureau; readonly lane?: DeliveryLane },
   deps: { readonly store: Pick<BatchRows, 'rows'>; readonly queue: WorkQueue },
 ): Promise<number> {
   let sent = 0;
@@ -29,6 +29,7 @@ export async function sendQueuedRows(
         row: row.row,
         document: row.document,
         bureau: batch.bureau,
+        ...(batch.lane ? { lane: batch.lane } : {}),
       });
       if (pending.length >= SEND_CHUNK) await send();
     }

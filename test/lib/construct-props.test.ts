@@ -16,6 +16,7 @@ const EVERY_SETTING: PipelineSettings = {
   callsPerInvocation: 3,
   workerBatchSize: 7,
   workerBatchingWindowSeconds: 4,
+  fairQueues: false,
   freshnessHours: 12,
   retentionDays: 45,
   maxAttempts: 4,

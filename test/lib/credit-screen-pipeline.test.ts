@@ -140,6 +140,27 @@ describe('CreditScreenPipeline', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
   });
 
+  it('shares the work queue between batches as an SQS fair queue: a standard queue, message groups set by the senders', () => {
+    const { template } = built;
+    // Fair queues are standard queues whose messages carry a MessageGroupId: no FIFO queue anywhere.
+    for (const queue of Object.values(template.findResources('AWS::SQS::Queue')))
+      expect(queue.Properties?.FifoQueue).toBeUndefined();
+    // Every function that sends work messages (ingest, sweeper) is told to give them their groups.
+    const functions = template.findResources('AWS::Lambda::Function');
+    const fairQueuesOf = (prefix: string, resources = functions) => {
+      const [found] = Object.entries(resources).filter(([id]) => id.startsWith(prefix));
+      const settings = found?.[1].Properties.Environment.Variables.PIPELINE_SETTINGS as string;
+      return (JSON.parse(settings) as { fairQueues: boolean }).fairQueues;
+    };
+    expect(fairQueuesOf('PipelineIngest')).toBe(true);
+    expect(fairQueuesOf('PipelineSweeper')).toBe(true);
+    // The setting turns the groups off (a queue service without fair queues), through the same variable.
+    const off = synthesize({ settings: { fairQueues: false } }).template.findResources(
+      'AWS::Lambda::Function',
+    );
+    expect(fairQueuesOf('PipelineIngest', off)).toBe(false);
+  });
+
   it('starts a batch on uploads under incoming/, and syncs schedules on any change under portfolios/', () => {
     const [notifications] = Object.values(built.template.findResources('Custom::S3BucketNotifications'));
     const configurations = notifications?.Properties.NotificationConfiguration

@@ -113,7 +113,16 @@ function describeTemplate(template: Template, pipeline: CreditScreenPipeline): L
     queues,
     functions,
     eventSources,
+    fairQueues: fairQueuesOf(resources[functionIds.ingest]),
   };
+}
+
+/** Whether the ingest function (the sender of work messages) gives them fair-queue groups, from its settings. */
+function fairQueuesOf(ingest: Resource | undefined): boolean {
+  const environment = ingest?.Properties.Environment as { Variables: Record<string, string> } | undefined;
+  const settings = environment?.Variables.PIPELINE_SETTINGS;
+  if (settings === undefined) throw new Error('the ingest function has no PIPELINE_SETTINGS');
+  return (JSON.parse(settings) as PipelineSettings).fairQueues;
 }
 
 /** The template's claimed-rows index, in the shared definition's terms (the only global secondary index). */
@@ -168,6 +177,16 @@ describe('the local runner and the construct', () => {
     // The settings really shaped both sides (not a coincidence of defaults).
     expect(local.queues.work.visibilityTimeoutSeconds).toBe(300);
     expect(local.eventSources.find((source) => source.function === 'worker')?.maxConcurrency).toBe(6);
+  });
+
+  it('agree on fair queues when they are turned off', () => {
+    const off = { ...SETTINGS, fairQueues: false };
+    const offStack = synthesizeStack({ settings: off });
+
+    const deployed = describeTemplate(offStack.template, offStack.stack.pipeline);
+
+    expect(deployed.fairQueues).toBe(false);
+    expect(comparable(describeLocalPipeline(off))).toEqual(comparable(deployed));
   });
 
   it('let the schedules the function creates invoke ingest as the declared ones do, with the same retry policy', async () => {

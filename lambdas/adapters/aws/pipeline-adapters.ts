@@ -43,6 +43,7 @@ export function createPipelineAdapters(
       client: clients.sqs,
       workQueueUrl: resources.workQueueUrl,
       finaliseQueueUrl: resources.finaliseQueueUrl,
+      fairQueues: settings.fairQueues,
     }),
     visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
     budget: new DynamoDbChargeBudget({

@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
-import type { FinaliseMessage, WorkMessage } from '../../core/batch/index.ts';
+import { type FinaliseMessage, messageGroupFor, type WorkMessage } from '../../core/batch/index.ts';
 import type { WorkQueue } from '../../core/ports/index.ts';
 
 export interface SqsWorkQueueConfig {
@@ -12,6 +12,12 @@ export interface SqsWorkQueueConfig {
    * @default 8
    */
   readonly parallelSends?: number;
+  /**
+   * Give each work message its fair-queue `MessageGroupId` (see core/batch/delivery-lane.ts). Off, every message is
+   * sent without one, for a queue service that refuses message groups on a standard queue.
+   * @default true
+   */
+  readonly fairQueues?: boolean;
 }
 
 const SQS_BATCH = 10;
@@ -22,6 +28,7 @@ export class SqsWorkQueue implements WorkQueue {
   readonly #workQueueUrl: string;
   readonly #finaliseQueueUrl: string;
   readonly #limit: ReturnType<typeof pLimit>;
+  readonly #fairQueues: boolean;
 
   constructor(config: SqsWorkQueueConfig) {
     if (config.workQueueUrl === '' || config.finaliseQueueUrl === '')
@@ -30,6 +37,7 @@ export class SqsWorkQueue implements WorkQueue {
     this.#workQueueUrl = config.workQueueUrl;
     this.#finaliseQueueUrl = config.finaliseQueueUrl;
     this.#limit = pLimit(config.parallelSends ?? 8);
+    this.#fairQueues = config.fairQueues ?? true;
   }
 
   async sendWork(messages: readonly WorkMessage[]): Promise<void> {
@@ -43,10 +51,14 @@ export class SqsWorkQueue implements WorkQueue {
 
   /** Sends ten messages, resending the entries SQS reports as failed (a batch can partly fail). */
   async #sendBatch(messages: readonly WorkMessage[]): Promise<void> {
-    let pending = messages.map((message, index) => ({
-      Id: String(index),
-      MessageBody: JSON.stringify(message),
-    }));
+    let pending = messages.map((message, index) => {
+      const group = this.#fairQueues ? messageGroupFor(message) : undefined;
+      return {
+        Id: String(index),
+        MessageBody: JSON.stringify(message),
+        ...(group === undefined ? {} : { MessageGroupId: group }),
+      };
+    });
     for (let attempt = 1; pending.length > 0; attempt++) {
       const result = await this.#client.send(
         new SendMessageBatchCommand({ QueueUrl: this.#workQueueUrl, Entries: pending }),

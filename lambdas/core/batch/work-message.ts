@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BUREAUS } from '../report/index.ts';
+import { DELIVERY_LANES } from './delivery-lane.ts';
 
 /** The SQS message that asks a worker to screen one document of a batch (the first row it appears on). */
 export const workMessageSchema = z.object({
@@ -8,6 +9,8 @@ export const workMessageSchema = z.object({
   row: z.number().int().positive(),
   document: z.string().regex(/^(\d{11}|[0-9A-Z]{12}\d{2})$/),
   bureau: z.enum(BUREAUS),
+  /** How the message shares the work queue with other batches' (see delivery-lane.ts); absent means `upload`. */
+  lane: z.enum(DELIVERY_LANES).optional(),
 });
 export type WorkMessage = z.infer<typeof workMessageSchema>;
 
