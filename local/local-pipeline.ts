@@ -19,11 +19,7 @@ import {
 import { MemoryLogger } from '../lambdas/adapters/aws/powertools-logger.ts';
 import { StaticTokenSource } from '../lambdas/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
-import {
-  messageGroupFor,
-  parseMessage,
-  workMessageSchema,
-} from '../lambdas/core/batch/index.ts';
+import { messageGroupFor, parseMessage, workMessageSchema } from '../lambdas/core/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../lambdas/core/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../lambdas/core/ports/index.ts';
 import type { Bureau } from '../lambdas/core/report/index.ts';
