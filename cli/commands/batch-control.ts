@@ -34,6 +34,14 @@ function print(value: unknown, options: TargetOptions, human: () => string): voi
   process.stdout.write(`${printableLines(options.json ? JSON.stringify(value, null, 2) : human())}\n`);
 }
 
+/** What a batch has bought so far against its quote: `12 of 290 bought (R$ 783,00 quoted)`. */
+function spentOf(view: BatchStatusView): string {
+  const quoted = view.quote
+    ? ` of ${view.quote.to_buy} (${formatBrl(view.quote.estimated_cost)} quoted)`
+    : '';
+  return `${view.screened}${quoted} bought`;
+}
+
 /** Refuses, before any connection is opened, an argument that cannot be a batch id. */
 function checkBatchId(batchId: string): string {
   if (!isBatchIdShape(batchId))
@@ -138,7 +146,7 @@ export function registerBatchControlCommands(program: Command): void {
           : batches
               .map(
                 (view) =>
-                  `${view.batchId}  ${view.status.padEnd(10)} ${String(view.rows).padStart(8)} rows  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.sourceKey}`,
+                  `${view.batchId}  ${view.status.padEnd(17)} ${String(view.rows).padStart(8)} rows  ${spentOf(view)}  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.sourceKey}`,
               )
               .join('\n'),
       );

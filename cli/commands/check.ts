@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { createPipelineAdapters } from '../../lambdas/adapters/aws/pipeline-adapters.ts';
 import { formatDocument } from '../../lambdas/core/documents/index.ts';
 import {
   type CustomerListLayout,
@@ -12,8 +11,9 @@ import { BUREAUS, type Bureau } from '../../lambdas/core/report/index.ts';
 import { formatBrl, formatDuration, type Quote, quoteOf } from '../../lambdas/core/spend/index.ts';
 import { freshReports } from '../../lambdas/reuse/fresh-reports.ts';
 import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../lib/pipeline-definition.ts';
-import { LocalStack } from '../../local/local-stack.ts';
+import { DEFAULT_STATE_DIRECTORY } from '../../local/local-state.ts';
 import { nonNegativeNumber, positiveInteger, priceInBrl, requestRate } from '../option-parsers.ts';
+import { withConnection } from '../pipeline-connection.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
 import { printable } from '../terminal-text.ts';
 
@@ -26,12 +26,14 @@ interface CheckOptions {
   readonly priceB?: number;
   readonly rateLimit?: number;
   readonly freshnessHours?: number;
-  /** A local state directory whose stored reports may be reused; without it, what is reusable is unknown. */
+  /** A local state directory whose stored reports may be reused; without it (or --stack), reuse is unknown. */
   readonly state?: string;
+  /** A deployed stack whose stored reports may be reused. */
+  readonly stack?: string;
 }
 
 /**
- * The quote of a list: with `--state`, the stored reports of that local state that are still fresh count as
+ * The quote of a list: with `--state` or `--stack`, the stored reports there that are still fresh count as
  * reusable (the same rule ingest applies, so the run that follows buys `to_buy`); without, reuse is unknown.
  */
 async function quoteList(
@@ -42,14 +44,12 @@ async function quoteList(
   const bureau = options.bureau;
   const freshnessHours = options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours;
   let reusable: number | null = null;
-  if (options.state !== undefined) {
-    const stack = await LocalStack.start(DEFAULT_SETTINGS, { stateDirectory: options.state });
-    try {
-      const { store } = createPipelineAdapters(stack.clients, stack.resources, DEFAULT_SETTINGS);
-      reusable = (await freshReports(store, { bureau, documents, freshnessHours, nowMs: Date.now() })).size;
-    } finally {
-      await stack.stop();
-    }
+  if (options.state !== undefined || options.stack !== undefined) {
+    const target = { stack: options.stack, state: options.state ?? DEFAULT_STATE_DIRECTORY };
+    reusable = await withConnection(target, async (connection) => {
+      const request = { bureau, documents, freshnessHours, nowMs: Date.now() };
+      return (await freshReports(connection.store, request)).size;
+    });
   }
   const price = (bureau === 'a' ? options.priceA : options.priceB) ?? DEFAULT_SETTINGS.pricePerQuery[bureau];
   return quoteOf({
@@ -70,7 +70,11 @@ function quoteLines(quote: Quote, options: CheckOptions): string[] {
   return [
     `Quote (bureau ${quote.bureau.toUpperCase()}):`,
     quote.reusable === null
-      ? line('reusable', 'unknown', `give --state to count stored reports younger than ${freshness} h`)
+      ? line(
+          'reusable',
+          'unknown',
+          `give --state or --stack to count stored reports younger than ${freshness} h`,
+        )
       : line(
           'reusable',
           String(quote.reusable),
@@ -141,7 +145,7 @@ async function check(path: string, options: CheckOptions): Promise<void> {
   const documents: string[] = [];
   for await (const row of rowsOf(path, list)) {
     tally.add(row);
-    if (options.state !== undefined && row.status === 'valid' && row.document !== null)
+    if ((options.state ?? options.stack) !== undefined && row.status === 'valid' && row.document !== null)
       documents.push(row.document);
     // Pre-serialised so a million-row report holds strings, not a million objects.
     if (options.json) details.push(JSON.stringify(rowDetail(row)));
@@ -229,5 +233,6 @@ export function registerCheckCommand(program: Command): void {
       nonNegativeNumber('--freshness-hours'),
     )
     .option('--state <dir>', 'count the stored reports of this local state directory that would be reused')
+    .option('--stack <name>', 'count the stored reports of this deployed stack that would be reused')
     .action(async (file: string, options: CheckOptions) => check(file, options));
 }

@@ -94,6 +94,25 @@ describe('credit-screen against a deployed stack (--stack)', () => {
     expect(status.stdout).toMatch(/rows\s+40: screened \d+/);
   }, 60_000);
 
+  it("check quotes against the stack's stored reports: the ones screened are reused, the rest bought", async () => {
+    const screened = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).counts.screened as number;
+
+    const checked = await cli([
+      'check',
+      await writeCsv('again.csv', customerListCsv(documents)),
+      '--stack',
+      'credit-screen-prod',
+      '--json',
+    ]);
+
+    expect(checked.code).toBe(0);
+    expect(JSON.parse(checked.stdout).quote).toMatchObject({
+      unique: 40,
+      reusable: screened,
+      to_buy: 40 - screened,
+    });
+  }, 60_000);
+
   it('redrive sends the failed documents back and downloads revision 2 with none failed', async () => {
     test.emulator.configure({ errorRate: 0 });
 
