@@ -43,11 +43,18 @@ describe('DynamoDbRateLimiter (shared through DynamoDB Local)', () => {
     granted.sort((first, second) => first - second);
     // 80 requests at 40/s with a burst of 4 take at least (80 − 4) / 40 s.
     expect(granted.at(-1) as number).toBeGreaterThanOrEqual(1_850);
+    // The limit holds on the slots' times. A grant is seen when a reservation's answer has come back and this
+    // process has run its callback: a slot used that much late can share a window with the next ones, up to rate ×
+    // (round trip + lag). The first grant (a slot due at once) is how long a round trip takes here.
+    const roundTripMs = granted[0] as number;
+    const allowance = Math.ceil(((maxLagMs + roundTripMs) / 1000) * 40);
     for (const from of granted) {
       const inOneSecond = granted.filter((at) => at >= from && at < from + 1000).length;
-      // Timer jitter of a few milliseconds can pull one more into a window; a stall, rate × its length.
-      expect(inOneSecond).toBeLessThanOrEqual(40 + 4 + 1 + Math.ceil((maxLagMs / 1000) * 40));
+      // Timer jitter of a few milliseconds can pull one more into a window.
+      expect(inOneSecond).toBeLessThanOrEqual(40 + 4 + 1 + allowance);
     }
+    // On a machine that answers promptly the allowance is small: the bound stays a real one.
+    expect(allowance).toBeLessThan(40);
   }, 30_000);
 
   it('holds every worker off after a 429 until the pause ends', async () => {
