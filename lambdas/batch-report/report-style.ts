@@ -12,7 +12,7 @@ section { border-top: 1px solid var(--line); padding: 24px 0 8px; }
 .eyebrow { margin: 0; color: var(--muted); font-size: 13px; letter-spacing: .04em; text-transform: uppercase; }
 .badge { display: inline-block; vertical-align: middle; font-size: 13px; font-weight: 600; padding: 2px 10px; border-radius: 999px; background: #d3f9d8; color: #2b8a3e; }
 .badge-token_rejected, .badge-file_rejected { background: #ffe3e3; color: #b42318; }
-.badge-cancelled { background: #fff3bf; color: #8a5a00; }
+.badge-cancelled, .badge-budget_exhausted, .badge-rejected { background: #fff3bf; color: #8a5a00; }
 .meta { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 8px 20px; margin: 0; }
 .meta div { min-width: 0; }
 .meta .batch-id { grid-column: span 2; }
