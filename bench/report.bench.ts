@@ -12,6 +12,7 @@ import { renderBatchReport, renderReportFromResults } from '../lambdas/batch-rep
 import { CHANGE_KINDS, type ChangeRow, ChangesCsvWriter } from '../lambdas/core/monitoring/index.ts';
 import { normaliseCreditReport } from '../lambdas/core/report/index.ts';
 import {
+  emptyStatusCounts,
   reportColumns,
   type StatisticsRow,
   SummaryCsvWriter,
@@ -80,15 +81,7 @@ const changes: ChangeRow[] = rows
     },
     passThrough: line.passThrough,
   }));
-const counts = {
-  screened: 0,
-  cached: 0,
-  duplicate: 0,
-  invalid_document: 0,
-  failed: 0,
-  cancelled: 0,
-  not_queried: 0,
-};
+const counts = emptyStatusCounts();
 for (const line of rows) counts[line.status]++;
 const charges = { charged: counts.screened, not_charged: total - counts.screened, charge_unknown: 0 };
 const keys = resultKeys('bench0000000000000000000');

@@ -23,6 +23,7 @@ import {
 import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../core/ports/index.ts';
 import type { Quote } from '../core/spend/index.ts';
 import {
+  emptyStatusCounts,
   passThroughHeaders,
   type ReportColumns,
   SummaryCsvWriter,
@@ -237,15 +238,7 @@ export async function finaliseBatch(
     return null;
   }
   const keys = resultKeys(batchId);
-  const counts: Record<SummaryStatus, number> = {
-    screened: 0,
-    cached: 0,
-    duplicate: 0,
-    invalid_document: 0,
-    failed: 0,
-    cancelled: 0,
-    not_queried: 0,
-  };
+  const counts = emptyStatusCounts();
   const charges = emptyChargeCounts();
   let files: BatchManifest['files'] = null;
   const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };

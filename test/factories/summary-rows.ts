@@ -1,5 +1,5 @@
 import type { BatchStatistics, ReportColumns, StatisticsRow } from '../../lambdas/core/summary/index.ts';
-import { SummaryStatisticsCollector } from '../../lambdas/core/summary/index.ts';
+import { emptyStatusCounts, SummaryStatisticsCollector } from '../../lambdas/core/summary/index.ts';
 import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
 import { resultKeys } from '../../lib/pipeline-definition.ts';
 
@@ -55,15 +55,7 @@ export function manifestFor(
   rows: readonly StatisticsRow[],
   overrides: Partial<BatchManifest> = {},
 ): BatchManifest {
-  const counts = {
-    screened: 0,
-    cached: 0,
-    duplicate: 0,
-    invalid_document: 0,
-    failed: 0,
-    cancelled: 0,
-    not_queried: 0,
-  };
+  const counts = emptyStatusCounts();
   const charges = { charged: 0, not_charged: 0, charge_unknown: 0 };
   for (const row of rows) {
     counts[row.status]++;

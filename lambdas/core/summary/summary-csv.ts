@@ -15,6 +15,10 @@ export const ROW_STATUSES = [
 ] as const;
 export type SummaryStatus = (typeof ROW_STATUSES)[number];
 
+/** Rows per final status, all zero: what the finaliser, the report and tests count into. */
+export const emptyStatusCounts = (): Record<SummaryStatus, number> =>
+  Object.fromEntries(ROW_STATUSES.map((status) => [status, 0])) as Record<SummaryStatus, number>;
+
 /** One line of the summary: an input row, its final status and reason, and the report figures when there are any. */
 export interface SummaryRow {
   readonly row: number;

@@ -7,7 +7,7 @@ import {
   emptyChangeCounts,
 } from '../monitoring/change-detection.ts';
 import type { ChangeRow } from '../monitoring/changes-csv.ts';
-import type { SummaryRow, SummaryStatus } from './summary-csv.ts';
+import { emptyStatusCounts, type SummaryRow, type SummaryStatus } from './summary-csv.ts';
 import { TopList } from './top-list.ts';
 
 /** Whether a row's bureau query was paid for (exactly-once accounting); absent where the pipeline does not record it. */
@@ -199,15 +199,7 @@ const copySegment = (segment: MutableSegment): RiskSegment => ({
  */
 export class SummaryStatisticsCollector {
   readonly #limits: StatisticsLimits;
-  readonly #statuses: Record<SummaryStatus, number> = {
-    screened: 0,
-    cached: 0,
-    duplicate: 0,
-    invalid_document: 0,
-    failed: 0,
-    cancelled: 0,
-    not_queried: 0,
-  };
+  readonly #statuses = emptyStatusCounts();
   readonly #reasons = new Map<
     string,
     { status: ReasonedStatus; reason: string; count: number; examples: { row: number; input: string }[] }
