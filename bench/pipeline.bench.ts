@@ -27,23 +27,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
-import { BureauEmulator, type EmulatorFaults } from '../emulator/bureau-emulator.ts';
-import { SeededRandom } from '../emulator/seeded-random.ts';
-import {
-  CreditReportClient,
-  RateLimitedError,
-  ServiceTransport,
-} from '../lambdas/adapters/bureau-api/index.ts';
+import { CreditReportClient, RateLimitedError, ServiceTransport } from '../service-client/index.ts';
 import {
   DEFAULT_SETTINGS,
   FUNCTION_MEMORY,
   heapLimitMegabytes,
   type PipelineSettings,
-} from '../lib/pipeline-definition.ts';
-import { LocalPipeline } from '../local/local-pipeline.ts';
-import { LOCAL_NAMES } from '../local/local-stack.ts';
-import type { StrictModeOptions, StrictStats } from '../local/strict-aws-proxy.ts';
+} from '../src/contract/pipeline-definition.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
+import { BureauEmulator, type EmulatorFaults } from '../tools/emulator/bureau-emulator.ts';
+import { SeededRandom } from '../tools/emulator/seeded-random.ts';
+import { LocalPipeline } from '../tools/local/local-pipeline.ts';
+import { LOCAL_NAMES } from '../tools/local/local-stack.ts';
+import type { StrictModeOptions, StrictStats } from '../tools/local/strict-aws-proxy.ts';
 
 const { values } = parseArgs({
   options: {

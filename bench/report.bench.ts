@@ -6,21 +6,21 @@
  * first render pays ECharts' and Intl's start-up, as a Lambda's first batch would.
  */
 import { parseArgs } from 'node:util';
-import { generateCreditReport } from '../emulator/report-generator.ts';
-import { SeededRandom } from '../emulator/seeded-random.ts';
-import { renderBatchReport, renderReportFromResults } from '../lambdas/batch-report/index.ts';
-import { CHANGE_KINDS, type ChangeRow, ChangesCsvWriter } from '../lambdas/core/monitoring/index.ts';
-import { normaliseCreditReport } from '../lambdas/core/report/index.ts';
+import { renderBatchReport, renderReportFromResults } from '../src/application/batch-report/index.ts';
+import type { BatchManifest } from '../src/application/finalise/finalise-batch.ts';
+import { resultKeys } from '../src/contract/pipeline-definition.ts';
+import { CHANGE_KINDS, type ChangeRow, ChangesCsvWriter } from '../src/domain/monitoring/index.ts';
+import { normaliseCreditReport } from '../src/domain/report/index.ts';
 import {
   emptyStatusCounts,
   reportColumns,
   type StatisticsRow,
   SummaryCsvWriter,
   SummaryStatisticsCollector,
-} from '../lambdas/core/summary/index.ts';
-import type { BatchManifest } from '../lambdas/finalise/finalise-batch.ts';
-import { resultKeys } from '../lib/pipeline-definition.ts';
+} from '../src/domain/summary/index.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
+import { generateCreditReport } from '../tools/emulator/report-generator.ts';
+import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' } } });
 const total = Number(values.rows);

@@ -5,7 +5,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { CreditScreenStack } from '../lib/credit-screen-stack.ts';
+import { CreditScreenStack } from '../infrastructure/credit-screen-stack.ts';
 
 const app = new App();
 const context = (name: string): string | undefined => {

@@ -7,5 +7,5 @@ import { register } from 'tsx/esm/api';
 // README, not on each run. Set the variable to "false" to see it again.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
-const { main } = await import('../cli/main.ts');
+const { main } = await import('../tools/cli/main.ts');
 process.exitCode = await main(process.argv);

@@ -10,7 +10,6 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
-import { SeededRandom } from '../emulator/seeded-random.ts';
 import {
   makeAlphanumericCnpj,
   makeCnpj,
@@ -19,6 +18,7 @@ import {
   makeCpfWithLeadingZeros,
   punctuate,
 } from '../test/factories/documents.ts';
+import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const FIRST_NAMES = [
   'Maria',

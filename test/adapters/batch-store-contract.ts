@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { NewRow, Settlement, StoredReport } from '../../lambdas/core/batch/index.ts';
-import type { BatchStore } from '../../lambdas/core/ports/index.ts';
-import { quoteOf } from '../../lambdas/core/spend/index.ts';
+import type { NewRow, Settlement, StoredReport } from '../../src/domain/batch/index.ts';
+import type { BatchStore } from '../../src/domain/ports/index.ts';
+import { quoteOf } from '../../src/domain/spend/index.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { emulatedReport } from '../factories/normalised-reports.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { BatchStore, ChargeBudget } from '../../lambdas/core/ports/index.ts';
-import type { BudgetAlert, BudgetScope } from '../../lambdas/core/spend/index.ts';
+import type { BatchStore, ChargeBudget } from '../../src/domain/ports/index.ts';
+import type { BudgetAlert, BudgetScope } from '../../src/domain/spend/index.ts';
 
 /** A budget under test, with the store its batches live in (the DynamoDB budget counts on the batch item). */
 export interface BudgetUnderTest {

@@ -4,8 +4,8 @@ import {
   type ReportManifest,
   renderBatchReport,
   renderReportFromResults,
-} from '../../lambdas/batch-report/index.ts';
-import { type StatisticsRow, SummaryCsvWriter } from '../../lambdas/core/summary/index.ts';
+} from '../../src/application/batch-report/index.ts';
+import { type StatisticsRow, SummaryCsvWriter } from '../../src/domain/summary/index.ts';
 import {
   invalidRowWith,
   manifestFor,

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANGE_KINDS } from '../../lambdas/core/monitoring/index.ts';
-import { ROW_STATUSES } from '../../lambdas/core/summary/index.ts';
-import { amountCents } from '../../lambdas/core/summary/summary-csv-reader.ts';
-import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
+import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import { CHANGE_KINDS } from '../../src/domain/monitoring/index.ts';
+import { ROW_STATUSES } from '../../src/domain/summary/index.ts';
+import { amountCents } from '../../src/domain/summary/summary-csv-reader.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import {
   parseSummary,

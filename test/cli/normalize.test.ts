@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { normaliseCreditReport, type ReportArchive } from '../../lambdas/core/report/index.ts';
+import { normaliseCreditReport, type ReportArchive } from '../../src/domain/report/index.ts';
 import { bureauResponse } from '../factories/bureau-responses.ts';
 import { runCli } from '../factories/run-cli.ts';
 

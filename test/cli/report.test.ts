@@ -2,7 +2,7 @@ import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SummaryCsvWriter } from '../../lambdas/core/summary/index.ts';
+import { SummaryCsvWriter } from '../../src/domain/summary/index.ts';
 import { runCli } from '../factories/run-cli.ts';
 import { invalidRowWith, manifestFor, reportColumnsWith, summaryRowWith } from '../factories/summary-rows.ts';
 

@@ -8,12 +8,12 @@ import {
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SeededRandom } from '../../emulator/seeded-random.ts';
-import { portfolioKeys } from '../../lambdas/core/monitoring/index.ts';
-import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
-import { resultKeys } from '../../lib/pipeline-definition.ts';
-import { readCloudAssembly, type Template } from '../../local/cloud-assembly.ts';
-import { objectCreatedEvent } from '../../local/s3-notification.ts';
+import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import { resultKeys } from '../../src/contract/pipeline-definition.ts';
+import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
+import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
+import { readCloudAssembly, type Template } from '../../tools/local/cloud-assembly.ts';
+import { objectCreatedEvent } from '../../tools/local/s3-notification.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { DeployedStack } from './deployed-stack.ts';

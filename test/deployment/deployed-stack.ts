@@ -1,12 +1,16 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
-import { DEFAULT_SETTINGS, type PipelineSettings, validateSettings } from '../../lib/pipeline-definition.ts';
-import { BundledFunction } from '../../local/bundled-function.ts';
-import type { BundledFunctionDefinition, CloudAssembly } from '../../local/cloud-assembly.ts';
-import { LocalStack } from '../../local/local-stack.ts';
-import { SqsEventSource } from '../../local/sqs-event-source.ts';
-import type { StrictModeOptions } from '../../local/strict-aws-proxy.ts';
+import {
+  DEFAULT_SETTINGS,
+  type PipelineSettings,
+  validateSettings,
+} from '../../src/contract/pipeline-definition.ts';
+import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
+import { BundledFunction } from '../../tools/local/bundled-function.ts';
+import type { BundledFunctionDefinition, CloudAssembly } from '../../tools/local/cloud-assembly.ts';
+import { LocalStack } from '../../tools/local/local-stack.ts';
+import { SqsEventSource } from '../../tools/local/sqs-event-source.ts';
+import type { StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 import { FakeScheduler } from '../factories/fake-scheduler.ts';
 import { FakeAwsServices } from './fake-aws-services.ts';
 import type { ServiceInvocation } from './iam-evaluation.ts';

@@ -1,4 +1,4 @@
-import type { Template, TemplateResource } from '../../local/cloud-assembly.ts';
+import type { Template, TemplateResource } from '../../tools/local/cloud-assembly.ts';
 
 /** The account and region the offline deployment pretends to be in. */
 export const ACCOUNT = '123456789012';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BureauEmulator } from '../../emulator/bureau-emulator.ts';
+import type { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
 import { startAiEmulator } from '../factories/service-client.ts';
 
 let emulator: BureauEmulator;

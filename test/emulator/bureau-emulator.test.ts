@@ -3,8 +3,8 @@ import {
   BureauEmulator,
   DEFAULT_EMULATOR_TOKEN,
   type EmulatorStats,
-} from '../../emulator/bureau-emulator.ts';
-import { generateCreditReport } from '../../emulator/report-generator.ts';
+} from '../../tools/emulator/bureau-emulator.ts';
+import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
 import { postQuery } from '../factories/emulator-requests.ts';
 import { scriptedRandom } from '../factories/scripted-random.ts';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { generateCreditReport } from '../../emulator/report-generator.ts';
-import { SeededRandom } from '../../emulator/seeded-random.ts';
 import {
   type CreditReportBureauA,
   type CreditReportBureauB,
   creditReportBureauASchema,
   creditReportBureauBSchema,
   normaliseCreditReport,
-} from '../../lambdas/core/report/index.ts';
+} from '../../src/domain/report/index.ts';
+import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
+import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
 import { makeAlphanumericCnpj, makeCnpj, makeCpf } from '../factories/documents.ts';
 
 const random = new SeededRandom('report-generator tests');

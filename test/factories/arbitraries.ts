@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { cnpjCheckDigits, cpfCheckDigits } from '../../lambdas/core/documents/index.ts';
+import { cnpjCheckDigits, cpfCheckDigits } from '../../src/domain/documents/index.ts';
 
 const digit = fc.constantFrom(...'0123456789'.split(''));
 const alphanumeric = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''));

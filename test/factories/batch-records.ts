@@ -1,4 +1,4 @@
-import type { BatchRecord, RowRecord } from '../../lambdas/core/batch/index.ts';
+import type { BatchRecord, RowRecord } from '../../src/domain/batch/index.ts';
 
 /** A row item as the store returns it: a queued CPF unless told otherwise. */
 export function rowRecord(overrides: Partial<RowRecord> = {}): RowRecord {

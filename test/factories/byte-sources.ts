@@ -4,7 +4,7 @@ import {
   type CustomerListOptions,
   type CustomerRow,
   openCustomerList,
-} from '../../lambdas/core/intake/index.ts';
+} from '../../src/domain/intake/index.ts';
 
 /** Streams `bytes` in chunks of `size`, the way a file or S3 body arrives (size 1 crosses every boundary). */
 export async function* chunked(bytes: Uint8Array, size = 64 * 1024): AsyncGenerator<Uint8Array> {

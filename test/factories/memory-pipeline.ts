@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/bureau-emulator.ts';
-import { RecordingEventPublisher } from '../../lambdas/adapters/aws/eventbridge-publisher.ts';
-import { MemoryBatchStore } from '../../lambdas/adapters/memory/memory-batch-store.ts';
-import { MemoryChargeBudget } from '../../lambdas/adapters/memory/memory-charge-budget.ts';
-import { MemoryObjectStore } from '../../lambdas/adapters/memory/memory-object-store.ts';
-import { MemoryRateLimiter } from '../../lambdas/adapters/memory/memory-rate-limiter.ts';
-import type { Bureau } from '../../lambdas/core/report/index.ts';
-import type { UploadedObject } from '../../lambdas/ingest/ingest-upload.ts';
-import { type PipelineSettings, S3_LAYOUT } from '../../lib/pipeline-definition.ts';
+import { RecordingEventPublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
+import { MemoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
+import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
+import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
+import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
+import type { UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
+import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/pipeline-definition.ts';
+import type { Bureau } from '../../src/domain/report/index.ts';
+import { BureauEmulator, type BureauEmulatorOptions } from '../../tools/emulator/bureau-emulator.ts';
 import { FAST_SETTINGS } from './pipeline.ts';
 
 /**

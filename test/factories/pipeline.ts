@@ -2,11 +2,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { BureauEmulator, type BureauEmulatorOptions } from '../../emulator/bureau-emulator.ts';
-import type { BureauGateway, Logger } from '../../lambdas/core/ports/index.ts';
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../../lib/pipeline-definition.ts';
-import { LocalPipeline, type UploadOptions } from '../../local/local-pipeline.ts';
-import type { StrictModeOptions } from '../../local/strict-aws-proxy.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/pipeline-definition.ts';
+import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
+import { BureauEmulator, type BureauEmulatorOptions } from '../../tools/emulator/bureau-emulator.ts';
+import { LocalPipeline, type UploadOptions } from '../../tools/local/local-pipeline.ts';
+import type { StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 
 /** Settings that make a local batch finish in seconds: high limits, short timeouts. */
 export const FAST_SETTINGS: PipelineSettings = {

@@ -1,5 +1,5 @@
 import { ServiceClient, type ServiceClientConfig } from 'credit-screen/client';
-import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
+import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
 
 /** One request as the client sent it, seen through an injected fetch. */
 export interface SentRequest {

@@ -1,7 +1,7 @@
-import type { BatchStatistics, ReportColumns, StatisticsRow } from '../../lambdas/core/summary/index.ts';
-import { emptyStatusCounts, SummaryStatisticsCollector } from '../../lambdas/core/summary/index.ts';
-import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
-import { resultKeys } from '../../lib/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import { resultKeys } from '../../src/contract/pipeline-definition.ts';
+import type { BatchStatistics, ReportColumns, StatisticsRow } from '../../src/domain/summary/index.ts';
+import { emptyStatusCounts, SummaryStatisticsCollector } from '../../src/domain/summary/index.ts';
 
 /** Report figures of a summary row; every field can be overridden. */
 export function reportColumnsWith(overrides: Partial<ReportColumns> = {}): ReportColumns {

@@ -26,8 +26,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalStack } from '../../local/local-stack.ts';
-import { keyShape, StrictAwsProxy, type StrictModeOptions } from '../../local/strict-aws-proxy.ts';
+import { LocalStack } from '../../tools/local/local-stack.ts';
+import { keyShape, StrictAwsProxy, type StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 import { FAST_SETTINGS } from '../factories/pipeline.ts';
 
 const REGION = 'us-east-1';

@@ -2,8 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decideBatchApproval } from '../../lambdas/batch-control/batch-control.ts';
-import { EVENTS, resultKeys } from '../../lib/pipeline-definition.ts';
+import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
+import { EVENTS, resultKeys } from '../../src/contract/pipeline-definition.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 

@@ -1,20 +1,20 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerSettings } from '../../lambdas/adapters/aws/pipeline-adapters.ts';
-import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
 import {
   CreditReportClient,
   OversizedResponseError,
   ServiceTransport,
   TransientError,
-} from '../../lambdas/adapters/bureau-api/index.ts';
-import { finaliseIfLast } from '../../lambdas/completion/finalise-if-last.ts';
-import type { WorkMessage } from '../../lambdas/core/batch/index.ts';
-import type { BatchStore, BureauGateway } from '../../lambdas/core/ports/index.ts';
-import { settleDeadLetters } from '../../lambdas/dead-letter/settle-dead-letters.ts';
-import { finaliseBatch } from '../../lambdas/finalise/finalise-batch.ts';
-import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
-import { screenDocuments, type WorkerSettings } from '../../lambdas/worker/screen-documents.ts';
+} from '../../service-client/index.ts';
+import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
+import { settleDeadLetters } from '../../src/application/dead-letter/settle-dead-letters.ts';
+import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
+import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
+import { screenDocuments, type WorkerSettings } from '../../src/application/worker/screen-documents.ts';
+import type { WorkMessage } from '../../src/domain/batch/index.ts';
+import type { BatchStore, BureauGateway } from '../../src/domain/ports/index.ts';
+import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../factories/memory-pipeline.ts';
 import { parseSummary } from '../factories/pipeline.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CreditReportClient, ServiceTransport } from '../../lambdas/adapters/bureau-api/index.ts';
-import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
+import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
+import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryLogger } from '../../lambdas/adapters/aws/powertools-logger.ts';
-import { CreditReportClient, ServiceTransport } from '../../lambdas/adapters/bureau-api/index.ts';
-import type { BureauGateway } from '../../lambdas/core/ports/index.ts';
-import { ingestUpload } from '../../lambdas/ingest/ingest-upload.ts';
+import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
+import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
+import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { utf8, utf16be, utf16le, windows1252 } from '../factories/byte-sources.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';

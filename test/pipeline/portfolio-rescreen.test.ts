@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCreditReport } from '../../emulator/report-generator.ts';
-import { CHANGE_KINDS, type ChangeKind, detectChanges } from '../../lambdas/core/monitoring/index.ts';
-import { normaliseCreditReport } from '../../lambdas/core/report/index.ts';
-import type { BatchManifest } from '../../lambdas/finalise/finalise-batch.ts';
-import { EVENTS } from '../../lib/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import { EVENTS } from '../../src/contract/pipeline-definition.ts';
+import { CHANGE_KINDS, type ChangeKind, detectChanges } from '../../src/domain/monitoring/index.ts';
+import { normaliseCreditReport } from '../../src/domain/report/index.ts';
+import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 

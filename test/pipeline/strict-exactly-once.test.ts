@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewRow } from '../../lambdas/core/batch/index.ts';
+import type { NewRow } from '../../src/domain/batch/index.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';

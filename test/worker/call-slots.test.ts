@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallSlots } from '../../lambdas/worker/call-slots.ts';
+import { CallSlots } from '../../src/application/worker/call-slots.ts';
 
 /** A controllable token source: each acquire waits until the test grants it, and is recorded. */
 function tokens() {

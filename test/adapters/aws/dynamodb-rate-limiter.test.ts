@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbRateLimiter } from '../../../lambdas/adapters/aws/dynamodb-rate-limiter.ts';
-import { DEFAULT_SETTINGS } from '../../../lib/pipeline-definition.ts';
-import { LocalStack } from '../../../local/local-stack.ts';
+import { DynamoDbRateLimiter } from '../../../src/adapters/aws/dynamodb-rate-limiter.ts';
+import { DEFAULT_SETTINGS } from '../../../src/contract/pipeline-definition.ts';
+import { LocalStack } from '../../../tools/local/local-stack.ts';
 
 let stack: LocalStack;
 beforeAll(async () => {

@@ -1,14 +1,10 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLambdaLogger, MemoryLogger } from '../../../lambdas/adapters/aws/powertools-logger.ts';
-import {
-  CreditReportClient,
-  RejectedError,
-  ServiceTransport,
-} from '../../../lambdas/adapters/bureau-api/index.ts';
-import type { BatchStore, BureauGateway } from '../../../lambdas/core/ports/index.ts';
-import { normaliseCreditReport } from '../../../lambdas/core/report/index.ts';
-import { createFinaliseHandler } from '../../../lambdas/finalise/finalise-handler.ts';
+import { CreditReportClient, RejectedError, ServiceTransport } from '../../../service-client/index.ts';
+import { createLambdaLogger, MemoryLogger } from '../../../src/adapters/aws/powertools-logger.ts';
+import type { BatchStore, BureauGateway } from '../../../src/domain/ports/index.ts';
+import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
+import { createFinaliseHandler } from '../../../src/functions/finalise/finalise-handler.ts';
 import { bureauResponse, creditSection } from '../../factories/bureau-responses.ts';
 import { startTestPipeline, type TestPipeline, writeCsv } from '../../factories/pipeline.ts';
 

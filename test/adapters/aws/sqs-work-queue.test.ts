@@ -6,8 +6,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqsWorkQueue } from '../../../lambdas/adapters/aws/sqs-work-queue.ts';
-import type { WorkMessage } from '../../../lambdas/core/batch/index.ts';
+import { SqsWorkQueue } from '../../../src/adapters/aws/sqs-work-queue.ts';
+import type { WorkMessage } from '../../../src/domain/batch/index.ts';
 
 /** An SQS client that records what it is asked to send and accepts all of it. */
 function recordingClient() {

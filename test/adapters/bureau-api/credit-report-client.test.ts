@@ -1,6 +1,5 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BureauEmulator } from '../../../emulator/bureau-emulator.ts';
 import {
   CreditReportClient,
   DEFAULT_USER_AGENT,
@@ -10,8 +9,9 @@ import {
   type ServiceError,
   ServiceTransport,
   TransientError,
-} from '../../../lambdas/adapters/bureau-api/index.ts';
-import { normaliseCreditReport } from '../../../lambdas/core/report/index.ts';
+} from '../../../service-client/index.ts';
+import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
+import { BureauEmulator } from '../../../tools/emulator/bureau-emulator.ts';
 import { scriptedRandom } from '../../factories/scripted-random.ts';
 import { ScriptedServer } from '../../factories/scripted-server.ts';
 

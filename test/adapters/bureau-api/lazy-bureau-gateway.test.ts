@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BureauEmulator } from '../../../emulator/bureau-emulator.ts';
-import { SeededRandom } from '../../../emulator/seeded-random.ts';
-import type { TokenSource } from '../../../lambdas/adapters/aws/secrets-manager-token.ts';
-import { LazyBureauGateway } from '../../../lambdas/adapters/bureau-api/lazy-bureau-gateway.ts';
+import type { TokenSource } from '../../../src/adapters/aws/secrets-manager-token.ts';
+import { LazyBureauGateway } from '../../../src/adapters/bureau/lazy-bureau-gateway.ts';
+import { BureauEmulator } from '../../../tools/emulator/bureau-emulator.ts';
+import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 import { makeCpf } from '../../factories/documents.ts';
 
 const TOKEN = 'lazy-gateway-test-token';

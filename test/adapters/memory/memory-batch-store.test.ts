@@ -1,5 +1,5 @@
-import { MemoryBatchStore } from '../../../lambdas/adapters/memory/memory-batch-store.ts';
-import { MemoryChargeBudget } from '../../../lambdas/adapters/memory/memory-charge-budget.ts';
+import { MemoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
+import { MemoryChargeBudget } from '../../../src/adapters/memory/memory-charge-budget.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 

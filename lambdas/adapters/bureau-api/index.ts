@@ -1,3 +1,0 @@
-export * from './credit-report-client.ts';
-export * from './http-transport.ts';
-export * from './service-errors.ts';

@@ -1,4 +1,0 @@
-import { lambdaRuntime } from '../adapters/aws/lambda-runtime.ts';
-import { createDeadLetterHandler } from './dead-letter-handler.ts';
-
-export const handler = createDeadLetterHandler(lambdaRuntime());

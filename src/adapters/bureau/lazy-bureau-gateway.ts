@@ -1,0 +1,37 @@
+import { type BureauEndpoints, CreditReportClient } from '../../../service-client/credit-report-client.ts';
+import { ServiceTransport, type ServiceTransportConfig } from '../../../service-client/http-transport.ts';
+import type { BureauGateway, BureauResponse } from '../../domain/ports/index.ts';
+import type { Bureau } from '../../domain/report/index.ts';
+import type { TokenSource } from '../aws/secrets-manager-token.ts';
+
+/**
+ * The bureau client, built on first use once the token has been read (from Secrets Manager in AWS), then kept for
+ * the life of the container so its connections stay alive between invocations. A failed token read is not kept.
+ */
+export class LazyBureauGateway implements BureauGateway {
+  #client: Promise<CreditReportClient> | undefined;
+
+  constructor(
+    private readonly tokenSource: TokenSource,
+    private readonly config: Omit<ServiceTransportConfig, 'token'>,
+    private readonly endpoints?: BureauEndpoints,
+  ) {}
+
+  async fetchReport(
+    bureau: Bureau,
+    document: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<BureauResponse> {
+    this.#client ??= this.tokenSource
+      .token()
+      .then(
+        (token) => new CreditReportClient(new ServiceTransport({ ...this.config, token }), this.endpoints),
+      )
+      .catch((error: unknown) => {
+        // A failed token read must not stick for the container's life: the next call reads it again.
+        this.#client = undefined;
+        throw error;
+      });
+    return (await this.#client).fetchReport(bureau, document, options);
+  }
+}

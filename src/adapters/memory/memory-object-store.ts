@@ -1,0 +1,49 @@
+import type { ObjectStore } from '../../domain/ports/index.ts';
+
+/** The bucket in memory, for use-case tests: whole objects by key, read back as S3 would give them. */
+export class MemoryObjectStore implements ObjectStore {
+  readonly #objects = new Map<string, Buffer>();
+  readonly #metadata = new Map<string, Readonly<Record<string, string>>>();
+
+  constructor(readonly bucket = 'memory') {}
+
+  /** Puts an object as a customer's upload would arrive. */
+  put(key: string, body: string | Buffer, metadata: Readonly<Record<string, string>> = {}): void {
+    this.#objects.set(key, Buffer.from(body));
+    this.#metadata.set(key, metadata);
+  }
+
+  async metadataOf(key: string): Promise<Readonly<Record<string, string>>> {
+    if (!this.#objects.has(key)) throw new Error(`no object ${key}`);
+    return this.#metadata.get(key) ?? {};
+  }
+
+  /** The keys under a prefix, sorted. */
+  keys(prefix = ''): string[] {
+    return [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  async *read(key: string): AsyncIterable<Uint8Array> {
+    const body = this.#objects.get(key);
+    if (body === undefined) throw new Error(`no object ${key}`);
+    yield body;
+  }
+
+  async readTextIfExists(key: string): Promise<string | null> {
+    return this.#objects.get(key)?.toString('utf8') ?? null;
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return this.#objects.has(key);
+  }
+
+  async putJson(key: string, value: unknown): Promise<void> {
+    this.#objects.set(key, Buffer.from(JSON.stringify(value)));
+  }
+
+  async writeStream(key: string, _contentType: string, body: AsyncIterable<string>): Promise<void> {
+    let text = '';
+    for await (const chunk of body) text += chunk;
+    this.#objects.set(key, Buffer.from(text));
+  }
+}

@@ -1,0 +1,14 @@
+export {
+  DEFAULT_REPORT_LANGUAGE,
+  isReportLanguage,
+  REPORT_LANGUAGES,
+  type ReportLanguage,
+} from '../../domain/batch-report/report-language.ts';
+export { escapeHtml } from './html.ts';
+export {
+  type BatchReportInput,
+  REPORT_CONTENT_SECURITY_POLICY,
+  type ReportManifest,
+  renderBatchReport,
+} from './render-batch-report.ts';
+export { type BatchResultFiles, renderReportFromResults } from './report-from-results.ts';

@@ -1,0 +1,335 @@
+import pLimit from 'p-limit';
+import { resultKeys } from '../../contract/pipeline-definition.ts';
+import {
+  type BatchCounts,
+  type BatchRecord,
+  type ChargeCounts,
+  type ChargeState,
+  chargeStateOfRow,
+  emptyChargeCounts,
+  type ReportKey,
+  type RowRecord,
+  reportKeyId,
+} from '../../domain/batch/index.ts';
+import {
+  type ChangeCounts,
+  ChangesCsvWriter,
+  type ChangeThresholds,
+  DEFAULT_CHANGE_THRESHOLDS,
+  detectChanges,
+  emptyChangeCounts,
+} from '../../domain/monitoring/index.ts';
+import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../../domain/ports/index.ts';
+import type { Quote } from '../../domain/spend/index.ts';
+import {
+  emptyStatusCounts,
+  passThroughHeaders,
+  type ReportColumns,
+  SummaryCsvWriter,
+  type SummaryRow,
+  SummaryStatisticsCollector,
+  type SummaryStatus,
+} from '../../domain/summary/index.ts';
+import { DEFAULT_REPORT_LANGUAGE, type ReportLanguage, renderBatchReport } from '../batch-report/index.ts';
+import { duplicateTargetsKey } from '../ingest/ingest-upload.ts';
+
+export interface FinaliseDependencies {
+  readonly store: BatchStore;
+  readonly objects: ObjectStore;
+  readonly events: EventPublisher;
+  readonly logger: Logger;
+  /** What counts as a change in a re-screen's change report. @default DEFAULT_CHANGE_THRESHOLDS */
+  readonly changeThresholds?: ChangeThresholds;
+  /** Language of `report.html`. @default DEFAULT_REPORT_LANGUAGE (Brazilian Portuguese) */
+  readonly reportLanguage?: ReportLanguage;
+}
+
+/** What consumers read first: written last, so its presence means every other result file is complete. */
+export interface BatchManifest {
+  readonly manifestVersion: 1;
+  readonly batchId: string;
+  /**
+   * `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`);
+   * `file_rejected`; `cancelled` when someone cancelled it (rows not yet screened are `cancelled`).
+   */
+  readonly status:
+    | 'completed'
+    | 'token_rejected'
+    | 'file_rejected'
+    | 'cancelled'
+    | 'rejected'
+    | 'budget_exhausted';
+  /** What ingest quoted for the batch (what it would buy and cost); null for results written before quotes. */
+  readonly quote: Quote | null;
+  /** 1 for the first results; one more each time a redrive rewrote them. */
+  readonly revision: number;
+  readonly bureau: string;
+  readonly source: { readonly bucket: string; readonly key: string; readonly sha256: string | null };
+  readonly createdAt: string;
+  readonly completedAt: string;
+  readonly counts: BatchCounts;
+  /**
+   * Rows by what the bureau may have charged for them, to reconcile its invoice: `charged` (answered with a
+   * report), `not_charged`, and `charge_unknown` (a call that got no answer, or one lost in a crash of ours, may
+   * have been charged). The summary's `charge_state` column says it per row.
+   */
+  readonly charges: ChargeCounts;
+  /** `changes` only for a portfolio re-screen; `report` (the HTML page) from results that have one. */
+  readonly files: {
+    readonly summary: string;
+    readonly reports: string;
+    readonly changes?: string;
+    readonly report?: string;
+  } | null;
+  /** The portfolio a re-screen ran for; null for an upload. */
+  readonly portfolio: string | null;
+  /** Re-screens only: changes per kind and documents changed (also in the `PortfolioChanged` event). */
+  readonly changes: { readonly counts: ChangeCounts; readonly documentsChanged: number } | null;
+  readonly dialect: 'standard' | 'excel';
+  readonly failure: { readonly code: string; readonly message: string } | null;
+}
+
+const NOT_SETTLED = 'not settled when the batch was finalised';
+
+function statusOf(row: RowRecord): SummaryStatus {
+  switch (row.state) {
+    case 'screened':
+    case 'cached':
+    case 'duplicate':
+    case 'invalid_document':
+    case 'failed':
+    case 'cancelled':
+    case 'not_queried':
+      return row.state;
+    default:
+      return 'failed'; // never lost: a row that somehow escaped settling is reported, as failed
+  }
+}
+
+/** Rows settled at ingest (invalid, duplicate, cached) never reached the bureau; the others say for themselves. */
+const chargeStateOf = (row: RowRecord, status: SummaryStatus): ChargeState =>
+  status === 'duplicate' || status === 'invalid_document' ? 'not_charged' : chargeStateOfRow(row);
+
+async function* summaryLines(
+  batch: BatchRecord,
+  store: BatchStore,
+  duplicateTargets: ReadonlySet<number>,
+  tally: { readonly counts: Record<SummaryStatus, number>; readonly charges: ChargeCounts },
+  statistics: SummaryStatisticsCollector,
+  logger: Logger,
+): AsyncGenerator<string> {
+  const writer = new SummaryCsvWriter(
+    batch.excelSummary ? 'excel' : 'standard',
+    batch.layout?.passThroughColumns ?? [],
+  );
+  yield writer.header();
+  // Only rows that have duplicates are remembered, and only their few report figures.
+  const firstReports = new Map<number, ReportColumns | null>();
+  for await (const page of store.rows(batch.batchId)) {
+    let text = '';
+    for (const row of page) {
+      const status = statusOf(row);
+      if (status === 'failed' && row.state !== 'failed')
+        logger.error('row not settled at finalisation', { batchId: batch.batchId, row: row.row });
+      tally.counts[status]++;
+      const chargeState = chargeStateOf(row, status);
+      tally.charges[chargeState]++;
+      if (duplicateTargets.has(row.row)) firstReports.set(row.row, row.report);
+      const summary: SummaryRow = {
+        row: row.row,
+        document: row.document ?? row.input,
+        documentType: row.documentType,
+        bureau: batch.bureau,
+        status,
+        statusDetail: row.detail ?? (status === 'failed' ? NOT_SETTLED : ''),
+        chargeState,
+        report: status === 'duplicate' ? (firstReports.get(row.duplicateOf ?? 0) ?? null) : row.report,
+        passThrough: row.passThrough,
+      };
+      text += writer.row(summary);
+      statistics.add(summary);
+    }
+    yield text;
+  }
+}
+
+async function* reportLines(batch: BatchRecord, store: BatchStore): AsyncGenerator<string> {
+  for await (const page of store.rows(batch.batchId)) {
+    const keys = page.flatMap((row) =>
+      row.reportKey && (row.state === 'screened' || row.state === 'cached') ? [row.reportKey] : [],
+    );
+    if (keys.length === 0) continue;
+    const reports = await store.getReports(keys);
+    let text = '';
+    for (const key of keys) {
+      const stored = reports.get(reportKeyId(key));
+      if (stored) text += `${JSON.stringify(stored.report)}\n`;
+    }
+    yield text;
+  }
+}
+
+// Previous-report lookups are one query each; a few at a time keep finalisation quick without a burst.
+const PREVIOUS_REPORT_LOOKUPS = 8;
+
+/**
+ * `changes.csv` of a re-screen: for every document this batch screened (asked the bureau again), what changed
+ * since the report stored before. Rows settled from a still-fresh report were not asked again, so they have
+ * nothing new to compare.
+ */
+async function* changeLines(
+  batch: BatchRecord,
+  store: BatchStore,
+  thresholds: ChangeThresholds,
+  tally: { counts: ChangeCounts; documentsChanged: number },
+  statistics: SummaryStatisticsCollector,
+): AsyncGenerator<string> {
+  const writer = new ChangesCsvWriter(
+    batch.excelSummary ? 'excel' : 'standard',
+    batch.layout?.passThroughColumns ?? [],
+  );
+  yield writer.header();
+  const limit = pLimit(PREVIOUS_REPORT_LOOKUPS);
+  for await (const page of store.rows(batch.batchId)) {
+    const screened = page.filter(
+      (row): row is RowRecord & { reportKey: ReportKey; document: string } =>
+        row.state === 'screened' && row.reportKey !== null && row.document !== null,
+    );
+    if (screened.length === 0) continue;
+    const [current, previous] = await Promise.all([
+      store.getReports(screened.map((row) => row.reportKey)),
+      Promise.all(screened.map((row) => limit(() => store.previousReport(row.reportKey)))),
+    ]);
+    let text = '';
+    screened.forEach((row, index) => {
+      const report = current.get(reportKeyId(row.reportKey));
+      if (report === undefined) return;
+      const changes = detectChanges(previous[index]?.report ?? null, report.report, thresholds);
+      if (changes.length > 0) tally.documentsChanged++;
+      for (const change of changes) {
+        tally.counts[change.kind]++;
+        const line = { row: row.row, document: row.document, change, passThrough: row.passThrough };
+        statistics.addChange(line);
+        text += writer.row(line);
+      }
+    });
+    yield text;
+  }
+}
+
+/**
+ * Writes a finished batch's results: `summary.csv` (one line per input row, in input order), `reports.jsonl` (one
+ * normalised report per screened or cached document), `changes.csv` for a re-screen, `report.html` (the page
+ * people read, gathered from the same rows as the summary) and, last, `manifest.json`; then marks the batch complete and
+ * publishes `BatchCompleted`. Runs once per batch (the finalisation claim); safe to run again after a crash.
+ */
+export async function finaliseBatch(
+  batchId: string,
+  deps: FinaliseDependencies,
+): Promise<BatchManifest | null> {
+  const { store, objects, events, logger } = deps;
+  const batch = await store.getBatch(batchId);
+  if (batch === null || batch.status === 'completed' || batch.status === 'failed') return null;
+  if (batch.status !== 'finalising') {
+    logger.warn('finalise message for a batch that is still running; ignored', {
+      batchId,
+      status: batch.status,
+    });
+    return null;
+  }
+  const keys = resultKeys(batchId);
+  const counts = emptyStatusCounts();
+  const charges = emptyChargeCounts();
+  let files: BatchManifest['files'] = null;
+  const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };
+  const statistics = new SummaryStatisticsCollector();
+  if (batch.failure === null) {
+    const targets: number[] = await readJson(objects, duplicateTargetsKey(batchId));
+    const contentType = 'text/csv; charset=utf-8';
+    await objects.writeStream(
+      keys.summary,
+      contentType,
+      summaryLines(batch, store, new Set(targets), { counts, charges }, statistics, logger),
+    );
+    await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
+    files = { summary: keys.summary, reports: keys.reports };
+    if (batch.portfolio !== null) {
+      const thresholds = deps.changeThresholds ?? DEFAULT_CHANGE_THRESHOLDS;
+      await objects.writeStream(
+        keys.changes,
+        contentType,
+        changeLines(batch, store, thresholds, changeTally, statistics),
+      );
+      files = { ...files, changes: keys.changes };
+    }
+    files = { ...files, report: keys.report };
+  }
+  const manifest: BatchManifest = {
+    manifestVersion: 1,
+    batchId,
+    status: batch.failure
+      ? 'file_rejected'
+      : batch.tokenState === 'rejected'
+        ? 'token_rejected'
+        : batch.cancelRequested
+          ? 'cancelled'
+          : batch.approval === 'rejected'
+            ? 'rejected'
+            : counts.not_queried > 0
+              ? 'budget_exhausted'
+              : 'completed',
+    revision: batch.revision,
+    quote: batch.quote,
+    bureau: batch.bureau,
+    source: { bucket: batch.sourceBucket, key: batch.sourceKey, sha256: batch.sourceSha256 },
+    createdAt: batch.createdAt,
+    completedAt: new Date().toISOString(),
+    counts: { rows: Object.values(counts).reduce((sum, count) => sum + count, 0), ...counts },
+    charges,
+    files,
+    dialect: batch.excelSummary ? 'excel' : 'standard',
+    failure: batch.failure,
+    portfolio: batch.portfolio,
+    changes: files?.changes === undefined ? null : changeTally,
+  };
+  if (files?.report !== undefined) {
+    const page = renderBatchReport({
+      manifest,
+      statistics: statistics.result(),
+      passThroughHeaders: passThroughHeaders(batch.layout?.passThroughColumns ?? []),
+      language: deps.reportLanguage ?? DEFAULT_REPORT_LANGUAGE,
+      generatedAt: manifest.completedAt,
+    });
+    await objects.writeStream(files.report, 'text/html; charset=utf-8', once(page));
+  }
+  await objects.putJson(keys.manifest, manifest);
+  // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
+  if (!(await store.completeBatch(batchId, keys.manifest))) return null;
+  await events.batchCompleted({
+    batchId,
+    revision: manifest.revision,
+    status: manifest.status,
+    counts: manifest.counts,
+    keys: { summary: keys.summary, reports: keys.reports, manifest: keys.manifest },
+  });
+  if (batch.portfolio !== null && manifest.changes !== null) {
+    await events.portfolioChanged({
+      batchId,
+      portfolio: batch.portfolio,
+      ...manifest.changes,
+      keys: { changes: keys.changes, manifest: keys.manifest },
+    });
+  }
+  logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
+  return manifest;
+}
+
+async function* once(text: string): AsyncGenerator<string> {
+  yield text;
+}
+
+async function readJson<T>(objects: ObjectStore, key: string): Promise<T> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of objects.read(key)) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}

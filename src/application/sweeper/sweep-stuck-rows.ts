@@ -1,0 +1,172 @@
+import pLimit from 'p-limit';
+import {
+  awaitsScreening,
+  type BatchRecord,
+  type ClaimedRow,
+  isScreening,
+  stuckClaimsBefore,
+  type WorkMessage,
+} from '../../domain/batch/index.ts';
+import type { BatchStore, Logger, WorkQueue } from '../../domain/ports/index.ts';
+import { finaliseIfLast } from '../completion/finalise-if-last.ts';
+
+export interface SweeperSettings {
+  /** How long after its lease ran out a claimed row counts as stuck (see `stuckClaimSeconds`). */
+  readonly stuckClaimSeconds: number;
+  /** How many of the newest batches a sweep looks at. @default 1000 */
+  readonly batchesPerSweep?: number;
+}
+
+export interface SweeperDependencies {
+  readonly store: BatchStore;
+  readonly queue: WorkQueue;
+  readonly logger: Logger;
+  readonly settings: SweeperSettings;
+  readonly now?: () => number;
+}
+
+/** What a sweep did: running batches looked at, rows queued again, and how many of those were claimed. */
+export interface SweepReport {
+  readonly batches: number;
+  readonly requeued: number;
+  readonly claimed: number;
+  /** Batches whose finalisation was asked for again (a resume only). */
+  readonly finalisations: number;
+}
+
+const DEFAULT_BATCHES_PER_SWEEP = 1000;
+const SEND_CHUNK = 100;
+// Claim releases are one conditional write each; a few at a time.
+const PARALLEL_RELEASES = 8;
+
+/** A row to queue again, with the claim to release when a dead worker still holds it. */
+interface Requeue {
+  readonly row: number;
+  readonly document: string;
+  readonly claimToken: string | null;
+}
+
+/**
+ * Queues again the rows whose claim ran out long enough ago that no message is left to take them over (deleted
+ * while the claim stayed, or expired), and finalises batches whose last settle never asked for it. Each such row
+ * gets a fresh message first and then its claim is released, only if that same claim still holds it (a
+ * conditional write): a worker still holding a late claim can no longer settle it, and a worker that took the row
+ * over meanwhile keeps it. A message for a row settled meanwhile is harmless: the worker finds it settled and
+ * drops it without a bureau call.
+ */
+export async function sweepStuckRows(deps: SweeperDependencies): Promise<SweepReport> {
+  const now = (deps.now ?? Date.now)();
+  const before = stuckClaimsBefore(now, deps.settings.stuckClaimSeconds);
+  const batches = await recentBatches(deps);
+  return sweep(batches, deps, 'stuck rows queued again', (batch) =>
+    claimsToRequeue(batch, before, deps.store),
+  );
+}
+
+function recentBatches(deps: SweeperDependencies): Promise<BatchRecord[]> {
+  return deps.store.listBatches(deps.settings.batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP);
+}
+
+/**
+ * Resumes the batches of an interrupted run whose messages are all known to be lost (a local run's queues live in
+ * memory): every row not settled, queued or claimed, gets a fresh message, whatever its lease says, and claims are
+ * released; a batch stopped while finalising is finalised again (the finaliser repeats safely). Only for when no
+ * worker can be running (the local state directory is locked to one run).
+ */
+export async function resumeInterruptedBatches(deps: SweeperDependencies): Promise<SweepReport> {
+  const batches = await recentBatches(deps);
+  const finalising = batches.filter((batch) => batch.status === 'finalising');
+  for (const batch of finalising) await deps.queue.sendFinalise({ version: 1, batchId: batch.batchId });
+  const report = await sweep(batches, deps, 'interrupted batch resumed', async (batch) => {
+    const claims = new Map(
+      (await deps.store.expiredClaims(batch.batchId, Number.MAX_SAFE_INTEGER)).map((claim) => [
+        claim.row,
+        claim,
+      ]),
+    );
+    const rows: Requeue[] = [];
+    for await (const page of deps.store.rows(batch.batchId)) {
+      for (const row of page.filter(awaitsScreening)) {
+        rows.push({
+          row: row.row,
+          document: row.document as string,
+          claimToken: row.state === 'claimed' ? (claims.get(row.row)?.claimToken ?? null) : null,
+        });
+      }
+    }
+    return rows;
+  });
+  return { ...report, finalisations: finalising.length };
+}
+
+async function claimsToRequeue(batch: BatchRecord, before: number, store: BatchStore): Promise<Requeue[]> {
+  const claims = await store.expiredClaims(batch.batchId, before);
+  return claims.flatMap((claim: ClaimedRow) =>
+    claim.document === null
+      ? []
+      : [{ row: claim.row, document: claim.document, claimToken: claim.claimToken }],
+  );
+}
+
+async function sweep(
+  recent: readonly BatchRecord[],
+  deps: SweeperDependencies,
+  what: string,
+  rowsOf: (batch: BatchRecord) => Promise<Requeue[]>,
+): Promise<SweepReport> {
+  const batches = recent.filter(isScreening);
+  let requeued = 0;
+  let claimed = 0;
+  const failures: unknown[] = [];
+  for (const batch of batches) {
+    try {
+      const rows = await rowsOf(batch);
+      await requeue(batch, rows, deps);
+      const heldRows = rows.filter((row) => row.claimToken !== null).length;
+      requeued += rows.length;
+      claimed += heldRows;
+      if (rows.length > 0)
+        deps.logger.warn(what, { batchId: batch.batchId, rows: rows.length, claimed: heldRows });
+      // The last settle of a batch may have failed before it could ask for the finalisation; nobody else will.
+      await finaliseIfLast(batch.batchId, deps);
+    } catch (error) {
+      // One batch that cannot be swept must not keep the others stuck; the sweep still fails, for its alarm.
+      deps.logger.error('could not sweep a batch', { batchId: batch.batchId, error: String(error) });
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0)
+    throw new AggregateError(failures, `${failures.length} batches could not be swept`);
+  return { batches: batches.length, requeued, claimed, finalisations: 0 };
+}
+
+/** Sends the rows' messages first, then releases their claims: a crash in between leaves a message, not a hole. */
+async function requeue(
+  batch: BatchRecord,
+  rows: readonly Requeue[],
+  deps: SweeperDependencies,
+): Promise<void> {
+  const messages: WorkMessage[] = rows.map((row) => ({
+    version: 1,
+    batchId: batch.batchId,
+    row: row.row,
+    document: row.document,
+    bureau: batch.bureau,
+  }));
+  for (let start = 0; start < messages.length; start += SEND_CHUNK)
+    await deps.queue.sendWork(messages.slice(start, start + SEND_CHUNK));
+  const limit = pLimit(PARALLEL_RELEASES);
+  await Promise.all(
+    rows.map((row) =>
+      row.claimToken === null
+        ? undefined
+        : limit(() =>
+            // The dead holder may have sent a call: the next holder looks for its persisted answer first.
+            deps.store.releaseRow(batch.batchId, row.row, row.claimToken as string, {
+              call: 'unknown',
+              transientFailure: false,
+            }),
+          ),
+    ),
+  );
+}

@@ -1,0 +1,84 @@
+import type { Bureau } from '../../domain/report/index.ts';
+
+/** Takes one rate-limit token for a call to `bureau` (waiting for it); rejects when `signal` fires. */
+export type AcquireToken = (bureau: Bureau, signal?: AbortSignal) => Promise<void>;
+
+interface WaitingCall {
+  readonly bureau: Bureau;
+  readonly signal: AbortSignal | undefined;
+  readonly call: () => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  /** The token reserved for this call while earlier calls were in flight, if any. */
+  token: Promise<void> | null;
+}
+
+/**
+ * The bureau calls in flight in one invocation: at most `size` at once, each behind its rate-limit token.
+ *
+ * Taking a token is a round trip to the shared bucket (a conditional write). Taken when a slot frees, it would
+ * add that round trip to every call; taken when a message arrives, tokens would be held while messages wait for a
+ * slot, wasting the rate. So the token of a waiting call is reserved while the calls ahead of it are in flight:
+ * whenever a call starts, the next `size` waiting calls (the ones that start next) get their tokens. A token is
+ * thus held ahead for at most about one call's duration, and never more than `size` of them; calls still never
+ * start before their token's time, so the shared rate is never exceeded.
+ */
+export class CallSlots {
+  readonly #size: number;
+  readonly #acquire: AcquireToken;
+  readonly #waiting: WaitingCall[] = [];
+  #active = 0;
+
+  constructor(size: number, acquire: AcquireToken) {
+    if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`call slots must be ≥ 1, got ${size}`);
+    this.#size = size;
+    this.#acquire = acquire;
+  }
+
+  /** Runs `call` in a slot once its token is taken; rejects with the token's failure (an abort) if that fails. */
+  run<T>(bureau: Bureau, call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({
+        bureau,
+        signal,
+        call,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        token: null,
+      });
+      this.#startWhatFits();
+    });
+  }
+
+  #reserve(waiting: WaitingCall): Promise<void> {
+    // A limiter may throw at once (an already aborted signal): that too must reach the call as a rejection.
+    const token = (async () => this.#acquire(waiting.bureau, waiting.signal))();
+    // Observed when the call starts; until then a failure must not count as unhandled.
+    token.catch(() => undefined);
+    return token;
+  }
+
+  #startWhatFits(): void {
+    while (this.#active < this.#size && this.#waiting.length > 0) {
+      const next = this.#waiting.shift() as WaitingCall;
+      this.#active++;
+      const token = next.token ?? this.#reserve(next);
+      void this.#runOne(next, token);
+    }
+  }
+
+  async #runOne(waiting: WaitingCall, token: Promise<void>): Promise<void> {
+    try {
+      await token;
+      // This call goes now: the calls that follow reserve their tokens while it is in flight.
+      for (const following of this.#waiting.slice(0, this.#size))
+        following.token ??= this.#reserve(following);
+      waiting.resolve(await waiting.call());
+    } catch (error) {
+      waiting.reject(error);
+    } finally {
+      this.#active--;
+      this.#startWhatFits();
+    }
+  }
+}

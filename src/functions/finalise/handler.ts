@@ -1,0 +1,10 @@
+import { lambdaRuntime } from '../shared/lambda-runtime.ts';
+import { createFinaliseHandler } from './finalise-handler.ts';
+
+const runtime = lambdaRuntime();
+
+export const handler = createFinaliseHandler({
+  ...runtime,
+  changeThresholds: { scorePoints: runtime.environment.settings.scoreChangePoints },
+  reportLanguage: runtime.environment.settings.reportLanguage,
+});

@@ -1,0 +1,42 @@
+import type { S3Event } from 'aws-lambda';
+import {
+  type IngestDependencies,
+  type IngestOutcome,
+  ingestUpload,
+} from '../../application/ingest/ingest-upload.ts';
+import {
+  isPortfolioRunRequest,
+  type PortfolioRunOutcome,
+  type PortfolioRunRequest,
+  runPortfolio,
+} from '../../application/ingest/run-portfolio.ts';
+import { INCOMING_PREFIX } from '../../domain/batch/index.ts';
+
+/**
+ * The ingest Lambda: one batch per uploaded object under `incoming/`, or one re-screen of a portfolio when its
+ * schedule (or a person) invokes it with `{ "portfolio": "<name>" }`.
+ */
+export function createIngestHandler(deps: IngestDependencies) {
+  return async (event: S3Event | PortfolioRunRequest): Promise<(IngestOutcome | PortfolioRunOutcome)[]> => {
+    if (isPortfolioRunRequest(event)) return [await runPortfolio(event, deps, deps.now)];
+    const outcomes: IngestOutcome[] = [];
+    for (const record of event.Records) {
+      // Keys in S3 events are URL-encoded, with spaces as '+'.
+      const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
+      if (!key.startsWith(INCOMING_PREFIX)) continue;
+      outcomes.push(
+        await ingestUpload(
+          {
+            bucket: record.s3.bucket.name,
+            key,
+            sequencer: record.s3.object.sequencer,
+            eTag: record.s3.object.eTag,
+            versionId: record.s3.object.versionId,
+          },
+          deps,
+        ),
+      );
+    }
+    return outcomes;
+  };
+}

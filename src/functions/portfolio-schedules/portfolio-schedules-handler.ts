@@ -1,0 +1,27 @@
+import type { S3Event } from 'aws-lambda';
+import {
+  type ScheduleSyncDependencies,
+  type ScheduleSyncOutcome,
+  syncPortfolioSchedule,
+} from '../../application/portfolio-schedules/sync-portfolio-schedule.ts';
+import { portfolioFileOf } from '../../domain/monitoring/index.ts';
+
+/**
+ * The portfolio-schedules Lambda: S3 events (created or removed) under `portfolios/` bring each named
+ * portfolio's schedule in line with its files. Other keys are ignored.
+ */
+export function createPortfolioSchedulesHandler(deps: ScheduleSyncDependencies) {
+  return async (event: S3Event): Promise<ScheduleSyncOutcome[]> => {
+    const portfolios = new Set<string>();
+    for (const record of event.Records) {
+      // Keys in S3 events are URL-encoded, with spaces as '+'.
+      const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
+      const file = portfolioFileOf(key);
+      if (file === null) deps.logger.warn('not a portfolio file; ignored', { key });
+      else portfolios.add(file.name);
+    }
+    const outcomes: ScheduleSyncOutcome[] = [];
+    for (const portfolio of portfolios) outcomes.push(await syncPortfolioSchedule(portfolio, deps));
+    return outcomes;
+  };
+}

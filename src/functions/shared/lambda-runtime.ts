@@ -1,0 +1,41 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { EventBridgePublisher } from '../../adapters/aws/eventbridge-publisher.ts';
+import { createLambdaLogger } from '../../adapters/aws/powertools-logger.ts';
+import { SecretsManagerTokenSource } from '../../adapters/aws/secrets-manager-token.ts';
+import { LazyBureauGateway } from '../../adapters/bureau/lazy-bureau-gateway.ts';
+import { readPipelineEnvironment } from './environment.ts';
+import { bureauTransportSettings, createPipelineAdapters } from './pipeline-adapters.ts';
+
+/**
+ * What a deployed function needs, built once per container at cold start: configuration from the environment
+ * (a missing setting fails here, by name), SDK clients with the runtime's credentials, and the adapters.
+ */
+export function lambdaRuntime() {
+  const environment = readPipelineEnvironment();
+  const clients = {
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+    s3: new S3Client({}),
+    sqs: new SQSClient({}),
+  };
+  const adapters = createPipelineAdapters(clients, environment, environment.settings);
+  return {
+    environment,
+    ...adapters,
+    logger: createLambdaLogger(),
+    events: new EventBridgePublisher({
+      client: new EventBridgeClient({}),
+      eventBusName: environment.eventBusName,
+    }),
+    bureau: new LazyBureauGateway(
+      new SecretsManagerTokenSource(new SecretsManagerClient({}), environment.tokenSecretId),
+      bureauTransportSettings(environment.settings, environment.bureauBaseUrl),
+    ),
+  };
+}

@@ -1,0 +1,100 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbBatchStore } from '../../adapters/aws/dynamodb-batch-store.ts';
+import { DynamoDbChargeBudget } from '../../adapters/aws/dynamodb-charge-budget.ts';
+import { DynamoDbRateLimiter } from '../../adapters/aws/dynamodb-rate-limiter.ts';
+import { S3ObjectStore } from '../../adapters/aws/s3-object-store.ts';
+import { SqsMessageVisibility } from '../../adapters/aws/sqs-message-visibility.ts';
+import { SqsWorkQueue } from '../../adapters/aws/sqs-work-queue.ts';
+import type { IngestSettings } from '../../application/ingest/ingest-upload.ts';
+import type { WorkerSettings } from '../../application/worker/screen-documents.ts';
+import { claimLeaseSeconds, type PipelineSettings } from '../../contract/pipeline-definition.ts';
+import { DEFAULT_RETRY_POLICY } from '../../domain/batch/index.ts';
+
+/** SDK clients, created once by the caller: in Lambda with defaults, locally with emulator endpoints. */
+export interface PipelineClients {
+  readonly dynamo: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  readonly sqs: SQSClient;
+}
+
+export interface PipelineResources {
+  readonly tableName: string;
+  readonly bucketName: string;
+  readonly workQueueUrl: string;
+  readonly finaliseQueueUrl: string;
+}
+
+/** Every storage and queue adapter of the pipeline, the same in AWS and on a laptop. */
+export function createPipelineAdapters(
+  clients: PipelineClients,
+  resources: PipelineResources,
+  settings: PipelineSettings,
+) {
+  return {
+    store: new DynamoDbBatchStore({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.retentionDays,
+    }),
+    objects: new S3ObjectStore({ client: clients.s3, bucket: resources.bucketName }),
+    queue: new SqsWorkQueue({
+      client: clients.sqs,
+      workQueueUrl: resources.workQueueUrl,
+      finaliseQueueUrl: resources.finaliseQueueUrl,
+      fairQueues: settings.fairQueues,
+    }),
+    visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
+    budget: new DynamoDbChargeBudget({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.retentionDays,
+    }),
+    limiter: new DynamoDbRateLimiter({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      limits: {
+        a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
+        b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
+      },
+    }),
+  };
+}
+
+/** How the bureau client is built from the pipeline's settings, in Lambda and locally alike. */
+export function bureauTransportSettings(settings: PipelineSettings, baseUrl: string) {
+  return {
+    baseUrl,
+    timeoutMs: settings.bureauTimeoutSeconds * 1000,
+    maxResponseBytes: settings.maxReportBytes,
+  };
+}
+
+/** The ingest's settings, derived from the pipeline's (in Lambda and locally alike). */
+export function ingestSettings(settings: PipelineSettings): IngestSettings {
+  return {
+    defaultBureau: settings.defaultBureau,
+    maxRows: settings.maxRows,
+    excelSummary: settings.excelSummary,
+    freshnessHours: settings.freshnessHours,
+    approval: {
+      threshold: settings.approvalThreshold,
+      pricePerQuery: settings.pricePerQuery,
+      ratePerSecond: settings.rateLimitPerSecond,
+    },
+  };
+}
+
+/** The worker's settings, derived from the pipeline's. */
+export function workerSettings(settings: PipelineSettings): WorkerSettings {
+  return {
+    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: settings.maxAttempts },
+    claimLeaseSeconds: claimLeaseSeconds(settings),
+    callsPerInvocation: settings.callsPerInvocation,
+    rateLimitRetriesPerInvocation: 3,
+    probeWaitSeconds: Math.min(10, settings.bureauTimeoutSeconds),
+    bureauTimeoutSeconds: settings.bureauTimeoutSeconds,
+    monthlyChargeCap: settings.monthlyChargeCap,
+  };
+}

@@ -1,0 +1,10 @@
+import { lambdaRuntime } from '../shared/lambda-runtime.ts';
+import { workerSettings } from '../shared/pipeline-adapters.ts';
+import { createWorkerHandler } from './worker-handler.ts';
+
+const runtime = lambdaRuntime();
+
+export const handler = createWorkerHandler({
+  ...runtime,
+  settings: workerSettings(runtime.environment.settings),
+});

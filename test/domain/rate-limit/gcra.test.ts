@@ -1,0 +1,63 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { gcraOf, pausedTat, slotTime } from '../../../src/domain/rate-limit/index.ts';
+
+/** The reservation rule of the DynamoDB limiter, in memory: TAT moves by count × interval. */
+function reserve(state: { tat: number | null }, now: number, count: number, intervalMs: number): number {
+  const oldTat = state.tat === null || state.tat < now ? now : state.tat;
+  state.tat = oldTat + count * intervalMs;
+  return oldTat;
+}
+
+describe('GCRA', () => {
+  it('never admits more than capacity + rate × window in any window, whatever the reservations', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(
+          fc.record({ gap: fc.integer({ min: 0, max: 300 }), count: fc.integer({ min: 1, max: 10 }) }),
+          { minLength: 1, maxLength: 120 },
+        ),
+        (rate, capacity, requests) => {
+          const gcra = gcraOf({ ratePerSecond: rate, capacity });
+          const state: { tat: number | null } = { tat: null };
+          const slots: number[] = [];
+          let now = 0;
+          for (const { gap, count } of requests) {
+            now += gap;
+            const oldTat = reserve(state, now, count, gcra.intervalMs);
+            for (let index = 0; index < count; index++) slots.push(slotTime(gcra, oldTat, now, index));
+          }
+          slots.sort((first, second) => first - second);
+          for (let start = 0; start < slots.length; start++) {
+            for (let end = start; end < slots.length; end++) {
+              const window = (slots[end] as number) - (slots[start] as number);
+              // Slots within a window of `window` ms: a token bucket admits at most capacity + rate × window.
+              expect(end - start + 1).toBeLessThanOrEqual(
+                Math.floor(capacity + (rate * window) / 1000 + 1e-6),
+              );
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('admits a full burst at once, then one request per interval', () => {
+    const gcra = gcraOf({ ratePerSecond: 10, capacity: 3 });
+    const state: { tat: number | null } = { tat: null };
+    const oldTat = reserve(state, 1_000, 5, gcra.intervalMs);
+    expect(Array.from({ length: 5 }, (_, index) => slotTime(gcra, oldTat, 1_000, index))).toEqual([
+      1_000, 1_000, 1_000, 1_100, 1_200,
+    ]);
+  });
+
+  it('holds everyone off until the end of a pause', () => {
+    const gcra = gcraOf({ ratePerSecond: 10, capacity: 3 });
+    const state = { tat: pausedTat(gcra, 5_000) };
+    const oldTat = reserve(state, 1_000, 1, gcra.intervalMs);
+    expect(slotTime(gcra, oldTat, 1_000, 0)).toBe(5_000);
+  });
+});

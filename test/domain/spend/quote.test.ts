@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { formatBrl, formatDuration, quoteOf } from '../../../src/domain/spend/index.ts';
+
+describe('quoteOf', () => {
+  it('buys the unique documents no fresh report answers, at the price, in centavos', () => {
+    const quote = quoteOf({ bureau: 'b', unique: 1001, reusable: 1, pricePerQuery: 8.4, ratePerSecond: 10 });
+
+    expect(quote).toEqual({
+      bureau: 'b',
+      unique: 1001,
+      reusable: 1,
+      to_buy: 1000,
+      price_per_query: 8.4,
+      estimated_cost: 8400,
+      currency: 'BRL',
+      estimated_seconds: 100,
+    });
+  });
+
+  it('buys everything when reuse is unknown, and never a negative count', () => {
+    expect(
+      quoteOf({ bureau: 'a', unique: 3, reusable: null, pricePerQuery: 2.7, ratePerSecond: 50 }),
+    ).toMatchObject({
+      to_buy: 3,
+      estimated_cost: 8.1,
+      estimated_seconds: 1,
+    });
+    expect(
+      quoteOf({ bureau: 'a', unique: 0, reusable: 0, pricePerQuery: 2.7, ratePerSecond: 50 }).to_buy,
+    ).toBe(0);
+  });
+
+  it('adds no binary fractions to the total (0.1 + 0.2 stays 0.3)', () => {
+    expect(
+      quoteOf({ bureau: 'a', unique: 3, reusable: 0, pricePerQuery: 0.1, ratePerSecond: 1 }).estimated_cost,
+    ).toBe(0.3);
+  });
+});
+
+describe('formatBrl and formatDuration', () => {
+  it('writes reais as a Brazilian reads them', () => {
+    expect(formatBrl(1234.56)).toBe('R$ 1.234,56');
+    expect(formatBrl(8.4)).toBe('R$ 8,40');
+    expect(formatBrl(2_520_000)).toBe('R$ 2.520.000,00');
+  });
+
+  it('writes seconds, minutes and hours', () => {
+    expect([formatDuration(45), formatDuration(61), formatDuration(7500)]).toEqual([
+      '45 s',
+      '2 min',
+      '2 h 05 min',
+    ]);
+  });
+});

@@ -1,0 +1,123 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_SETTINGS,
+  FUNCTION_MEMORY,
+  type PipelineSettings,
+} from '../../src/contract/pipeline-definition.ts';
+import { synthesizeStack } from '../factories/synthesized-stack.ts';
+
+/** A value for every setting, each different from its default, so an ignored one shows. */
+const EVERY_SETTING: PipelineSettings = {
+  defaultBureau: 'b',
+  rateLimitPerSecond: { a: 21, b: 22 },
+  rateLimitBurst: { a: 3, b: 4 },
+  pricePerQuery: { a: 2.7, b: 5.15 },
+  monthlyChargeCap: { a: 50_000, b: null },
+  approvalThreshold: 250,
+  workerConcurrency: 6,
+  callsPerInvocation: 3,
+  workerBatchSize: 7,
+  workerBatchingWindowSeconds: 4,
+  fairQueues: false,
+  freshnessHours: 12,
+  retentionDays: 45,
+  maxAttempts: 4,
+  bureauTimeoutSeconds: 15,
+  maxReportBytes: 512 * 1024,
+  workerTimeoutSeconds: 45,
+  maxReceiveCount: 8,
+  excelSummary: true,
+  maxRows: 5000,
+  scoreChangePoints: 70,
+  portfolioSchedule: 'rate(3 days)',
+  reportLanguage: 'en',
+};
+
+/** The PIPELINE_SETTINGS every function receives (the same for all of them). */
+function deployedSettings(template: Template): unknown[] {
+  return Object.values(template.findResources('AWS::Lambda::Function'))
+    .map((fn) => fn.Properties.Environment?.Variables?.PIPELINE_SETTINGS as string | undefined)
+    .filter((value) => value !== undefined)
+    .map((value) => JSON.parse(value));
+}
+
+describe('CreditScreenPipeline props', () => {
+  it('covers every setting with a non-default value in these tests', () => {
+    expect(Object.keys(EVERY_SETTING).sort()).toEqual(Object.keys(DEFAULT_SETTINGS).sort());
+    for (const [name, value] of Object.entries(EVERY_SETTING))
+      expect(value, name).not.toEqual(DEFAULT_SETTINGS[name as keyof PipelineSettings]);
+  });
+
+  it('honours every field of the settings prop: each reaches the functions and the resources it shapes', () => {
+    const { template } = synthesizeStack({ settings: EVERY_SETTING });
+
+    const settings = deployedSettings(template);
+    expect(settings).toHaveLength(Object.keys(FUNCTION_MEMORY).length);
+    for (const deployed of settings) expect(deployed).toEqual(EVERY_SETTING);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 7,
+      MaximumBatchingWindowInSeconds: 4,
+      ScalingConfig: { MaximumConcurrency: 6 },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Timeout: 45,
+      Environment: { Variables: { PIPELINE_SETTINGS: JSON.stringify(EVERY_SETTING) } },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 45 * 6,
+      RedrivePolicy: { maxReceiveCount: 8 },
+    });
+    const expirations = Object.values(template.findResources('AWS::S3::Bucket')).flatMap(
+      (resource) =>
+        (resource.Properties.LifecycleConfiguration?.Rules ?? []) as { ExpirationInDays?: number }[],
+    );
+    expect(
+      expirations.filter((rule) => rule.ExpirationInDays !== undefined).map((rule) => rule.ExpirationInDays),
+    ).toEqual([45, 45, 45, 45, 45]); // the access logs, then incoming/, raw/, results/ and work/
+  });
+
+  it('honours every flat prop, over the settings prop', () => {
+    // The flat props that carry a setting under its own name, each away from EVERY_SETTING's value.
+    const sameNamed = {
+      workerConcurrency: 3,
+      callsPerInvocation: 2,
+      freshnessHours: 6,
+      retentionDays: 20,
+      excelSummary: false,
+      defaultBureau: 'a',
+      portfolioSchedule: null,
+      scoreChangePoints: 90,
+      reportLanguage: 'pt-BR',
+    } as const;
+    const { template } = synthesizeStack({
+      settings: EVERY_SETTING,
+      ...sameNamed,
+      rateLimitPerSecond: { a: 31 },
+      rateLimitBurst: { b: 9 },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    for (const deployed of deployedSettings(template)) {
+      expect(deployed).toEqual({
+        ...EVERY_SETTING,
+        ...sameNamed,
+        rateLimitPerSecond: { a: 31, b: 22 },
+        rateLimitBurst: { a: 3, b: 9 },
+      });
+    }
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 3 },
+    });
+    for (const type of ['AWS::S3::Bucket', 'AWS::DynamoDB::Table', 'AWS::KMS::Key', 'AWS::Logs::LogGroup'])
+      for (const resource of Object.values(template.findResources(type)))
+        expect(resource.DeletionPolicy, type).toBe('Delete');
+  });
+
+  it('defaults the burst to one second of the rate when neither burst prop is given', () => {
+    const { template } = synthesizeStack({ rateLimitPerSecond: { a: 25 } });
+    for (const deployed of deployedSettings(template))
+      expect(deployed).toMatchObject({ rateLimitBurst: { a: 25, b: 10 } });
+  });
+});

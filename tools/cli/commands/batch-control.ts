@@ -1,0 +1,300 @@
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  type BatchStatusView,
+  cancelBatch,
+  decideBatchApproval,
+  redriveBatch,
+  statusView,
+} from '../../../src/application/batch-control/batch-control.ts';
+import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../../src/domain/batch/index.ts';
+import { formatBrl } from '../../../src/domain/spend/index.ts';
+import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
+import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
+import { CliError } from '../cli-error.ts';
+import { nonNegativeInteger, positiveInteger } from '../option-parsers.ts';
+import {
+  addTargetOptions,
+  type PipelineConnection,
+  type TargetOptions,
+  withConnection,
+} from '../pipeline-connection.ts';
+import { ProgressDisplay } from '../progress-display.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
+import { printable, printableLines } from '../terminal-text.ts';
+
+interface WorkOptions extends TargetOptions {
+  readonly wait: boolean;
+  readonly out?: string;
+  readonly epoch: number;
+}
+
+/** Prints JSON or text for people; either way keys, ids and messages from the store cannot drive the terminal. */
+function print(value: unknown, options: TargetOptions, human: () => string): void {
+  process.stdout.write(`${printableLines(options.json ? JSON.stringify(value, null, 2) : human())}\n`);
+}
+
+/** What a batch has bought so far against its quote: `12 of 290 bought (R$ 783,00 quoted)`. */
+function spentOf(view: BatchStatusView): string {
+  const quoted = view.quote
+    ? ` of ${view.quote.to_buy} (${formatBrl(view.quote.estimated_cost)} quoted)`
+    : '';
+  return `${view.screened}${quoted} bought`;
+}
+
+/** Refuses, before any connection is opened, an argument that cannot be a batch id. */
+function checkBatchId(batchId: string): string {
+  if (!isBatchIdShape(batchId))
+    throw new CliError(
+      `not a batch id: ${printable(batchId, { maxLength: MAX_BATCH_ID_LENGTH })} (letters, digits, - and _, at most ${MAX_BATCH_ID_LENGTH})`,
+    );
+  return batchId;
+}
+
+function describeStatus(view: BatchStatusView, local: boolean): string {
+  const progress =
+    view.toScreen === null ? 'ingesting' : `${view.settled}/${view.toScreen} documents settled`;
+  return [
+    `batch ${view.batchId}: ${view.status}${view.revision > 1 ? ` (revision ${view.revision})` : ''}${view.cancelRequested ? ', cancel requested' : ''}`,
+    `  source      ${view.sourceKey}${view.portfolio ? ` (portfolio ${view.portfolio})` : ''}, bureau ${view.bureau.toUpperCase()}`,
+    `  created     ${view.createdAt}${view.completedAt ? `, completed ${view.completedAt}` : ''}`,
+    `  progress    ${progress}`,
+    `  rows        ${view.rows}: screened ${view.screened}, cached ${view.cached}, duplicate ${view.duplicates}, invalid ${view.invalid}, failed ${view.failed}, cancelled ${view.cancelled}, not queried ${view.notQueried}`,
+    ...(view.quote
+      ? [
+          `  quote       ${view.quote.to_buy} to buy of ${view.quote.unique} unique, ${formatBrl(view.quote.estimated_cost)} at ${formatBrl(view.quote.price_per_query)}`,
+          `  spent       ${view.screened} queries answered so far, ${formatBrl(view.screened * view.quote.price_per_query)}${view.maxCharges === null ? '' : ` (cap ${view.maxCharges})`}`,
+        ]
+      : []),
+    ...(view.status === 'awaiting_approval'
+      ? [`  approval    waiting: credit-screen approve ${view.batchId} (or reject)`]
+      : view.approval
+        ? [`  approval    ${view.approval}`]
+        : []),
+    ...(view.failure ? [`  refused     ${view.failure.message}`] : []),
+    ...(local && (view.status === 'running' || view.status === 'finalising')
+      ? [`  resume      if the run that started it was interrupted: credit-screen resume`]
+      : []),
+    ...(view.tokenState === 'rejected' ? ['  token       rejected by the bureau'] : []),
+  ].join('\n');
+}
+
+/**
+ * Runs a control command. Locally the pipeline's workers and finaliser run for the command's duration, against
+ * the bundled emulator (at `--epoch`), so a cancel or redrive finishes before the command returns.
+ */
+function withTarget<T>(
+  options: WorkOptions,
+  body: (connection: PipelineConnection) => Promise<T>,
+): Promise<T> {
+  if (options.stack) return withConnection(options, body);
+  return (async () => {
+    const emulator = await BureauEmulator.start({ epoch: options.epoch });
+    try {
+      return await withConnection(options, body, { bureauBaseUrl: emulator.url, token: emulator.token });
+    } finally {
+      await emulator.close();
+    }
+  })();
+}
+
+/** Follows a batch with the progress bar until it completes, then downloads its results. */
+async function followAndDownload(
+  connection: PipelineConnection,
+  batchId: string,
+  options: WorkOptions,
+): Promise<void> {
+  const progress = new ProgressDisplay();
+  const controller = new AbortController();
+  const interrupt = () => controller.abort(new CliError('stopped following; the batch goes on', 130));
+  process.once('SIGINT', interrupt);
+  try {
+    await waitForBatch(connection.store, batchId, {
+      signal: controller.signal,
+      onProgress: (state) => progress.update(state.settledRows, state.totalRows),
+    });
+  } catch (error) {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    progress.stop();
+    process.off('SIGINT', interrupt);
+  }
+  const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+  const manifest = await downloadBatchResults(connection.objects, batchId, directory);
+  process.stderr.write(
+    `results (revision ${manifest.revision}, ${manifest.status}) in ${printable(directory)}\n`,
+  );
+}
+
+/** How many of the newest batches `resume` looks at (the local sweeper's own limit). */
+const RESUME_LOOKBACK = 1000;
+
+export function registerBatchControlCommands(program: Command): void {
+  addTargetOptions(
+    program
+      .command('batches')
+      .description('List the most recent batches, newest first')
+      .option('--limit <n>', 'how many', positiveInteger('--limit'), 20)
+      .option('--json', 'print JSON'),
+  ).action(async (options: TargetOptions & { limit: number }) =>
+    withConnection(options, async (connection) => {
+      const batches = (await connection.store.listBatches(options.limit)).map(statusView);
+      print(batches, options, () =>
+        batches.length === 0
+          ? `no batches in ${connection.where}`
+          : batches
+              .map(
+                (view) =>
+                  `${view.batchId}  ${view.status.padEnd(17)} ${String(view.rows).padStart(8)} rows  ${spentOf(view)}  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.sourceKey}`,
+              )
+              .join('\n'),
+      );
+    }),
+  );
+
+  addTargetOptions(
+    program
+      .command('status')
+      .description('Show where a batch stands')
+      .argument('<batchId>')
+      .option('--json', 'print JSON'),
+  ).action(async (batchId: string, options: TargetOptions) => {
+    checkBatchId(batchId);
+    return withConnection(options, async (connection) => {
+      const batch = await connection.store.getBatch(batchId);
+      if (batch === null) throw new CliError(`no batch ${batchId} in ${connection.where}`);
+      const view = statusView(batch);
+      print(view, options, () => describeStatus(view, connection.local !== null));
+    });
+  });
+
+  const workOptions = (command: Command) =>
+    addTargetOptions(command)
+      .option('--no-wait', 'return once the request is made (deployed stacks only)')
+      .option('--out <dir>', 'where to put the rewritten results (default out/<batchId>)')
+      .option(
+        '--epoch <n>',
+        'locally: the emulator epoch the redriven queries see',
+        nonNegativeInteger('--epoch'),
+        0,
+      )
+      .option('--json', 'print JSON');
+
+  workOptions(
+    program
+      .command('cancel')
+      .description('Cancel a running batch: queued documents are settled cancelled without a bureau call')
+      .argument('<batchId>'),
+  ).action(async (batchId: string, options: WorkOptions) => {
+    checkBatchId(batchId);
+    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+    return withTarget(options, async (connection) => {
+      const outcome = await cancelBatch(batchId, connection);
+      if (outcome.outcome !== 'cancelled') {
+        throw new CliError(
+          {
+            not_found: `no batch ${batchId} in ${connection.where}`,
+            still_ingesting: `batch ${batchId} is still being ingested; cancel it again in a moment`,
+            already_finished: `batch ${batchId} has already finished`,
+          }[outcome.outcome],
+        );
+      }
+      const { cancelledRows } = outcome;
+      print(outcome, options, () => `batch ${batchId}: ${cancelledRows} queued documents cancelled`);
+      if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
+    });
+  });
+
+  workOptions(
+    program
+      .command('redrive')
+      .description("Send a completed batch's failed documents back to the queue and rewrite its results")
+      .argument('<batchId>'),
+  ).action(async (batchId: string, options: WorkOptions) => {
+    checkBatchId(batchId);
+    // A redrive pays for its queries again: where the rewritten results go is checked first.
+    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+    return withTarget(options, async (connection) => {
+      const outcome = await redriveBatch(batchId, connection);
+      if (outcome.outcome === 'nothing_to_redrive') {
+        print(outcome, options, () => `batch ${batchId} has no failed documents: nothing to redrive`);
+        return;
+      }
+      if (outcome.outcome !== 'redriven') {
+        throw new CliError(
+          outcome.outcome === 'not_found'
+            ? `no batch ${batchId} in ${connection.where}`
+            : `batch ${batchId} is not completed: only a completed batch can be redriven`,
+        );
+      }
+      const { requeued, revision } = outcome;
+      print(
+        outcome,
+        options,
+        () => `batch ${batchId}: ${requeued} failed documents sent back (revision ${revision})`,
+      );
+      if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
+    });
+  });
+
+  for (const decision of ['approved', 'rejected'] as const) {
+    const verb = decision === 'approved' ? 'approve' : 'reject';
+    workOptions(
+      program
+        .command(verb)
+        .description(
+          decision === 'approved'
+            ? 'Approve a batch waiting for approval: its documents are bought and screened'
+            : 'Reject a batch waiting for approval: nothing is bought, its rows end not_queried',
+        )
+        .argument('<batchId>'),
+    ).action(async (batchId: string, options: WorkOptions) => {
+      checkBatchId(batchId);
+      await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+      return withTarget(options, async (connection) => {
+        const outcome = await decideBatchApproval(batchId, decision, connection);
+        if (outcome.outcome === 'not_found') throw new CliError(`no batch ${batchId} in ${connection.where}`);
+        if (outcome.outcome === 'not_awaiting_approval')
+          throw new CliError(`batch ${batchId} is not awaiting approval (it is ${outcome.status})`);
+        if (outcome.outcome !== decision)
+          throw new CliError(
+            `batch ${batchId} was already ${decision} (${outcome.rows} rows taken care of again)`,
+          );
+        print(outcome, options, () =>
+          decision === 'approved'
+            ? `batch ${batchId} approved: ${outcome.rows} documents sent to be screened`
+            : `batch ${batchId} rejected: ${outcome.rows} documents not queried, nothing charged`,
+        );
+        if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
+      });
+    });
+  }
+
+  workOptions(
+    program
+      .command('resume')
+      .description(
+        'Finish the batches an interrupted local run left unfinished (its queues were lost with it), then download their results',
+      ),
+  ).action(async (options: WorkOptions) => {
+    if (options.stack)
+      throw new CliError(
+        'resume is for the local state: a deployed stack resumes stuck rows by itself (its sweeper)',
+      );
+    return withTarget(options, async (connection) => {
+      const unfinished = (await connection.store.listBatches(RESUME_LOOKBACK)).filter(
+        (batch) => batch.status === 'running' || batch.status === 'finalising',
+      );
+      const resumed = connection.local?.resumed;
+      print({ batches: unfinished.map((batch) => batch.batchId), resumed }, options, () =>
+        unfinished.length === 0
+          ? `nothing to resume in ${connection.where}`
+          : `resuming ${unfinished.length === 1 ? '1 batch' : `${unfinished.length} batches`} (${resumed?.requeued ?? 0} documents queued again)`,
+      );
+      // Each batch's results go to out/<batchId>: one --out directory cannot hold several batches.
+      for (const batch of unfinished)
+        await followAndDownload(connection, batch.batchId, { ...options, out: undefined });
+    });
+  });
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { type Command, Option } from 'commander';
+import { uploadKey } from '../../../src/contract/pipeline-definition.ts';
+import type { BatchStore } from '../../../src/domain/ports/index.ts';
+import { BUREAUS, type Bureau } from '../../../src/domain/report/index.ts';
+import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
+import { CliError } from '../cli-error.ts';
+import { countLines } from '../count-lines.ts';
+import { positiveInteger } from '../option-parsers.ts';
+import { connectToStack } from '../pipeline-connection.ts';
+import { ProgressDisplay } from '../progress-display.ts';
+import { asCliError } from '../read-customer-list.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
+
+interface SubmitOptions {
+  readonly stack: string;
+  readonly bureau: Bureau;
+  readonly out?: string;
+  readonly timeout: number;
+}
+
+/** The batch ingest creates for an uploaded key; S3 notifies ingest, so it appears a moment after the upload. */
+async function batchOfUpload(
+  store: BatchStore,
+  key: string,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<string> {
+  for (;;) {
+    signal.throwIfAborted();
+    const found = (await store.listBatches(50)).find((batch) => batch.sourceKey === key);
+    if (found) return found.batchId;
+    if (Date.now() > deadline)
+      throw new CliError(`no batch started for ${key}: is the stack's upload notification in place?`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+async function submit(file: string, options: SubmitOptions): Promise<void> {
+  try {
+    if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
+  } catch (error) {
+    throw asCliError(file, error);
+  }
+  // Real credits are spent once the file is up: the results must have somewhere to go.
+  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+  const connection = await connectToStack(options.stack);
+  const s3 = new S3Client({});
+  const controller = new AbortController();
+  const interrupt = () =>
+    controller.abort(new CliError('stopped following; the batch goes on in the stack', 130));
+  process.once('SIGINT', interrupt);
+  const progress = new ProgressDisplay();
+  try {
+    // The same place a customer drops a file (the bureau is the folder), under an opaque name: never a document.
+    const key = uploadKey(options.bureau, basename(file), new Date(), randomBytes(6).toString('hex'));
+    await new Upload({
+      client: s3,
+      params: { Bucket: connection.objects.bucket, Key: key, Body: createReadStream(file) },
+    }).done();
+    process.stderr.write(`uploaded to s3://${connection.objects.bucket}/${key}\n`);
+    const batchId = await batchOfUpload(
+      connection.store,
+      key,
+      Date.now() + options.timeout * 1000,
+      controller.signal,
+    );
+    process.stderr.write(`batch ${batchId} started\n`);
+    await waitForBatch(connection.store, batchId, {
+      signal: controller.signal,
+      pollMs: 1000,
+      onProgress: (state) => progress.update(state.settledRows, state.totalRows),
+    });
+    progress.stop();
+    const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+    const manifest = await downloadBatchResults(connection.objects, batchId, directory);
+    process.stdout.write(
+      `${[
+        `batch ${batchId}: ${manifest.status} (bureau ${manifest.bureau.toUpperCase()}, ${options.stack})`,
+        ...countLines(manifest),
+        `results in ${directory}`,
+      ].join('\n')}\n`,
+    );
+    if (manifest.status === 'file_rejected')
+      throw new CliError(`${file}: ${manifest.failure?.message ?? 'refused'}`);
+    if (manifest.status === 'token_rejected')
+      throw new CliError(
+        'the bureau rejected the token: update the stack’s token secret, then redrive the batch',
+      );
+  } catch (error) {
+    progress.stop();
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    process.off('SIGINT', interrupt);
+    s3.destroy();
+    await connection.close();
+  }
+}
+
+export function registerSubmitCommand(program: Command): void {
+  program
+    .command('submit')
+    .description('Upload a customer list to a deployed pipeline, follow the batch and download its results')
+    .argument('<file>', 'CSV file of CPFs/CNPJs')
+    .requiredOption('--stack <name>', 'the deployed stack (its outputs name the bucket, table and queues)')
+    .addOption(new Option('--bureau <bureau>', 'bureau to query').choices(BUREAUS).default('a'))
+    .option('--out <dir>', 'where to put the results (default out/<batchId>)')
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for the batch to start',
+      positiveInteger('--timeout'),
+      120,
+    )
+    .action(async (file: string, options: SubmitOptions) => submit(file, options));
+}

@@ -1,0 +1,12 @@
+import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import { ROW_STATUSES } from '../../src/domain/summary/index.ts';
+
+/** The table of a finished batch's rows per final status, and what the bureau charged, as the commands print it. */
+export function countLines(manifest: BatchManifest): string[] {
+  const { counts, charges } = manifest;
+  return [
+    ...ROW_STATUSES.map((status) => `  ${status.padEnd(18)}${String(counts[status]).padStart(8)}`),
+    `  ${'rows'.padEnd(18)}${String(counts.rows).padStart(8)}`,
+    `charges: ${charges.charged} charged, ${charges.not_charged} not charged, ${charges.charge_unknown} unknown`,
+  ];
+}

@@ -1,0 +1,490 @@
+import { mkdtemp, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { type Command, Option } from 'commander';
+import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
+import {
+  DEFAULT_REPORT_LANGUAGE,
+  REPORT_LANGUAGES,
+  type ReportLanguage,
+} from '../../src/application/batch-report/index.ts';
+import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import type { IngestOutcome } from '../../src/application/ingest/ingest-upload.ts';
+import {
+  DEFAULT_SETTINGS,
+  MAX_PRICE_PER_QUERY,
+  type PipelineSettings,
+} from '../../src/contract/pipeline-definition.ts';
+import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
+import { BUREAUS, type Bureau } from '../../src/domain/report/index.ts';
+import { formatBrl, formatDuration } from '../../src/domain/spend/index.ts';
+import { BureauEmulator } from '../emulator/bureau-emulator.ts';
+import { readManifest } from '../local/batch-results.ts';
+import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
+import { LocalStackError } from '../local/local-stack.ts';
+import { DEFAULT_STATE_DIRECTORY, LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
+import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
+import { CliError } from './cli-error.ts';
+import { countLines } from './count-lines.ts';
+import {
+  nonNegativeInteger,
+  nonNegativeNumber,
+  positiveInteger,
+  priceInBrl,
+  probability,
+  requestRate,
+} from './option-parsers.ts';
+import { ProgressDisplay } from './progress-display.ts';
+import { asCliError } from './read-customer-list.ts';
+import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from './results-directory.ts';
+import { printable } from './terminal-text.ts';
+
+/** Options of the commands that run the pipeline on this machine (`screen`, `rescreen`). */
+export interface LocalRunOptions {
+  readonly bureau: Bureau;
+  readonly excel?: boolean;
+  readonly concurrency?: number;
+  readonly rateLimit?: number;
+  readonly token?: string;
+  readonly freshnessHours?: number;
+  readonly emulatorLatency: number;
+  readonly emulatorErrorRate: number;
+  readonly emulatorRateLimit?: number;
+  readonly epoch: number;
+  readonly baseUrl?: string;
+  readonly live?: boolean;
+  /** The state directory, or false with `--no-state`. */
+  readonly state: string | false;
+  readonly fresh?: boolean;
+  /** Language of the batch's report.html. */
+  readonly lang: ReportLanguage;
+  /** Where the results go (default `out/<batchId>`). */
+  readonly out?: string;
+  /** A batch that would buy more documents than this waits for approval. */
+  readonly approveAbove?: number;
+  /** Approve a batch over the threshold without asking (scripts). */
+  readonly yes?: boolean;
+  /** The batch's own spending cap. */
+  readonly maxCharges?: number;
+  /** Price per query, per bureau, for quotes. */
+  readonly priceA?: number;
+  readonly priceB?: number;
+  /** Most queries per month per bureau, across runs on this state. */
+  readonly monthlyCap?: number;
+}
+
+/** Local default of the global rate limit: the emulator has no limit of its own unless asked for one. */
+const LOCAL_RATE_LIMIT = 50;
+
+function settingsFrom(options: LocalRunOptions): PipelineSettings {
+  const rate = options.rateLimit ?? LOCAL_RATE_LIMIT;
+  const burst = Math.max(1, Math.ceil(rate / 5));
+  return {
+    ...DEFAULT_SETTINGS,
+    defaultBureau: options.bureau,
+    excelSummary: options.excel === true,
+    workerConcurrency: Math.max(2, options.concurrency ?? DEFAULT_SETTINGS.workerConcurrency),
+    rateLimitPerSecond: { a: rate, b: rate },
+    rateLimitBurst: { a: burst, b: burst },
+    freshnessHours: options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours,
+    reportLanguage: options.lang,
+    approvalThreshold: options.approveAbove ?? DEFAULT_SETTINGS.approvalThreshold,
+    pricePerQuery: {
+      a: options.priceA ?? DEFAULT_SETTINGS.pricePerQuery.a,
+      b: options.priceB ?? DEFAULT_SETTINGS.pricePerQuery.b,
+    },
+    monthlyChargeCap: {
+      a: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.a,
+      b: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.b,
+    },
+    // Locally a crashed worker's messages should come back in seconds, not the six minutes used in AWS.
+    bureauTimeoutSeconds: 10,
+    workerTimeoutSeconds: 20,
+  };
+}
+
+/** Adds the options shared by the local-run commands. */
+export function addLocalRunOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--bureau <bureau>', 'bureau to query').choices(BUREAUS).default('a'))
+    .option('--excel', 'write the summary in the Brazilian Excel dialect (;, decimal comma, BOM)')
+    .option(
+      '--approve-above <n>',
+      `a batch that would buy more documents than this waits for approval (default ${DEFAULT_SETTINGS.approvalThreshold})`,
+      nonNegativeInteger('--approve-above'),
+    )
+    .option('--yes', 'approve a batch over the threshold without asking (for scripts)')
+    .option(
+      '--max-charges <n>',
+      'buy at most this many queries for this batch',
+      nonNegativeInteger('--max-charges'),
+    )
+    .option(
+      '--monthly-cap <n>',
+      'buy at most this many queries per bureau this month, across runs on this state',
+      nonNegativeInteger('--monthly-cap'),
+    )
+    .option(
+      '--price-a <brl>',
+      `price of one bureau A query, for the quote (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.a})`,
+      priceInBrl('--price-a', MAX_PRICE_PER_QUERY),
+    )
+    .option(
+      '--price-b <brl>',
+      `price of one bureau B query, for the quote (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.b})`,
+      priceInBrl('--price-b', MAX_PRICE_PER_QUERY),
+    )
+    .addOption(
+      new Option('--lang <language>', 'language of report.html')
+        .choices(REPORT_LANGUAGES)
+        .default(DEFAULT_REPORT_LANGUAGE),
+    )
+    .option('--concurrency <n>', 'concurrent worker invocations', positiveInteger('--concurrency'))
+    .option(
+      '--rate-limit <req/s>',
+      `global bureau requests per second (default ${LOCAL_RATE_LIMIT})`,
+      requestRate('--rate-limit'),
+    )
+    .option(
+      '--freshness-hours <h>',
+      'reuse stored reports younger than this (0 = off)',
+      nonNegativeNumber('--freshness-hours'),
+    )
+    .option(
+      '--state <dir>',
+      'keep reports, portfolios and results here between runs',
+      DEFAULT_STATE_DIRECTORY,
+    )
+    .option('--no-state', 'keep nothing: start empty and forget everything at the end')
+    .option(
+      '--fresh',
+      'empty the state directory before starting (only a directory it created, or an empty one)',
+    )
+    .option(
+      '--token <token>',
+      'token the pipeline sends (the embedded emulator accepts only its own dev token)',
+    )
+    .option(
+      '--epoch <n>',
+      "the emulator's point in time: reports change a little from one epoch to the next",
+      nonNegativeInteger('--epoch'),
+      0,
+    )
+    .option(
+      '--emulator-latency <ms>',
+      'emulator latency per query',
+      nonNegativeNumber('--emulator-latency'),
+      0,
+    )
+    .option(
+      '--emulator-error-rate <p>',
+      'share of emulator queries that fail',
+      probability('--emulator-error-rate'),
+      0,
+    )
+    .option(
+      '--emulator-rate-limit <req/s>',
+      'emulator answers 429 above this rate',
+      nonNegativeNumber('--emulator-rate-limit'),
+    )
+    .option(
+      '--base-url <url>',
+      'call a real bureau gateway instead of the emulator (needs --live and BUREAU_TOKEN)',
+    )
+    .option('--live', 'confirm that real queries, paid in real credits, may be made');
+}
+
+/** What a local-run command works with while the stack is up. */
+export interface LocalRun {
+  readonly pipeline: LocalPipeline;
+  readonly emulator: BureauEmulator | null;
+  readonly signal: AbortSignal;
+  readonly startedAt: number;
+  /** Waits for a batch with the progress bar; Ctrl-C interrupts it. */
+  follow(batchId: string): Promise<BatchProgress>;
+  /** Downloads the results into `directory`, with the emulator's stats beside them. */
+  download(batchId: string, directory: string): Promise<BatchManifest>;
+  /**
+   * Keeps the results somewhere when `download` could not write them: with a state directory they are already
+   * there (the bucket is saved into it at the end of the run); without, they go to a new private folder.
+   */
+  keep(batchId: string): Promise<{ readonly manifest: BatchManifest; readonly directory: string }>;
+}
+
+/**
+ * Refuses what cannot work before anything starts: a real gateway without --live, a missing file, and a state or
+ * results directory that cannot be written (a batch paid for and then lost for want of a folder costs money).
+ */
+export async function checkBeforeStarting(options: LocalRunOptions, file: string): Promise<void> {
+  if (options.baseUrl !== undefined && !options.live) {
+    throw new CliError(
+      '--base-url calls a real bureau gateway and spends real credits: add --live to confirm',
+    );
+  }
+  if (options.live && options.baseUrl === undefined)
+    throw new CliError('--live needs --base-url <gateway URL>');
+  if (options.live && !(options.token ?? process.env.BUREAU_TOKEN))
+    throw new CliError('--live needs the account token in BUREAU_TOKEN (or --token)');
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+    // A device or a pipe (/dev/zero, /dev/stdin) cannot be uploaded as a file of known size.
+    if (!info.isFile()) throw new CliError(`cannot read ${file}: not a regular file`);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw asCliError(file, error);
+  }
+  if (options.state !== false) {
+    try {
+      await LocalStateDirectory.check(options.state);
+    } catch (error) {
+      if (error instanceof LocalStateError) throw new CliError(`--state ${error.message}`);
+      throw error;
+    }
+    await checkWritableDirectoryOption('--state', options.state);
+  }
+  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+}
+
+/** A promise that rejects with the signal's reason once it is aborted. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/**
+ * Starts the emulator (unless `--live`) and the local pipeline (with its state directory), runs `body`, and stops
+ * everything whatever happens; Ctrl-C aborts with exit 130.
+ */
+export async function runLocally<T>(
+  file: string,
+  options: LocalRunOptions,
+  body: (run: LocalRun) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const interrupt = () => controller.abort(new CliError('interrupted; everything started was stopped', 130));
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  let emulator: BureauEmulator | null = null;
+  let pipeline: LocalPipeline | null = null;
+  const progress = new ProgressDisplay();
+  try {
+    if (!options.live) {
+      emulator = await BureauEmulator.start({
+        latencyMs: options.emulatorLatency,
+        errorRate: options.emulatorErrorRate,
+        rateLimitPerSecond: options.emulatorRateLimit ?? null,
+        epoch: options.epoch,
+      });
+    }
+    const state = options.state === false ? undefined : options.state;
+    process.stderr.write('starting DynamoDB Local, S3/SQS (fauxqs) and the bureau emulator…\n');
+    pipeline = await LocalPipeline.start({
+      settings: settingsFrom(options),
+      bureauBaseUrl: options.baseUrl ?? (emulator as BureauEmulator).url,
+      token: options.live
+        ? ((options.token ?? process.env.BUREAU_TOKEN) as string)
+        : (options.token ?? (emulator as BureauEmulator).token),
+      stateDirectory: state,
+      fresh: options.fresh,
+    });
+    const { endpoints } = pipeline.stack;
+    process.stderr.write(
+      `local stack: DynamoDB Local ${endpoints.dynamodb}, S3/SQS ${endpoints.s3AndSqs}` +
+        `${emulator ? `, bureau emulator ${emulator.url}` : ''}` +
+        `${state ? `; state in ${printable(pipeline.stack.state?.directory ?? state)}` : ''}\n`,
+    );
+    const reclaimed = pipeline.stack.state?.reclaimed ?? [];
+    if (reclaimed.length > 0)
+      process.stderr.write(
+        `stopped DynamoDB Local (pid ${reclaimed.join(', ')}) left running on this state by a run that was killed\n`,
+      );
+    if (pipeline.resumed) {
+      process.stderr.write(
+        `an interrupted run left unfinished batches here: ${pipeline.resumed.requeued} documents queued again; \`credit-screen resume\` finishes them\n`,
+      );
+    }
+    controller.signal.throwIfAborted();
+    const running = pipeline;
+    const run: LocalRun = {
+      pipeline: running,
+      emulator,
+      signal: controller.signal,
+      startedAt: Date.now(),
+      follow: async (batchId) => {
+        const done = await running.waitForCompletion(batchId, {
+          signal: controller.signal,
+          onProgress: (state) => progress.update(state.settledRows, state.totalRows),
+        });
+        progress.stop();
+        return done;
+      },
+      download: async (batchId, directory) => {
+        const { manifest } = await running.downloadResults(batchId, directory);
+        if (emulator)
+          await writePrivateFile(
+            join(directory, 'emulator-stats.json'),
+            `${JSON.stringify(emulator.stats(), null, 2)}\n`,
+          );
+        return manifest;
+      },
+      keep: async (batchId) => {
+        const kept = running.stack.state;
+        if (kept) {
+          const manifest = await readManifest(running.adapters.objects, batchId);
+          if (manifest === null) throw new Error(`batch ${batchId} has no results`);
+          return { manifest, directory: join(kept.objectsPath, 'results', batchId) };
+        }
+        // mkdtemp makes the folder 0700.
+        const directory = await mkdtemp(join(tmpdir(), `credit-screen-results-${batchId}-`));
+        return { manifest: await run.download(batchId, directory), directory };
+      },
+    };
+    // Ctrl-C is honoured even while the body waits on something that does not listen to the signal.
+    const work = body(run);
+    work.catch(() => undefined);
+    return await Promise.race([work, rejectOnAbort(controller.signal)]);
+  } catch (error) {
+    progress.stop();
+    if (controller.signal.aborted && controller.signal.reason instanceof CliError)
+      throw controller.signal.reason;
+    if (error instanceof LocalStackError || error instanceof LocalStateError)
+      throw new CliError(error.message);
+    throw asCliError(file, error);
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    await pipeline?.stop();
+    await emulator?.close();
+  }
+}
+
+/**
+ * The lines every local run ends with: the batch's counts and what the bureau was asked; the time is counted from
+ * `since` (the run's start, or the batch's upload when several share the run).
+ */
+export function batchReport(manifest: BatchManifest, run: LocalRun, since = run.startedAt): string[] {
+  const seconds = ((Date.now() - since) / 1000).toFixed(1);
+  const lines = [
+    `batch ${manifest.batchId}: ${manifest.status} in ${seconds} s (bureau ${manifest.bureau.toUpperCase()})`,
+    ...countLines(manifest),
+  ];
+  if (run.emulator) {
+    const stats = run.emulator.stats();
+    lines.push(
+      `bureau requests ${stats.requests}, charged ${stats.charged} (emulator, epoch ${run.emulator.epoch}), peak ${stats.maxObservedRatePerSec} req/s`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * A batch over the approval threshold waits: `--yes` approves it, a person at a terminal is asked (no rejects it,
+ * and it then completes with nothing bought), and without either nothing is bought and the command stops with the
+ * way to approve it later (the batch waits in the state directory).
+ */
+export async function approveOrStop(
+  run: LocalRun,
+  outcome: IngestOutcome,
+  options: LocalRunOptions,
+): Promise<void> {
+  if (outcome.outcome !== 'awaiting_approval') return;
+  const { batchId, quote } = outcome;
+  const offer = `batch ${batchId} would buy ${quote.to_buy} documents for ${formatBrl(quote.estimated_cost)} (about ${formatDuration(quote.estimated_seconds)}), over the approval threshold`;
+  let decision: ApprovalDecision;
+  if (options.yes) decision = 'approved';
+  else if (process.stdin.isTTY && process.stdout.isTTY)
+    decision = (await askToBuy(offer)) ? 'approved' : 'rejected';
+  else
+    throw new CliError(
+      `${offer}: nothing was bought. Rerun with --yes, or approve it with: credit-screen approve ${batchId}`,
+    );
+  await decideBatchApproval(batchId, decision, { ...run.pipeline.adapters, logger: run.pipeline.logger });
+  process.stderr.write(
+    decision === 'approved'
+      ? `batch ${batchId} approved\n`
+      : `batch ${batchId} rejected: nothing is bought\n`,
+  );
+}
+
+async function askToBuy(offer: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^(y|yes|s|sim)$/i.test((await prompt.question(`${offer}. Buy them? [y/N] `)).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+/**
+ * Follows a batch to its end, downloads its results into `out` (default `out/<batchId>`), prints the counts with
+ * `extraLines` after them, and turns a batch that did not complete into the command's error.
+ */
+export async function finishBatch(
+  run: LocalRun,
+  batchId: string,
+  file: string,
+  out: string | undefined,
+  extraLines: (manifest: BatchManifest) => string[] = () => [],
+  heading: string[] = [],
+): Promise<BatchManifest> {
+  const done = await run.follow(batchId);
+  const directory = resolve(out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+  const { manifest, kept } = await downloadOrKeep(run, batchId, directory);
+  const lines = [
+    ...heading,
+    ...batchReport(manifest, run),
+    ...extraLines(manifest),
+    `results in ${printable(kept?.directory ?? directory)}`,
+    ...(manifest.files?.report
+      ? [`report: ${printable(join(kept?.directory ?? directory, basename(manifest.files.report)))}`]
+      : []),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (kept)
+    throw new CliError(
+      `could not write the results to ${directory} (${kept.reason}); they are kept in ${kept.directory}`,
+    );
+  const failure = failureOf(manifest, done, file);
+  if (failure) throw failure;
+  return manifest;
+}
+
+/**
+ * Downloads the results into `directory`; if that fails (the folder went away, the disk filled up), the paid-for
+ * results are kept elsewhere and `kept` says where and why.
+ */
+async function downloadOrKeep(
+  run: LocalRun,
+  batchId: string,
+  directory: string,
+): Promise<{ manifest: BatchManifest; kept: { directory: string; reason: string } | null }> {
+  try {
+    return { manifest: await run.download(batchId, directory), kept: null };
+  } catch (error) {
+    run.signal.throwIfAborted();
+    const reason = fileErrorReason(error);
+    try {
+      const kept = await run.keep(batchId);
+      return { manifest: kept.manifest, kept: { directory: kept.directory, reason } };
+    } catch (keepError) {
+      throw new CliError(
+        `could not write the results to ${directory} (${reason}), nor keep them (${fileErrorReason(keepError)})`,
+      );
+    }
+  }
+}
+
+/** A finished batch that did not complete becomes the command's error. */
+export function failureOf(manifest: BatchManifest, done: BatchProgress, file: string): CliError | null {
+  if (done.status === 'failed' || manifest.status === 'file_rejected')
+    return new CliError(`${file}: ${manifest.failure?.message ?? 'the file was refused'}`);
+  if (manifest.status === 'token_rejected')
+    return new CliError(
+      'the bureau rejected the token (Token inválido!): rows not queried are marked failed',
+    );
+  return null;
+}

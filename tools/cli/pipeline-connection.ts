@@ -1,0 +1,164 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Command } from 'commander';
+import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { DEFAULT_SETTINGS } from '../../src/contract/pipeline-definition.ts';
+import type {
+  BatchStore,
+  ChargeBudget,
+  Logger,
+  ObjectStore,
+  WorkQueue,
+} from '../../src/domain/ports/index.ts';
+import { createPipelineAdapters } from '../../src/functions/shared/pipeline-adapters.ts';
+import { LocalPipeline } from '../local/local-pipeline.ts';
+import { LocalStackError } from '../local/local-stack.ts';
+import { DEFAULT_STATE_DIRECTORY, LocalStateError } from '../local/local-state.ts';
+import { CliError } from './cli-error.ts';
+
+/** A pipeline the control commands act on: a deployed stack, or the local state directory. */
+export interface PipelineConnection {
+  /** Said in messages: `stack <name>` or `local state <dir>`. */
+  readonly where: string;
+  readonly store: BatchStore;
+  readonly objects: ObjectStore;
+  readonly queue: WorkQueue;
+  readonly budget: ChargeBudget;
+  readonly logger: Logger;
+  /** Set for the local state: the pipeline, whose workers run while the connection is open. */
+  readonly local: LocalPipeline | null;
+  close(): Promise<void>;
+}
+
+export interface TargetOptions {
+  readonly stack?: string;
+  readonly state: string;
+  readonly json?: boolean;
+}
+
+/** `--stack` for a deployed pipeline; otherwise the local state directory. */
+export function addTargetOptions(command: Command): Command {
+  return command
+    .option(
+      '--stack <name>',
+      'a deployed stack (credentials, region and endpoints from the usual AWS settings, AWS_ENDPOINT_URL included)',
+    )
+    .option('--state <dir>', 'the local state directory, when no --stack is given', DEFAULT_STATE_DIRECTORY);
+}
+
+const REQUIRED_OUTPUTS = ['BucketName', 'TableName', 'WorkQueueUrl', 'FinaliseQueueUrl'] as const;
+
+/**
+ * The deployed pipeline behind a stack, from the stack's outputs. SDK clients take credentials, region and
+ * endpoints from the standard AWS settings (profiles, `AWS_REGION`, `AWS_ENDPOINT_URL` and its per-service forms),
+ * which is also how tests point this same code at the local emulators.
+ */
+export async function connectToStack(stackName: string): Promise<PipelineConnection> {
+  const cloudFormation = new CloudFormationClient({});
+  let outputs: Map<string, string>;
+  try {
+    const result = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+    const stack = result.Stacks?.[0];
+    if (!stack) throw new CliError(`stack ${stackName} not found`);
+    outputs = new Map(
+      (stack.Outputs ?? []).flatMap((output) =>
+        output.OutputKey && output.OutputValue ? [[output.OutputKey, output.OutputValue]] : [],
+      ),
+    );
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot read stack ${stackName}: ${(error as Error).message}`);
+  } finally {
+    cloudFormation.destroy();
+  }
+  const missing = REQUIRED_OUTPUTS.filter((name) => !outputs.has(name));
+  if (missing.length > 0)
+    throw new CliError(
+      `stack ${stackName} is not a credit-screen stack: it has no output ${missing.join(', ')}`,
+    );
+  const clients = {
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+    s3: new S3Client({}),
+    sqs: new SQSClient({}),
+  };
+  const adapters = createPipelineAdapters(
+    clients,
+    {
+      bucketName: outputs.get('BucketName') as string,
+      tableName: outputs.get('TableName') as string,
+      workQueueUrl: outputs.get('WorkQueueUrl') as string,
+      finaliseQueueUrl: outputs.get('FinaliseQueueUrl') as string,
+    },
+    // Only TTLs of items written here depend on settings; the control commands write none of their own.
+    DEFAULT_SETTINGS,
+  );
+  return {
+    where: `stack ${stackName}`,
+    ...adapters,
+    logger: new MemoryLogger(),
+    local: null,
+    close: async () => {
+      clients.dynamo.destroy();
+      clients.s3.destroy();
+      clients.sqs.destroy();
+    },
+  };
+}
+
+/**
+ * The local pipeline on the state directory. With `workers`, its workers and finaliser run (and call the bureau
+ * at `bureauBaseUrl`) while the connection is open; without, only the stores are used.
+ */
+export async function connectToLocalState(
+  stateDirectory: string,
+  workers: { readonly bureauBaseUrl: string; readonly token: string } | null,
+): Promise<PipelineConnection> {
+  let pipeline: LocalPipeline;
+  try {
+    pipeline = await LocalPipeline.start({
+      settings: {
+        ...DEFAULT_SETTINGS,
+        bureauTimeoutSeconds: 10,
+        workerTimeoutSeconds: 20,
+        rateLimitPerSecond: { a: 50, b: 50 },
+      },
+      // Without workers nothing calls the bureau; the URL only has to be well formed.
+      bureauBaseUrl: workers?.bureauBaseUrl ?? 'http://127.0.0.1:9',
+      token: workers?.token ?? 'unused',
+      stateDirectory,
+      eventSources: workers !== null,
+    });
+  } catch (error) {
+    if (error instanceof LocalStackError || error instanceof LocalStateError)
+      throw new CliError(error.message);
+    throw error;
+  }
+  return {
+    where: `local state ${stateDirectory}`,
+    ...pipeline.adapters,
+    logger: pipeline.logger,
+    local: pipeline,
+    close: () => pipeline.stop(),
+  };
+}
+
+/** Opens the connection the options name, runs `body`, and always closes it. */
+export async function withConnection<T>(
+  options: TargetOptions,
+  body: (connection: PipelineConnection) => Promise<T>,
+  workers: { readonly bureauBaseUrl: string; readonly token: string } | null = null,
+): Promise<T> {
+  const connection = options.stack
+    ? await connectToStack(options.stack)
+    : await connectToLocalState(options.state, workers);
+  try {
+    return await body(connection);
+  } finally {
+    await connection.close();
+  }
+}

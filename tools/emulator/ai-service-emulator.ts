@@ -1,0 +1,513 @@
+/**
+ * The AI side of the service for the local emulator: `GET /ai`, the AI agent operations and AI Studio, with
+ * in-memory state. Where the specification leaves shapes open, the emulator picks plausible ones and documents
+ * them here; the client reads them defensively and does not depend on these exact choices:
+ * - AI success envelope `{ success: true, data }`; AI error envelope `{ success: false, code, message }`
+ *   (400 for a bad request or an unknown agent, 401 for a bad token).
+ * - AI Studio success: the resource object itself (201 on creation, 202 with `{ job }` on generation); AI
+ *   Studio error object `{ error: { code, message } }` with 400, 401, 404 or 409.
+ * - Generation jobs go `queued` → `running` → `done` over two steps of `jobStepMs`; a finished job adds a
+ *   version. `cancel` stops a queued or running job; a finished one answers 409.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import {
+  ARTIFACT_TYPES,
+  createProjectSchema,
+  generateSchema,
+  projectMessageSchema,
+  updateProjectSchema,
+} from '../../service-client/ai-studio-rules.ts';
+import { readBody, sendJson } from './http-io.ts';
+
+type Json = Record<string, unknown>;
+
+export interface AiEmulatorOptions {
+  /** Time a generation job spends queued, then running. @default 200 */
+  readonly jobStepMs?: number;
+  /** Largest agent file accepted. @default 10 MiB */
+  readonly maxAgentFileBytes?: number;
+}
+
+interface Agent {
+  readonly hash: string;
+  fields: Json;
+  readonly files: Map<string, Json>;
+  handoff: Json;
+  integration: Json | null;
+  readonly createdAt: string;
+  updatedAt: string;
+}
+
+interface Version {
+  readonly version: number;
+  readonly content: Json;
+  readonly source: 'generate' | 'restore';
+  readonly restoredFrom?: number;
+  readonly jobId?: string;
+  readonly createdAt: string;
+}
+
+interface Project {
+  readonly id: string;
+  fields: Json;
+  readonly versions: Version[];
+  readonly messages: Json[];
+  readonly createdAt: string;
+  updatedAt: string;
+}
+
+type JobState = 'queued' | 'running' | 'done' | 'cancelled';
+
+interface Job {
+  readonly id: string;
+  readonly projectId: string;
+  readonly operation: 'create' | 'update';
+  readonly prompt: string;
+  readonly options: Json;
+  readonly startedAtMs: number;
+  state: JobState;
+  version: number | null;
+  finishedAt: string | null;
+}
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_JSON_BYTES = 256 * 1024;
+const isoNow = () => new Date().toISOString();
+const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpProblem(400, 'invalid_path', 'Caminho inválido');
+  }
+}
+
+/** Serves `/ai…` and `/ai-studio/…`; {@link handles} says whether a path is one of them. */
+export class AiServiceEmulator {
+  readonly #token: string;
+  readonly #jobStepMs: number;
+  readonly #maxFileBytes: number;
+  readonly #agents = new Map<string, Agent>();
+  readonly #projects = new Map<string, Project>();
+  readonly #jobs = new Map<string, Job>();
+
+  constructor(token: string, options: AiEmulatorOptions = {}) {
+    this.#token = token;
+    this.#jobStepMs = options.jobStepMs ?? 200;
+    this.#maxFileBytes = options.maxAgentFileBytes ?? 10 * 1024 * 1024;
+    if (!(this.#jobStepMs >= 0)) throw new RangeError(`jobStepMs must be ≥ 0, got ${this.#jobStepMs}`);
+  }
+
+  static handles(pathname: string): boolean {
+    return pathname === '/ai' || pathname.startsWith('/ai/') || pathname.startsWith('/ai-studio/');
+  }
+
+  /** Forgets every agent, project and job. */
+  clear(): void {
+    this.#agents.clear();
+    this.#projects.clear();
+    this.#jobs.clear();
+  }
+
+  async handle(request: IncomingMessage, response: ServerResponse, pathname: string): Promise<void> {
+    const studio = pathname.startsWith('/ai-studio/');
+    try {
+      if (request.headers.authorization !== `Bearer ${this.#token}`)
+        throw new HttpProblem(401, 'unauthorized', 'Token inválido ou ausente');
+      const segments = pathname.split('/').slice(1).map(decodeSegment);
+      const method = request.method ?? 'GET';
+      const [status, body] = studio
+        ? await this.#studio(method, segments.slice(1), request)
+        : await this.#ai(method, segments.slice(1), request);
+      sendJson(response, status, studio ? body : { success: true, data: body });
+    } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error;
+      const headers: Record<string, string> = error.status === 413 ? { Connection: 'close' } : {};
+      sendJson(
+        response,
+        error.status,
+        studio
+          ? { error: { code: error.code, message: error.message } }
+          : { success: false, code: error.code, message: error.message },
+        headers,
+      );
+    }
+  }
+
+  // ---- AI status and agents ------------------------------------------------------------------------------
+
+  async #ai(method: string, path: string[], request: IncomingMessage): Promise<[number, unknown]> {
+    if (path.length === 0) {
+      allow(method, 'GET');
+      return [200, { status: 'online', agents: this.#agents.size }];
+    }
+    if (path[0] !== 'agents') throw notFound();
+    const [, hash, section, file, tail] = path;
+    if (hash === undefined) {
+      if (method === 'GET') return [200, { agents: [...this.#agents.values()].map(agentView) }];
+      allow(method, 'POST');
+      const fields = await jsonBody(request, true);
+      const agent: Agent = {
+        hash: newId('agt'),
+        fields,
+        files: new Map(),
+        handoff: { enabled: false },
+        integration: null,
+        createdAt: isoNow(),
+        updatedAt: isoNow(),
+      };
+      this.#agents.set(agent.hash, agent);
+      return [200, agentView(agent)];
+    }
+    const agent = this.#agents.get(hash);
+    // The agent operations declare only 200, 400 and 401, so an unknown agent is a 400.
+    if (agent === undefined) throw new HttpProblem(400, 'agent_not_found', 'Agente não encontrado');
+    if (section === undefined) {
+      if (method === 'GET') return [200, agentView(agent)];
+      if (method === 'POST' || method === 'PUT') {
+        agent.fields = await jsonBody(request, true);
+        agent.updatedAt = isoNow();
+        return [200, agentView(agent)];
+      }
+      allow(method, 'DELETE');
+      return [200, this.#deleteAgent(agent)];
+    }
+    if (section === 'delete' && file === undefined) {
+      allow(method, 'POST');
+      return [200, this.#deleteAgent(agent)];
+    }
+    if (section === 'files') return this.#agentFiles(method, agent, file, tail, request);
+    if (section === 'handoff' && file === undefined) {
+      if (method === 'GET') return [200, agent.handoff];
+      allow(method, 'POST');
+      agent.handoff = { ...agent.handoff, ...(await jsonBody(request, true)) };
+      return [200, agent.handoff];
+    }
+    if (section === 'integration' && file === undefined) {
+      allow(method, 'POST');
+      agent.integration = { ...(await jsonBody(request, false)), integrated_at: isoNow() };
+      return [200, { hash: agent.hash, integration: agent.integration }];
+    }
+    throw notFound();
+  }
+
+  #deleteAgent(agent: Agent): Json {
+    this.#agents.delete(agent.hash);
+    return { hash: agent.hash, deleted: true };
+  }
+
+  async #agentFiles(
+    method: string,
+    agent: Agent,
+    file: string | undefined,
+    tail: string | undefined,
+    request: IncomingMessage,
+  ): Promise<[number, unknown]> {
+    if (file === undefined) {
+      if (method === 'GET') return [200, { files: [...agent.files.values()] }];
+      allow(method, 'POST');
+      const stored = await this.#receiveFile(request);
+      agent.files.set(stored.file as string, stored);
+      return [200, stored];
+    }
+    const stored = agent.files.get(file);
+    if (stored === undefined) throw new HttpProblem(400, 'file_not_found', 'Arquivo não encontrado');
+    if (tail === undefined) allow(method, 'DELETE');
+    else if (tail === 'delete') allow(method, 'POST');
+    else throw notFound();
+    agent.files.delete(file);
+    return [200, { file, deleted: true }];
+  }
+
+  async #receiveFile(request: IncomingMessage): Promise<Json> {
+    const type = request.headers['content-type'] ?? '';
+    if (!type.startsWith('multipart/form-data'))
+      throw new HttpProblem(400, 'multipart_required', 'Envie o arquivo como multipart/form-data');
+    // Headroom over the file limit for the multipart framing.
+    const bytes = await readBody(request, this.#maxFileBytes + 64 * 1024);
+    if (bytes === null) throw new HttpProblem(400, 'file_too_large', 'Arquivo maior que o permitido');
+    let form: FormData;
+    try {
+      form = await new Request('http://emulator/', {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: bytes,
+      }).formData();
+    } catch {
+      throw new HttpProblem(400, 'invalid_multipart', 'Corpo multipart inválido');
+    }
+    const part = form.get('file');
+    if (!(part instanceof Blob)) throw new HttpProblem(400, 'file_required', 'O campo file é obrigatório');
+    if (part.size > this.#maxFileBytes)
+      throw new HttpProblem(400, 'file_too_large', 'Arquivo maior que o permitido');
+    const content = Buffer.from(await part.arrayBuffer());
+    return {
+      file: newId('file'),
+      name: part instanceof File ? part.name : 'file',
+      size: part.size,
+      content_type: part.type || 'application/octet-stream',
+      sha256: createHash('sha256').update(content).digest('hex'),
+      uploaded_at: isoNow(),
+    };
+  }
+
+  // ---- AI Studio -----------------------------------------------------------------------------------------
+
+  async #studio(method: string, path: string[], request: IncomingMessage): Promise<[number, unknown]> {
+    this.#advanceJobs(Date.now());
+    const [resource, id, section, version, tail, extra] = path;
+    if (resource === 'catalog' && id === undefined) {
+      allow(method, 'GET');
+      return [200, { artifact_types: ARTIFACT_TYPES, operations: ['create', 'update'] }];
+    }
+    if (resource === 'jobs' && id !== undefined && version === undefined) {
+      const job = this.#jobs.get(id);
+      if (job === undefined) throw new HttpProblem(404, 'job_not_found', 'Job não encontrado');
+      if (section === undefined) {
+        allow(method, 'GET');
+        return [200, jobView(job)];
+      }
+      if (section !== 'cancel') throw notFound();
+      allow(method, 'POST');
+      if (job.state === 'done' || job.state === 'cancelled')
+        throw new HttpProblem(409, 'job_finished', `O job já terminou (${job.state})`);
+      job.state = 'cancelled';
+      job.finishedAt = isoNow();
+      return [200, jobView(job)];
+    }
+    if (resource !== 'projects' || extra !== undefined) throw notFound();
+    if (id === undefined) {
+      if (method === 'GET') return [200, { projects: [...this.#projects.values()].map(projectView) }];
+      allow(method, 'POST');
+      const fields = parsed(createProjectSchema, await jsonBody(request, true));
+      const project: Project = {
+        id: newId('prj'),
+        fields,
+        versions: [],
+        messages: [],
+        createdAt: isoNow(),
+        updatedAt: isoNow(),
+      };
+      this.#projects.set(project.id, project);
+      return [201, projectView(project)];
+    }
+    const project = this.#projects.get(id);
+    if (project === undefined) throw new HttpProblem(404, 'project_not_found', 'Projeto não encontrado');
+    if (section === undefined) {
+      if (method === 'GET') return [200, projectView(project)];
+      if (method === 'PATCH') {
+        const changes = parsed(updateProjectSchema, await jsonBody(request, true));
+        project.fields = { ...project.fields, ...changes };
+        project.updatedAt = isoNow();
+        return [200, projectView(project)];
+      }
+      allow(method, 'DELETE');
+      this.#projects.delete(id);
+      for (const job of this.#jobs.values()) {
+        if (job.projectId === id && (job.state === 'queued' || job.state === 'running'))
+          job.state = 'cancelled';
+      }
+      return [200, { id, deleted: true }];
+    }
+    if (section === 'generate' && version === undefined) {
+      allow(method, 'POST');
+      const body = parsed(generateSchema, await jsonBody(request, true));
+      const operation = body.operation ?? (project.versions.length === 0 ? 'create' : 'update');
+      if (operation === 'update' && project.versions.length === 0)
+        throw new HttpProblem(409, 'nothing_to_update', 'O projeto ainda não tem versão para atualizar');
+      const job: Job = {
+        id: newId('job'),
+        projectId: id,
+        operation,
+        prompt: body.prompt,
+        options: body.options ?? {},
+        startedAtMs: Date.now(),
+        state: 'queued',
+        version: null,
+        finishedAt: null,
+      };
+      this.#jobs.set(job.id, job);
+      return [202, { job: jobView(job) }];
+    }
+    if (section === 'messages' && version === undefined) {
+      if (method === 'GET') return [200, { messages: project.messages }];
+      allow(method, 'POST');
+      const body = parsed(projectMessageSchema, await jsonBody(request, false));
+      const message = { id: newId('msg'), role: 'user', ...body, created_at: isoNow() };
+      project.messages.push(message);
+      return [201, message];
+    }
+    if (section !== 'versions') throw notFound();
+    if (version === undefined) {
+      allow(method, 'GET');
+      return [200, { versions: project.versions.map(versionSummary) }];
+    }
+    if (!/^\d+$/.test(version))
+      throw new HttpProblem(400, 'invalid_version', 'A versão deve ser um número inteiro');
+    const found = project.versions.find((candidate) => candidate.version === Number(version));
+    if (found === undefined) throw new HttpProblem(404, 'version_not_found', 'Versão não encontrada');
+    if (tail === undefined) {
+      allow(method, 'GET');
+      return [200, { ...versionSummary(found), project_id: id, content: found.content }];
+    }
+    if (tail === 'export') {
+      allow(method, 'GET');
+      return [
+        200,
+        {
+          project_id: id,
+          version: found.version,
+          artifact_type: project.fields.artifact_type,
+          format: 'json',
+          filename: `${id}-v${found.version}.json`,
+          exported_at: isoNow(),
+          content: found.content,
+        },
+      ];
+    }
+    if (tail !== 'restore') throw notFound();
+    allow(method, 'POST');
+    const restored = this.#addVersion(project, {
+      content: found.content,
+      source: 'restore',
+      restoredFrom: found.version,
+    });
+    return [201, { ...versionSummary(restored), project_id: id, content: restored.content }];
+  }
+
+  #addVersion(project: Project, version: Omit<Version, 'version' | 'createdAt'>): Version {
+    const created: Version = {
+      ...version,
+      version: (project.versions.at(-1)?.version ?? 0) + 1,
+      createdAt: isoNow(),
+    };
+    project.versions.push(created);
+    project.updatedAt = created.createdAt;
+    return created;
+  }
+
+  /** Moves jobs along their timeline; a job reaching `done` adds its project's next version. */
+  #advanceJobs(now: number): void {
+    for (const job of this.#jobs.values()) {
+      if (job.state === 'done' || job.state === 'cancelled') continue;
+      const elapsed = now - job.startedAtMs;
+      if (elapsed < this.#jobStepMs) continue;
+      if (elapsed < 2 * this.#jobStepMs) {
+        job.state = 'running';
+        continue;
+      }
+      const project = this.#projects.get(job.projectId);
+      if (project === undefined) {
+        job.state = 'cancelled';
+        continue;
+      }
+      const previous = project.versions.at(-1)?.content ?? {};
+      const content: Json =
+        job.operation === 'create'
+          ? {
+              artifact_type: project.fields.artifact_type,
+              title: project.fields.name ?? null,
+              prompt: job.prompt,
+            }
+          : {
+              ...previous,
+              revisions: [...(Array.isArray(previous.revisions) ? previous.revisions : []), job.prompt],
+            };
+      job.version = this.#addVersion(project, { content, source: 'generate', jobId: job.id }).version;
+      job.state = 'done';
+      job.finishedAt = isoNow();
+    }
+  }
+}
+
+function allow(method: string, expected: string): void {
+  if (method !== expected) throw new HttpProblem(405, 'method_not_allowed', `Use ${expected}`);
+}
+
+function notFound(): HttpProblem {
+  return new HttpProblem(404, 'route_not_found', 'Rota não encontrada');
+}
+
+async function jsonBody(request: IncomingMessage, required: boolean): Promise<Json> {
+  const bytes = await readBody(request, MAX_JSON_BYTES);
+  if (bytes === null) throw new HttpProblem(413, 'body_too_large', 'Corpo grande demais');
+  if (bytes.length === 0) {
+    if (required) throw new HttpProblem(400, 'body_required', 'O corpo JSON é obrigatório');
+    return {};
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new HttpProblem(400, 'invalid_json', 'Corpo JSON inválido');
+  }
+  if (!isObject(body)) throw new HttpProblem(400, 'invalid_json', 'O corpo deve ser um objeto JSON');
+  return body;
+}
+
+/** The limits are the client's own rules, enforced again here as a real server would. */
+function parsed<Schema extends z.ZodType>(schema: Schema, body: Json): z.output<Schema> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.map(String).join('.') ?? '';
+  throw new HttpProblem(400, 'validation_error', `${field}: ${issue?.message ?? 'inválido'}`);
+}
+
+function agentView(agent: Agent): Json {
+  return {
+    ...agent.fields,
+    hash: agent.hash,
+    files: agent.files.size,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+  };
+}
+
+function projectView(project: Project): Json {
+  return {
+    ...project.fields,
+    id: project.id,
+    current_version: project.versions.at(-1)?.version ?? null,
+    created_at: project.createdAt,
+    updated_at: project.updatedAt,
+  };
+}
+
+function versionSummary(version: Version): Json {
+  return {
+    version: version.version,
+    source: version.source,
+    ...(version.restoredFrom === undefined ? {} : { restored_from: version.restoredFrom }),
+    ...(version.jobId === undefined ? {} : { job_id: version.jobId }),
+    created_at: version.createdAt,
+  };
+}
+
+function jobView(job: Job): Json {
+  return {
+    id: job.id,
+    project_id: job.projectId,
+    operation: job.operation,
+    status: job.state,
+    version: job.version,
+    created_at: new Date(job.startedAtMs).toISOString(),
+    finished_at: job.finishedAt,
+  };
+}

