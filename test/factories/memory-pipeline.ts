@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { RecordingEventPublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
 import { MemoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
 import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
+import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import type { UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
 import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/pipeline-definition.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';

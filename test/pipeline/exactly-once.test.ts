@@ -6,7 +6,7 @@ import {
   ServiceTransport,
   TransientError,
 } from '../../service-client/index.ts';
-import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
 import { settleDeadLetters } from '../../src/application/dead-letter/settle-dead-letters.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
-import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments } from '../../src/application/worker/screen-documents.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
-import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { utf8, utf16be, utf16le, windows1252 } from '../factories/byte-sources.ts';

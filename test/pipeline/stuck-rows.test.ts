@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { cancelBatch } from '../../src/application/batch-control/batch-control.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { sweepStuckRows } from '../../src/application/sweeper/sweep-stuck-rows.ts';

@@ -2,7 +2,7 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EventBridgePortfolioScheduler } from '../../src/adapters/aws/eventbridge-portfolio-scheduler.ts';
-import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { createPortfolioSchedulesHandler } from '../../src/functions/portfolio-schedules/portfolio-schedules-handler.ts';
 import { FakeScheduler } from '../factories/fake-scheduler.ts';
 import { startTestPipeline, type TestPipeline } from '../factories/pipeline.ts';

@@ -4,7 +4,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
-import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { DEFAULT_SETTINGS } from '../../src/contract/pipeline-definition.ts';
 import type {
   BatchStore,

@@ -9,10 +9,10 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { RecordingEventPublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
-import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
-import { StaticTokenSource } from '../../src/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../../src/adapters/bureau/lazy-bureau-gateway.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
+import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
+import { StaticTokenSource } from '../../src/adapters/memory/static-token-source.ts';
 import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
 import type { IngestOutcome, UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
 import type { PortfolioRunOutcome } from '../../src/application/ingest/run-portfolio.ts';

@@ -43,7 +43,7 @@ import type {
   RowRelease,
 } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
-import { reportColumns } from '../../domain/summary/index.ts';
+import { reportColumns } from '../../domain/report/index.ts';
 import { toBatch, toRow, toStoredReport } from './dynamodb-items.ts';
 
 export interface DynamoDbBatchStoreConfig {

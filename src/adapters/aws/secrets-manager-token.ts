@@ -1,9 +1,6 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
-/** Where the bureau token comes from: read when first needed and kept, never put in an environment variable. */
-export interface TokenSource {
-  token(): Promise<string>;
-}
+import type { TokenSource } from '../../domain/ports/index.ts';
 
 /**
  * Reads the token from Secrets Manager once per container and keeps it. The secret is either the bare token or a
@@ -39,16 +36,5 @@ export class SecretsManagerTokenSource implements TokenSource {
     if (token === '')
       throw new Error(`secret ${this.#secretId} holds no bureau token (a string, or JSON with "token")`);
     return token;
-  }
-}
-
-/** A token given directly (local runs). */
-export class StaticTokenSource implements TokenSource {
-  readonly #token: string;
-  constructor(token: string) {
-    this.#token = token;
-  }
-  async token(): Promise<string> {
-    return this.#token;
   }
 }

@@ -1,8 +1,7 @@
 import { type BureauEndpoints, CreditReportClient } from '../../../service-client/credit-report-client.ts';
 import { ServiceTransport, type ServiceTransportConfig } from '../../../service-client/http-transport.ts';
-import type { BureauGateway, BureauResponse } from '../../domain/ports/index.ts';
+import type { BureauGateway, BureauResponse, TokenSource } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
-import type { TokenSource } from '../aws/secrets-manager-token.ts';
 
 /**
  * The bureau client, built on first use once the token has been read (from Secrets Manager in AWS), then kept for

@@ -26,7 +26,7 @@ import type {
   RowRelease,
 } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
-import { reportColumns } from '../../domain/summary/index.ts';
+import { reportColumns } from '../../domain/report/index.ts';
 
 export interface MemoryBatchStoreConfig {
   /** @default Date.now */

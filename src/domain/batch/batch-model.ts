@@ -1,7 +1,6 @@
 import type { DocumentType } from '../documents/index.ts';
-import type { Bureau, NormalisedReport } from '../report/index.ts';
+import type { Bureau, NormalisedReport, ReportColumns } from '../report/index.ts';
 import type { Quote } from '../spend/quote.ts';
-import type { ReportColumns } from '../summary/index.ts';
 import { type ChargeState, chargeStateOf } from './charge-state.ts';
 
 /** Life of a batch: rows are written and queued, then screened, then its results are written once. */

@@ -1,5 +1,4 @@
 import { INCOMING_PREFIX } from './batch-identity.ts';
-import type { WorkMessage } from './work-message.ts';
 
 /**
  * How a batch's work messages share the work queue with other batches. The queue is an SQS fair queue: SQS tells
@@ -38,7 +37,11 @@ export function deliveryLaneFor(source: {
  * The SQS `MessageGroupId` of a work message on the fair queue, or undefined for none (a tenant of its own). A
  * message without a lane (a sweeper's or redrive's re-send) is grouped with its batch.
  */
-export function messageGroupFor(message: WorkMessage): string | undefined {
+export function messageGroupFor(message: {
+  readonly lane?: DeliveryLane | undefined;
+  readonly bureau: string;
+  readonly batchId: string;
+}): string | undefined {
   switch (message.lane ?? 'upload') {
     case 'priority':
       return undefined;

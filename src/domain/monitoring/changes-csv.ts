@@ -1,4 +1,4 @@
-import { type CsvDialect, csvLine, csvPreamble, passThroughHeaders } from '../summary/index.ts';
+import { type CsvDialect, csvLine, csvPreamble, passThroughHeaders } from '../csv/csv-format.ts';
 import type { ReportChange } from './change-detection.ts';
 
 export const CHANGES_COLUMNS = ['row', 'document', 'change', 'before', 'after', 'delta'] as const;

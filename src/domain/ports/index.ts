@@ -302,3 +302,8 @@ export interface PortfolioScheduler {
   /** Deletes the portfolio's schedule; false when it had none. */
   remove(portfolio: string): Promise<boolean>;
 }
+
+/** Where the bureau token comes from: read when first needed and kept, never put in an environment variable. */
+export interface TokenSource {
+  token(): Promise<string>;
+}

@@ -1,4 +1,5 @@
-export { type ReportColumns, reportColumns } from './report-columns.ts';
+// The summary carries a report's columns; they are defined with the report (domain/report), re-exported here.
+export { type ReportColumns, reportColumns } from '../report/report-columns.ts';
 export * from './summary-csv.ts';
 export * from './summary-statistics.ts';
 export { TopList } from './top-list.ts';

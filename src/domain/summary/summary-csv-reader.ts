@@ -1,9 +1,10 @@
 import Papa from 'papaparse';
+import { type CsvDialect, UTF8_BOM } from '../csv/csv-format.ts';
 import type { DocumentType } from '../documents/index.ts';
 import { CHANGE_KINDS, type ChangeKind } from '../monitoring/change-detection.ts';
 import { CHANGES_COLUMNS, type ChangeRow } from '../monitoring/changes-csv.ts';
 import { BUREAUS, type Bureau } from '../report/index.ts';
-import { type CsvDialect, ROW_STATUSES, SUMMARY_COLUMNS, type SummaryStatus } from './summary-csv.ts';
+import { ROW_STATUSES, SUMMARY_COLUMNS, type SummaryStatus } from './summary-csv.ts';
 import { CHARGE_STATES, type ChargeState, type StatisticsRow } from './summary-statistics.ts';
 
 /** A results file that is not what the pipeline writes. */
@@ -19,8 +20,6 @@ export interface ResultsCsvLayout {
   readonly dialect: CsvDialect;
   readonly passThroughHeaders: readonly string[];
 }
-
-const UTF8_BOM = '\uFEFF';
 
 /**
  * Reads a results CSV the pipeline wrote (either dialect), calling `onRecord` with each data line's cells by

@@ -1,7 +1,15 @@
 import type { ChargeState } from '../batch/charge-state.ts';
+import {
+  type CsvDialect,
+  csvLine,
+  csvPreamble,
+  passThroughHeaders as headersBeside,
+} from '../csv/csv-format.ts';
 import type { DocumentType } from '../documents/index.ts';
 import type { Bureau } from '../report/index.ts';
-import type { ReportColumns } from './report-columns.ts';
+import type { ReportColumns } from '../report/report-columns.ts';
+
+export { type CsvDialect, csvLine, csvPreamble, neutraliseFormula } from '../csv/csv-format.ts';
 
 /** Final status of an input row: every row of every file ends in exactly one. */
 export const ROW_STATUSES = [
@@ -38,10 +46,13 @@ export interface SummaryRow {
 }
 
 /**
- * `standard`: RFC 4180, comma, decimal point, UTF-8 without BOM, for programs. `excel`: what Brazilian Excel opens
- * without an import wizard: semicolon, decimal comma, UTF-8 with BOM.
+ * Headers of the input's own columns in the summary: their own names, with an `input_` prefix on a name the summary
+ * already uses, so every header stays unique.
  */
-export type CsvDialect = 'standard' | 'excel';
+export const passThroughHeaders = (
+  columns: readonly string[],
+  ownColumns: readonly string[] = SUMMARY_COLUMNS,
+) => headersBeside(columns, ownColumns);
 
 export const SUMMARY_COLUMNS = [
   'row',
@@ -66,42 +77,6 @@ export const SUMMARY_COLUMNS = [
   'screened_at',
 ] as const;
 
-const UTF8_BOM = '\uFEFF';
-// OWASP CSV injection: a cell starting with one of these is a formula to a spreadsheet.
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** Prefixes a would-be formula with an apostrophe, so spreadsheets show it as text instead of running it. */
-export function neutraliseFormula(cell: string): string {
-  return FORMULA_START.test(cell) ? `'${cell}` : cell;
-}
-
-const SIGNED_INTEGER = /^[+-]?\d+$/;
-
-/**
- * One CSV line in a dialect: every cell formula-neutralised and quoted when needed, CRLF-terminated. Cells at
- * `signedColumns` are the pipeline's own signed integers (`-100`, `+2`); they are written as they are when they
- * are exactly that, since a spreadsheet reads them as numbers, not formulas.
- */
-export function csvLine(
-  cells: readonly string[],
-  dialect: CsvDialect,
-  signedColumns: ReadonlySet<number> = new Set(),
-): string {
-  const delimiter = dialect === 'excel' ? ';' : ',';
-  const safe = (cell: string, index: number) =>
-    signedColumns.has(index) && SIGNED_INTEGER.test(cell) ? cell : neutraliseFormula(cell);
-  return `${cells.map((cell, index) => quote(safe(cell, index), delimiter)).join(delimiter)}\r\n`;
-}
-
-/** The BOM that opens a file in the Excel dialect (nothing in the standard one). */
-export const csvPreamble = (dialect: CsvDialect): string => (dialect === 'excel' ? UTF8_BOM : '');
-
-function quote(cell: string, delimiter: string): string {
-  return cell.includes('"') || cell.includes('\n') || cell.includes('\r') || cell.includes(delimiter)
-    ? `"${cell.replaceAll('"', '""')}"`
-    : cell;
-}
-
 function amount(cents: number | null, dialect: CsvDialect): string {
   if (cents === null) return '';
   const text = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
@@ -115,23 +90,6 @@ function decimal(value: number | null, dialect: CsvDialect): string {
 }
 
 const whole = (value: number | null): string => (value === null ? '' : String(value));
-
-/**
- * Headers of the input's own columns in the summary: their own names, except that a name the summary already uses
- * (an input column called `name` or `score`) gets an `input_` prefix, so every header stays unique.
- */
-export function passThroughHeaders(
-  columns: readonly string[],
-  ownColumns: readonly string[] = SUMMARY_COLUMNS,
-): string[] {
-  const taken = new Set<string>(ownColumns);
-  return columns.map((column) => {
-    let header = column;
-    while (taken.has(header.toLowerCase())) header = `input_${header}`;
-    taken.add(header.toLowerCase());
-    return header;
-  });
-}
 
 export class SummaryCsvWriter {
   readonly #passThroughHeaders: readonly string[];

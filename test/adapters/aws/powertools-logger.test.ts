@@ -1,7 +1,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CreditReportClient, RejectedError, ServiceTransport } from '../../../service-client/index.ts';
-import { createLambdaLogger, MemoryLogger } from '../../../src/adapters/aws/powertools-logger.ts';
+import { createLambdaLogger } from '../../../src/adapters/aws/powertools-logger.ts';
+import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import type { BatchStore, BureauGateway } from '../../../src/domain/ports/index.ts';
 import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
 import { createFinaliseHandler } from '../../../src/functions/finalise/finalise-handler.ts';

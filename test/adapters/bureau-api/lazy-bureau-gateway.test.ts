@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenSource } from '../../../src/adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../../../src/adapters/bureau/lazy-bureau-gateway.ts';
+import type { TokenSource } from '../../../src/domain/ports/index.ts';
 import { BureauEmulator } from '../../../tools/emulator/bureau-emulator.ts';
 import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 import { makeCpf } from '../../factories/documents.ts';

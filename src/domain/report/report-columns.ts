@@ -1,4 +1,4 @@
-import type { NormalisedReport } from '../report/index.ts';
+import type { NormalisedReport } from './normalised-report.ts';
 
 /**
  * The few figures of a report that the summary CSV shows, small enough to keep on the row item of a batch so

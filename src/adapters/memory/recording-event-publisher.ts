@@ -1,0 +1,36 @@
+import { EVENTS } from '../../contract/pipeline-definition.ts';
+import type {
+  BatchAwaitingApprovalEvent,
+  BatchCompletedEvent,
+  BudgetExhaustedEvent,
+  EventPublisher,
+  PortfolioChangedEvent,
+} from '../../domain/ports/index.ts';
+
+/** One event as a {@link RecordingEventPublisher} keeps it. */
+export type PublishedEvent =
+  | { readonly detailType: typeof EVENTS.batchCompleted; readonly detail: BatchCompletedEvent }
+  | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent }
+  | { readonly detailType: typeof EVENTS.budgetExhausted; readonly detail: BudgetExhaustedEvent }
+  | { readonly detailType: typeof EVENTS.batchAwaitingApproval; readonly detail: BatchAwaitingApprovalEvent };
+
+/** Keeps published events in memory (local runs and tests), where there is no EventBridge to send them to. */
+export class RecordingEventPublisher implements EventPublisher {
+  readonly events: PublishedEvent[] = [];
+
+  async batchCompleted(event: BatchCompletedEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.batchCompleted, detail: event });
+  }
+
+  async portfolioChanged(event: PortfolioChangedEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.portfolioChanged, detail: event });
+  }
+
+  async budgetExhausted(event: BudgetExhaustedEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.budgetExhausted, detail: event });
+  }
+
+  async batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.batchAwaitingApproval, detail: event });
+  }
+}
