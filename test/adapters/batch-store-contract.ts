@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { NewRow, Settlement, StoredReport } from '../../src/domain/batch/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
-import { distinctDocuments } from '../factories/customer-lists.ts';
+import { queuedRows } from '../factories/batch-records.ts';
 import { emulatedReport } from '../factories/normalised-reports.ts';
 
 /** A store under test and the clock it reads, which the tests move. */
@@ -14,20 +14,6 @@ export interface StoreUnderTest {
 }
 
 const LEASE_SECONDS = 30;
-
-/** Queued rows of fresh documents, numbered from 1. */
-function queuedRows(count: number): NewRow[] {
-  return distinctDocuments(count, randomUUID()).map((document, index) => ({
-    row: index + 1,
-    input: document,
-    document,
-    documentType: 'cpf',
-    state: 'queued',
-    detail: null,
-    duplicateOf: null,
-    passThrough: [`customer-${index + 1}`],
-  }));
-}
 
 function screened(document: string, fetchedAt: string): Settlement & { report: StoredReport } {
   return {
@@ -56,7 +42,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       subject = await open();
       store = subject.store;
       batchId = `batch-${randomUUID()}`;
-      rows = queuedRows(4);
+      rows = queuedRows(4, randomUUID());
       await store.createBatch({
         batchId,
         sourceBucket: 'bucket',
@@ -166,8 +152,23 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
           status: 'running',
           revision: 2,
           tokenState: 'unverified',
+          requeuing: true,
           completedAt: null,
         });
+      });
+
+      it('finalises a redriven batch only once its redrive has finished requeuing', async () => {
+        await store.claimFinalisation(batchId);
+        await store.completeBatch(batchId, 'manifest');
+        await store.reopenForRedrive(batchId);
+
+        const whileRequeuing = await store.claimFinalisation(batchId);
+        await store.finishRequeue(batchId);
+        const afterwards = await store.claimFinalisation(batchId);
+
+        expect(whileRequeuing).toBe(false);
+        expect(afterwards).toBe(true);
+        expect(await store.getBatch(batchId)).toMatchObject({ status: 'finalising', requeuing: false });
       });
 
       it('keeps a batch that must be approved waiting with its quote, until one decision lets it run', async () => {

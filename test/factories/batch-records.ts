@@ -1,4 +1,5 @@
-import type { BatchRecord, RowRecord } from '../../src/domain/batch/index.ts';
+import type { BatchRecord, NewRow, RowRecord } from '../../src/domain/batch/index.ts';
+import { distinctDocuments } from './customer-lists.ts';
 
 /** A row item as the store returns it: a queued CPF unless told otherwise. */
 export function rowRecord(overrides: Partial<RowRecord> = {}): RowRecord {
@@ -51,6 +52,7 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     quote: null,
     approval: null,
     cancelRequested: false,
+    requeuing: false,
     revision: 1,
     ingestCheckpoint: 10,
     ingestCached: 0,
@@ -58,4 +60,22 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     completedAt: null,
     ...overrides,
   };
+}
+
+/** Rows as ingest writes them: `count` fresh documents (distinct per `seed`), all queued, numbered from 1. */
+export function queuedRows(
+  count: number,
+  seed: string,
+  passThrough = (row: number) => [`customer-${row}`],
+): NewRow[] {
+  return distinctDocuments(count, seed).map((document, index) => ({
+    row: index + 1,
+    input: document,
+    document,
+    documentType: 'cpf',
+    state: 'queued',
+    detail: null,
+    duplicateOf: null,
+    passThrough: passThrough(index + 1),
+  }));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewRow } from '../../src/domain/batch/index.ts';
+import { queuedRows } from '../factories/batch-records.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
@@ -17,16 +17,7 @@ afterEach(async () => {
 async function claimedRows(pipeline: TestPipeline, count: number) {
   const { store } = pipeline.pipeline;
   const batchId = `strict-${randomUUID()}`;
-  const rows: NewRow[] = distinctDocuments(count, batchId).map((document, index) => ({
-    row: index + 1,
-    input: document,
-    document,
-    documentType: 'cpf',
-    state: 'queued',
-    detail: null,
-    duplicateOf: null,
-    passThrough: [],
-  }));
+  const rows = queuedRows(count, batchId, () => []);
   await store.createBatch({ batchId, sourceBucket: 'b', sourceKey: 'k', bureau: 'a', excelSummary: false });
   await store.writeRows(batchId, rows);
   await store.finishIngest(batchId, { rows: count, invalid: 0, duplicates: 0, toScreen: count, cached: 0 });

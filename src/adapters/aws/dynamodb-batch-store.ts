@@ -339,18 +339,23 @@ export class DynamoDbBatchStore implements BatchStore {
           Key: batchKey(batchId),
           // A refused token may have been fixed since: the next call probes it again before the fleet goes.
           UpdateExpression:
-            'SET #status = :running, tokenState = :unverified, revision = if_not_exists(revision, :one) + :one REMOVE completedAt',
+            'SET #status = :running, tokenState = :unverified, requeuing = :true, revision = if_not_exists(revision, :one) + :one REMOVE completedAt',
           ConditionExpression: batchStatusIn('reopenForRedrive').condition,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':running': 'running',
             ...batchStatusIn('reopenForRedrive').values,
             ':unverified': 'unverified',
+            ':true': true,
             ':one': 1,
           },
         }),
       ),
     );
+  }
+
+  async finishRequeue(batchId: string): Promise<void> {
+    await this.#setOnBatch(batchId, { requeuing: false });
   }
 
   async requeueFailedRow(batchId: string, row: number): Promise<boolean> {
@@ -735,10 +740,12 @@ export class DynamoDbBatchStore implements BatchStore {
           TableName: this.#table,
           Key: batchKey(batchId),
           UpdateExpression: 'SET #status = :finalising',
-          ConditionExpression: batchStatusIn('claimFinalisation').condition,
+          // Not while a redrive requeues: its counts can still fall, so "every row settled" may be momentary.
+          ConditionExpression: `${batchStatusIn('claimFinalisation').condition} AND (attribute_not_exists(requeuing) OR requeuing = :false)`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':finalising': 'finalising',
+            ':false': false,
             ...batchStatusIn('claimFinalisation').values,
           },
         }),

@@ -137,6 +137,7 @@ const batchItemSchema = z.object({
     .transform((value) => value ?? null),
   cancelRequested: z.boolean().default(false),
   revision: z.number().int().default(1),
+  requeuing: z.boolean().default(false),
   ingestCheckpoint: count,
   ingestCached: count,
   tokenState: z.enum(['unverified', 'verified', 'rejected']).default('unverified'),

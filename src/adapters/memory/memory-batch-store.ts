@@ -86,6 +86,7 @@ export class MemoryBatchStore implements BatchStore {
       quote: null,
       approval: null,
       cancelRequested: false,
+      requeuing: false,
       revision: 1,
       ingestCheckpoint: 0,
       ingestCached: 0,
@@ -155,11 +156,17 @@ export class MemoryBatchStore implements BatchStore {
     return this.#transition(batchId, 'reopenForRedrive', 'running', {
       tokenState: 'unverified',
       revision: batch.revision + 1,
+      requeuing: true,
       completedAt: null,
     });
   }
 
+  async finishRequeue(batchId: string): Promise<void> {
+    this.#updateBatch(batchId, () => ({ requeuing: false }));
+  }
+
   async claimFinalisation(batchId: string): Promise<boolean> {
+    if (this.#batches.get(batchId)?.requeuing) return false;
     return this.#transition(batchId, 'claimFinalisation', 'finalising', {});
   }
 

@@ -140,8 +140,10 @@ export type RedriveOutcome =
  * Sends a completed batch's failed rows back to the queue with fresh attempts (a fixed token, an upstream that
  * recovered). The batch runs again under the next revision; when the last row settles, the finaliser rewrites
  * the summary and the other results and writes the manifest with that revision, then announces it again. Rows
- * already screened are not touched, so nothing is charged twice. Safe to repeat after an interruption: rows left
- * queued by an interrupted redrive get their messages again (a duplicate message is harmless).
+ * already screened are not touched, so nothing is charged twice. While it sends rows back the batch is marked
+ * `requeuing` and cannot be finalised (its counts still fall as rows leave `failed`), whoever settles or sweeps
+ * meanwhile. Safe to repeat after an interruption, and needed then, since the mark stays: rows left queued by an
+ * interrupted redrive get their messages again (a duplicate message is harmless).
  */
 export async function redriveBatch(batchId: string, deps: BatchControlDependencies): Promise<RedriveOutcome> {
   const { store, queue, logger } = deps;
@@ -181,6 +183,8 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
       await queue.sendWork(messages.slice(start, start + SEND_BATCH));
     requeued += messages.length;
   }
+  // Only now may the batch be finalised: until every failed row was back in the queue, the counts could still fall.
+  await store.finishRequeue(batchId);
   // Nothing could be sent back (rows without a document are failed for good): finish the revision at once.
   await finaliseIfLast(batchId, deps);
   logger.info('batch redriven', { batchId, requeued, revision });

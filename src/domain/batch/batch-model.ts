@@ -74,6 +74,11 @@ export interface BatchRecord {
   readonly cancelRequested: boolean;
   /** 1, then one more for each redrive (the manifest carries it). */
   readonly revision: number;
+  /**
+   * A redrive is sending the failed rows back. Until it is done the counts can still fall (a requeued row stops
+   * counting as failed), so the batch must not be finalised even when every row looks settled.
+   */
+  readonly requeuing: boolean;
   /** Last data row whose item is written and whose message is sent (resuming an interrupted ingest). */
   readonly ingestCheckpoint: number;
   /** Rows settled as `cached` by ingest up to the checkpoint (a fresh stored report was reused). */

@@ -85,11 +85,17 @@ export interface BatchRecords {
   decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean>;
   /** Records that the batch is being cancelled (before its rows are). */
   markCancelRequested(batchId: string): Promise<void>;
-  /** Puts a completed batch back to running for a redrive, with the next revision; false unless it was completed. */
-  reopenForRedrive(batchId: string): Promise<boolean>;
   /**
-   * Becomes the one finaliser of a running batch; false for everyone else. The caller has checked, on a read of
-   * the batch, that every row is settled: counts only grow while a batch runs, so that read cannot be early.
+   * Puts a completed batch back to running for a redrive, with the next revision, marked `requeuing`; false unless
+   * it was completed.
+   */
+  reopenForRedrive(batchId: string): Promise<boolean>;
+  /** Ends a redrive's requeuing: from now on the batch may be finalised when its rows are settled. */
+  finishRequeue(batchId: string): Promise<void>;
+  /**
+   * Becomes the one finaliser of a running batch that is not requeuing; false for everyone else. The caller has
+   * checked, on a read of the batch, that every row is settled: outside a redrive's requeuing, counts only grow
+   * while a batch runs, so that read cannot be early.
    */
   claimFinalisation(batchId: string): Promise<boolean>;
   /** Marks the batch done; true only for the one caller that made the change (who then announces it). */
