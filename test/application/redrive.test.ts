@@ -3,6 +3,7 @@ import { MemoryBatchStore } from '../../src/adapters/memory/memory-batch-store.t
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { redriveBatch } from '../../src/application/batch-control/batch-control.ts';
 import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
+import { resumeInterruptedBatches } from '../../src/application/sweeper/sweep-stuck-rows.ts';
 import { queuedRows } from '../factories/batch-records.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
 
@@ -67,5 +68,24 @@ describe('redriveBatch', () => {
       revision: 2,
       requeuing: false,
     });
+  });
+
+  it('is finished by the next local resume when it was interrupted halfway', async () => {
+    const store = new MemoryBatchStore();
+    const queue = new RecordingWorkQueue();
+    const batchId = await completedBatch(store, queue, 4);
+    // The redrive reopened the batch and sent one row back, then its process died.
+    await store.reopenForRedrive(batchId);
+    await store.requeueFailedRow(batchId, 1);
+
+    await resumeInterruptedBatches({
+      store,
+      queue,
+      logger: new MemoryLogger(),
+      settings: { stuckClaimSeconds: 60 },
+    });
+
+    expect(queue.work.map((message) => message.row).sort()).toEqual([1, 2, 3, 4]);
+    expect(await store.getBatch(batchId)).toMatchObject({ status: 'running', requeuing: false, failed: 0 });
   });
 });

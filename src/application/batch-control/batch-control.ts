@@ -8,6 +8,7 @@ import {
   type ApprovalDecision,
   type BatchRecord,
   CANCELLED_DETAIL,
+  laneOfBatch,
   NOT_APPROVED_DETAIL,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
@@ -120,7 +121,7 @@ export async function decideBatchApproval(
     return { outcome: 'not_awaiting_approval', batchId, status: batch.status };
   const rows =
     decision === 'approved'
-      ? await sendQueuedRows(batch, deps)
+      ? await sendQueuedRows({ ...batch, lane: laneOfBatch(batch) }, deps)
       : await withholdQueuedRows(batchId, { outcome: 'not_queried', reason: NOT_APPROVED_DETAIL }, deps);
   if (decision === 'approved') await finaliseIfLast(batchId, deps);
   deps.logger.info(`batch ${decision}`, { batchId, rows });
@@ -178,6 +179,7 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
         row: row.row,
         document: row.document as string,
         bureau: batch.bureau,
+        lane: laneOfBatch(batch),
       }));
     for (let start = 0; start < messages.length; start += SEND_BATCH)
       await queue.sendWork(messages.slice(start, start + SEND_BATCH));

@@ -10,7 +10,7 @@ const SEND_CHUNK = 500;
  * interruption: a row that gets two messages is claimed once (the second finds it claimed or settled).
  */
 export async function sendQueuedRows(
-  batch: { readonly batchId: string; readonly bureau: Bureau; readonly lane?: DeliveryLane },
+  batch: { readonly batchId: string; readonly bureau: Bureau; readonly lane: DeliveryLane },
   deps: { readonly store: Pick<BatchRows, 'rows'>; readonly queue: WorkQueue },
 ): Promise<number> {
   let sent = 0;
@@ -29,7 +29,7 @@ export async function sendQueuedRows(
         row: row.row,
         document: row.document,
         bureau: batch.bureau,
-        ...(batch.lane ? { lane: batch.lane } : {}),
+        lane: batch.lane,
       });
       if (pending.length >= SEND_CHUNK) await send();
     }

@@ -4,6 +4,7 @@ import {
   type BatchRecord,
   type ClaimedRow,
   isScreening,
+  laneOfBatch,
   stuckClaimsBefore,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
@@ -86,7 +87,13 @@ export async function resumeInterruptedBatches(deps: SweeperDependencies): Promi
     );
     const rows: Requeue[] = [];
     for await (const page of deps.store.rows(batch.batchId)) {
-      for (const row of page.filter(awaitsScreening)) {
+      for (const row of page) {
+        // A redrive stopped halfway: its remaining failed rows go back too, as the redrive would have sent them.
+        const redriven =
+          batch.requeuing && row.state === 'failed' && row.document !== null
+            ? await deps.store.requeueFailedRow(batch.batchId, row.row)
+            : false;
+        if (!redriven && !awaitsScreening(row)) continue;
         rows.push({
           row: row.row,
           document: row.document as string,
@@ -94,6 +101,8 @@ export async function resumeInterruptedBatches(deps: SweeperDependencies): Promi
         });
       }
     }
+    // Every failed row is back in the queue: the redrive's revision may now be finalised.
+    if (batch.requeuing) await deps.store.finishRequeue(batch.batchId);
     return rows;
   });
   return { ...report, finalisations: finalising.length };
@@ -152,6 +161,7 @@ async function requeue(
     row: row.row,
     document: row.document,
     bureau: batch.bureau,
+    lane: laneOfBatch(batch),
   }));
   for (let start = 0; start < messages.length; start += SEND_CHUNK)
     await deps.queue.sendWork(messages.slice(start, start + SEND_CHUNK));

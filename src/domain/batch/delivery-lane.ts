@@ -34,6 +34,16 @@ export function deliveryLaneFor(source: {
 }
 
 /**
+ * The lane of a batch already written, for every message sent after ingest (an approval, the sweeper, a resume, a
+ * redrive): the same lane as its first messages, so a re-sent priority row stays ahead and a scheduled run's rows
+ * stay in the scheduled tenant.
+ */
+export const laneOfBatch = (batch: {
+  readonly sourceKey: string;
+  readonly portfolio: string | null;
+}): DeliveryLane => deliveryLaneFor({ key: batch.sourceKey, portfolio: batch.portfolio });
+
+/**
  * The SQS `MessageGroupId` of a work message on the fair queue, or undefined for none (a tenant of its own). A
  * message without a lane (a sweeper's or redrive's re-send) is grouped with its batch.
  */
