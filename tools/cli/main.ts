@@ -19,7 +19,7 @@ function refusalLine(message: string): string {
 }
 
 /** Builds the `credit-screen` program; commands register themselves so each lives in its own file. */
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('credit-screen')
     .description('Batch credit screening of Brazilian CPF/CNPJ lists')
     // Commander's own errors (an unknown option, a value an option refuses) are shown like ours: one line.

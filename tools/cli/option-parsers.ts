@@ -57,7 +57,7 @@ export function priceInBrl(name: string, maximum: number) {
  * for a token) and rates far below this one wait longer between requests than a timer can count (Node's timers
  * stop at about 24.8 days).
  */
-export const MINIMUM_REQUEST_RATE = 0.01;
+const MINIMUM_REQUEST_RATE = 0.01;
 
 /** A rate in requests per second: a finite number of at least {@link MINIMUM_REQUEST_RATE}. */
 export function requestRate(name: string) {

@@ -114,7 +114,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
  * The local pipeline on the state directory. With `workers`, its workers and finaliser run (and call the bureau
  * at `bureauBaseUrl`) while the connection is open; without, only the stores are used.
  */
-export async function connectToLocalState(
+async function connectToLocalState(
   stateDirectory: string,
   workers: { readonly bureauBaseUrl: string; readonly token: string } | null,
 ): Promise<PipelineConnection> {

@@ -12,7 +12,7 @@ import { CliError } from './cli-error.ts';
 import { nonNegativeNumber } from './option-parsers.ts';
 
 /** Where `credit-screen emulator` listens by default, so the AI commands work against it with no setup. */
-export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8787';
+const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8787';
 
 export interface ConnectionOptions {
   readonly baseUrl: string;
@@ -82,7 +82,7 @@ const LABEL_FIELDS = [
 ];
 
 /** Human output: a list becomes one line per item (its identifying fields), an object `field: value` lines. */
-export function formatForPeople(value: unknown): string {
+function formatForPeople(value: unknown): string {
   if (Array.isArray(value)) {
     if (value.length === 0) return '(none)';
     return value

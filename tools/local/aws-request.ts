@@ -19,7 +19,7 @@ export interface AwsCall {
   readonly schedule?: { readonly group: string; readonly name: string };
 }
 
-export class AwsRequestError extends Error {
+class AwsRequestError extends Error {
   override readonly name = 'AwsRequestError';
 }
 
@@ -33,7 +33,7 @@ export const readBody = (message: IncomingMessage): Promise<Buffer> =>
   });
 
 /** The signing name in a SigV4 `Authorization` header's credential scope: every SDK request carries it. */
-export function signingService(authorization: string | undefined): AwsService {
+function signingService(authorization: string | undefined): AwsService {
   const service = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\/aws4_request/.exec(authorization ?? '')?.[1];
   if (service === undefined || !AWS_SERVICES.includes(service))
     throw new AwsRequestError(`an AWS call of an unknown service: ${service ?? 'unsigned'}`);

@@ -32,7 +32,7 @@ export interface BundledFunctionOptions {
   readonly providedModules?: string;
 }
 
-export class FunctionInvocationError extends Error {
+class FunctionInvocationError extends Error {
   override readonly name = 'FunctionInvocationError';
 }
 

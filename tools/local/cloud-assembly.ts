@@ -23,7 +23,7 @@ export interface BundledFunctionDefinition {
   readonly properties: Record<string, unknown>;
 }
 
-export class CloudAssemblyError extends Error {
+class CloudAssemblyError extends Error {
   override readonly name = 'CloudAssemblyError';
 }
 

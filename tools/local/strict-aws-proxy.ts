@@ -47,7 +47,7 @@ export interface StrictModeOptions {
 }
 
 /** Fault rates (probability per request, 0–1) by service; `operations` restricts them to those operations. */
-export interface StrictFaults {
+interface StrictFaults {
   readonly dynamodb?: {
     readonly throughputExceeded?: number;
     readonly throttling?: number;
@@ -65,7 +65,7 @@ export interface StrictFaults {
   };
 }
 
-export type StrictFaultKind =
+type StrictFaultKind =
   | 'dynamodb.ProvisionedThroughputExceededException'
   | 'dynamodb.ThrottlingException'
   | 'dynamodb.InternalServerError'
@@ -100,7 +100,7 @@ export interface StrictAwsProxyOptions extends StrictModeOptions {
   readonly keyAttributes: readonly string[];
 }
 
-export class StrictAwsProxyError extends Error {
+class StrictAwsProxyError extends Error {
   override readonly name = 'StrictAwsProxyError';
 }
 

@@ -152,7 +152,7 @@ const reportItemSchema = z.object({
   rawKey: z.string(),
 });
 
-export class StoredItemError extends Error {
+class StoredItemError extends Error {
   override readonly name = 'StoredItemError';
 }
 

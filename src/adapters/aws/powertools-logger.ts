@@ -8,7 +8,7 @@ import type { Logger } from '../../domain/ports/index.ts';
  * whatever a use case logs (a normalisation warning quoting a registration field, an error message with a document
  * in it), no document leaves unmasked and no personal field leaves at all. The keys are Powertools' own.
  */
-export class MaskingLogFormatter extends LogFormatter {
+class MaskingLogFormatter extends LogFormatter {
   override formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
     const context = attributes.lambdaContext;
     const base: LogAttributes = {

@@ -16,7 +16,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** Text as HTML text or attribute value: a customer's `<script>` or `"><img onerror=…>` stays text. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
 }
 

@@ -1,12 +1,10 @@
 export {
   DEFAULT_REPORT_LANGUAGE,
-  isReportLanguage,
   REPORT_LANGUAGES,
   type ReportLanguage,
 } from '../../domain/batch-report/report-language.ts';
-export { escapeHtml } from './html.ts';
+
 export {
-  type BatchReportInput,
   REPORT_CONTENT_SECURITY_POLICY,
   type ReportManifest,
   renderBatchReport,

@@ -11,7 +11,7 @@ import {
 import type { BatchStore, Logger, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 
-export interface SweeperSettings {
+interface SweeperSettings {
   /** How long after its lease ran out a claimed row counts as stuck (see `stuckClaimSeconds`). */
   readonly stuckClaimSeconds: number;
   /** How many of the newest batches a sweep looks at. @default 1000 */

@@ -22,7 +22,7 @@ export const NOT_APPROVED_DETAIL = 'not queried: the batch was not approved';
  * Whether the bureau token has been seen to work for this batch. Until it has, only one request at a time (the
  * probe) may go out, so a wrong token costs one request, not a worker fleet's worth.
  */
-export type TokenState = 'unverified' | 'verified' | 'rejected';
+type TokenState = 'unverified' | 'verified' | 'rejected';
 
 export interface FileFailure {
   readonly code: string;

@@ -6,7 +6,7 @@
  * 5xx is not. A call that got no answer at all (a timeout after the request was sent, a crash of ours between the
  * answer and its persistence) may or may not have been charged: that is `charge_unknown`.
  */
-export const CHARGE_STATES = ['charged', 'not_charged', 'charge_unknown'] as const;
+const CHARGE_STATES = ['charged', 'not_charged', 'charge_unknown'] as const;
 export type ChargeState = (typeof CHARGE_STATES)[number];
 
 /** What a row's history says about the bureau's charges for it. */

@@ -20,7 +20,7 @@ export const DELIVERY_LANES = ['priority', 'upload', 'scheduled'] as const;
 export type DeliveryLane = (typeof DELIVERY_LANES)[number];
 
 /** Folder, right under the bureau's, that asks for the priority lane: `incoming/a/priority/list.csv`. */
-export const PRIORITY_FOLDER = 'priority';
+const PRIORITY_FOLDER = 'priority';
 
 /** The lane of a batch, from what started it: the upload's key, or the portfolio it re-screens. */
 export function deliveryLaneFor(source: {

@@ -6,12 +6,9 @@ export {
 } from './check-digits.ts';
 export { formatDocument, maskDocument } from './format-document.ts';
 export type {
-  ColumnEvidence,
   DocumentCheck,
   DocumentType,
-  InvalidDocument,
   RejectionCode,
-  ValidDocument,
 } from './parse-document.ts';
 export { parseDocument } from './parse-document.ts';
 export { maskPersonalDataInText, REDACTED, redactForLog } from './redact-for-logs.ts';

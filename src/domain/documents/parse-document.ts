@@ -14,7 +14,7 @@ export type RejectionCode =
   | 'wrong_type';
 
 /** A value that is a CPF or a CNPJ, in normalised form (bare, uppercase). */
-export interface ValidDocument {
+interface ValidDocument {
   readonly valid: true;
   readonly document: string;
   readonly type: DocumentType;
@@ -23,7 +23,7 @@ export interface ValidDocument {
 }
 
 /** A value that cannot be screened, with a short reason a person understands. */
-export interface InvalidDocument {
+interface InvalidDocument {
   readonly valid: false;
   readonly code: RejectionCode;
   readonly reason: string;

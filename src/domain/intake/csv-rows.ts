@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import { CustomerListError } from './customer-list-errors.ts';
 
 /** A row longer than this is not a customer record: an unbalanced quote, or a file that is not a CSV at all. */
-export const MAX_ROW_CHARACTERS = 1 << 20;
+const MAX_ROW_CHARACTERS = 1 << 20;
 
 export type LineBreak = '\n' | '\r\n' | '\r';
 

@@ -23,7 +23,7 @@ const EITHER_HEADER_ALIASES = new Set([
   'numerododocumento',
 ]);
 
-export function foldHeader(header: string): string {
+function foldHeader(header: string): string {
   return header
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
@@ -32,15 +32,11 @@ export function foldHeader(header: string): string {
 }
 
 /** What a header says its column holds, or null when it does not name a document column. */
-export function documentHeaderHolds(header: string): ColumnHolds | null {
+function documentHeaderHolds(header: string): ColumnHolds | null {
   const folded = foldHeader(header);
   if (CPF_HEADER_ALIASES.has(folded)) return 'cpf';
   if (CNPJ_HEADER_ALIASES.has(folded)) return 'cnpj';
   return EITHER_HEADER_ALIASES.has(folded) ? 'either' : null;
-}
-
-export function isDocumentHeader(header: string): boolean {
-  return documentHeaderHolds(header) !== null;
 }
 
 /** Digits and the punctuation of written documents, or Excel's scientific notation: a value, not a header. */

@@ -1,5 +1,5 @@
 /** Field separators seen in customer lists; Brazilian Excel writes `;` because `,` is the decimal separator. */
-export const CANDIDATE_DELIMITERS = [';', ',', '\t', '|'] as const;
+const CANDIDATE_DELIMITERS = [';', ',', '\t', '|'] as const;
 export type Delimiter = (typeof CANDIDATE_DELIMITERS)[number];
 
 const MIN_PRESENCE = 0.6;

@@ -25,11 +25,6 @@ export interface ChangeThresholds {
 
 export const DEFAULT_CHANGE_THRESHOLDS: ChangeThresholds = { scorePoints: 50 };
 
-export function validateChangeThresholds(thresholds: ChangeThresholds): void {
-  if (!(Number.isFinite(thresholds.scorePoints) && thresholds.scorePoints >= 1))
-    throw new RangeError(`change threshold scorePoints must be ≥ 1, got ${thresholds.scorePoints}`);
-}
-
 /**
  * One change of one document between two reports. `before` and `after` are the compared values as text (counts,
  * scores, registration statuses); `delta` is the signed difference for numbers and empty otherwise.

@@ -31,7 +31,7 @@ export const portfolioKeys = (name: string) => ({
 const SCHEDULE_EXPRESSION = /^(cron\((\S+\s+){5}\S+\)|rate\(\d+\s+(minute|minutes|hour|hours|day|days)\))$/;
 
 /** A portfolio's settings, as `portfolios/<name>.json` gives them. Every field is optional. */
-export const portfolioSettingsSchema = z.strictObject({
+const portfolioSettingsSchema = z.strictObject({
   /** `cron(…)` or `rate(…)`, in EventBridge Scheduler syntax. */
   schedule: z
     .string()

@@ -1,10 +1,8 @@
 export * from './brazilian-formats.ts';
 export {
   MalformedReportError,
-  type NormaliseContext,
   normaliseCreditReport,
   normaliseUnidentifiedReport,
-  type UnidentifiedReport,
 } from './normalise-report.ts';
 export type * from './normalised-report.ts';
 export * from './raw-credit-report.ts';

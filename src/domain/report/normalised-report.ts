@@ -61,7 +61,7 @@ export interface Subject {
   readonly otherFields: Readonly<Record<string, string>>;
 }
 
-export interface Address {
+interface Address {
   readonly street: string | null;
   readonly district: string | null;
   readonly city: string | null;

@@ -119,7 +119,7 @@ export const companyParticipationSchema = z.looseObject({
   dataEntrada: z.string(),
 });
 
-export const creditQueryBureauASchema = z.looseObject({
+const creditQueryBureauASchema = z.looseObject({
   resumoConsulta: queryResumeSchema,
   dadosCadastrais: z.union([personBureauASchema, companyBureauASchema, emptyRegistration]),
   score: scoreSchema,
@@ -130,7 +130,7 @@ export const creditQueryBureauASchema = z.looseObject({
   historicoConsultas: z.array(queryHistoryItemSchema),
 });
 
-export const creditQueryBureauBSchema = z.looseObject({
+const creditQueryBureauBSchema = z.looseObject({
   resumoConsulta: queryResumeSchema,
   dadosCadastrais: z.union([personBureauBSchema, emptyRegistration]),
   score: scoreSchema,
@@ -148,7 +148,7 @@ export const queryReturnSchema = z.looseObject({
 });
 
 /** A successful response. Besides these, the envelope has a field named after the service, holding a docs URL. */
-export function creditReportEnvelopeSchema<Query extends z.ZodType>(query: Query) {
+function creditReportEnvelopeSchema<Query extends z.ZodType>(query: Query) {
   return z.looseObject({
     status: z.literal('sucesso'),
     dados: z.looseObject({ consultaCredito: query, resumoRetorno: queryReturnSchema }),
@@ -161,9 +161,6 @@ export const creditReportBureauBSchema = creditReportEnvelopeSchema(creditQueryB
 export type CreditReportBureauA = z.infer<typeof creditReportBureauASchema>;
 export type CreditReportBureauB = z.infer<typeof creditReportBureauBSchema>;
 export type RawCreditReport = CreditReportBureauA | CreditReportBureauB;
-
-/** The error body of the credit queries (HTTP 400, e.g. `Token inválido!`). */
-export const creditQueryErrorSchema = z.looseObject({ status: z.string(), message: z.string().optional() });
 
 /** Success is the literal `sucesso` in the body, whatever the HTTP status (the legacy rule). */
 export const SUCCESS_STATUS = 'sucesso';

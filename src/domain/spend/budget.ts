@@ -46,7 +46,7 @@ export function maxChargesOf(metadata: Readonly<Record<string, string>>): number
 export const SPENDING_CAP_ALERT = 'spending cap alert';
 
 /** Shares of a cap at which the pipeline says so (an event, a log line an alarm watches). */
-export const ALERT_PERCENTS = [80, 100] as const;
+const ALERT_PERCENTS = [80, 100] as const;
 
 /**
  * The alerts a reservation that brought a cap's use to `used` raises: a threshold is crossed by exactly one

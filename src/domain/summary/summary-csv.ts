@@ -9,7 +9,7 @@ import type { DocumentType } from '../documents/index.ts';
 import type { Bureau } from '../report/index.ts';
 import type { ReportColumns } from '../report/report-columns.ts';
 
-export { type CsvDialect, csvLine, csvPreamble, neutraliseFormula } from '../csv/csv-format.ts';
+export { type CsvDialect, neutraliseFormula } from '../csv/csv-format.ts';
 
 /** Final status of an input row: every row of every file ends in exactly one. */
 export const ROW_STATUSES = [

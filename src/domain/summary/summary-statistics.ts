@@ -50,10 +50,10 @@ export function bandIndex(bands: readonly Band[], value: number): number {
 }
 
 /** Statuses whose reasons are worth grouping: each names why a row was not screened. */
-export const REASONED_STATUSES = ['invalid_document', 'failed', 'cancelled'] as const;
+const REASONED_STATUSES = ['invalid_document', 'failed', 'cancelled'] as const;
 export type ReasonedStatus = (typeof REASONED_STATUSES)[number];
 
-export interface ReasonGroup {
+interface ReasonGroup {
   readonly status: ReasonedStatus;
   readonly reason: string;
   readonly count: number;
@@ -141,7 +141,7 @@ export interface StatisticsLimits {
   readonly examplesPerReason: number;
 }
 
-export const DEFAULT_STATISTICS_LIMITS: StatisticsLimits = {
+const DEFAULT_STATISTICS_LIMITS: StatisticsLimits = {
   customers: 15,
   changes: 30,
   reasons: 40,
