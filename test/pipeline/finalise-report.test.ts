@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments } from '../../src/application/worker/screen-documents.ts';
@@ -58,8 +59,10 @@ async function screenedBatch(): Promise<string> {
     queue,
     visibility: new RecordingVisibility(),
     logger: new MemoryLogger(),
-    bureau: new CreditReportClient(
-      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+    bureau: new CreditReportGateway(
+      new CreditReportClient(
+        new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+      ),
     ),
     settings: workerSettings(test.pipeline.settings),
   });

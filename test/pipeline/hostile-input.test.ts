@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { MemoryLogger } from '../../src/adapters/aws/powertools-logger.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { utf8, utf16be, utf16le, windows1252 } from '../factories/byte-sources.ts';
@@ -188,8 +189,8 @@ describe('formula injection through the whole pipeline', () => {
     // A bureau whose registration name is a spreadsheet formula.
     full = await startTestPipeline({
       bureau: (emulator) => {
-        const real = new CreditReportClient(
-          new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
+        const real = new CreditReportGateway(
+          new CreditReportClient(new ServiceTransport({ baseUrl: emulator.url, token: emulator.token })),
         );
         const hostile: BureauGateway = {
           fetchReport: async (...args) => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenSource } from '../../../src/adapters/aws/secrets-manager-token.ts';
-import { LazyBureauGateway } from '../../../src/adapters/bureau/lazy-bureau-gateway.ts';
+import {
+  type BureauTokenSource,
+  LazyBureauGateway,
+} from '../../../src/adapters/bureau/lazy-bureau-gateway.ts';
 import { BureauEmulator } from '../../../tools/emulator/bureau-emulator.ts';
 import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 import { makeCpf } from '../../factories/documents.ts';
@@ -10,7 +12,7 @@ let emulator: BureauEmulator;
 const random = new SeededRandom('lazy-bureau-gateway');
 
 /** A token source that fails its first `failures` reads (a Secrets Manager outage or AccessDenied), then answers. */
-class FlakyTokenSource implements TokenSource {
+class FlakyTokenSource implements BureauTokenSource {
   reads = 0;
   constructor(private failures: number) {}
   async token(): Promise<string> {
