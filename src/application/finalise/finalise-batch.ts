@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { resultKeys } from '../../contract/pipeline-definition.ts';
+import { duplicateTargetsKey, resultKeys } from '../../contract/pipeline-definition.ts';
 import {
   type BatchCounts,
   type BatchRecord,
@@ -31,7 +31,6 @@ import {
   type SummaryStatus,
 } from '../../domain/summary/index.ts';
 import { DEFAULT_REPORT_LANGUAGE, type ReportLanguage, renderBatchReport } from '../batch-report/index.ts';
-import { duplicateTargetsKey } from '../ingest/ingest-upload.ts';
 
 export interface FinaliseDependencies {
   readonly store: BatchStore;
