@@ -408,7 +408,8 @@ export const answerKey = (bureau: Bureau, batchId: string, row: number): string 
  * Key of a batch's list of rows that have duplicates: the ingest writes it, the finaliser repeats those rows'
  * report columns on their duplicates.
  */
-export const duplicateTargetsKey = (batchId: string): string => `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
+export const duplicateTargetsKey = (batchId: string): string =>
+  `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
 
 /**
  * The key under which the command line uploads a customer list: `incoming/<bureau>/<UTC time>-<nonce>.<ext>`,

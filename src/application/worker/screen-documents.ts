@@ -25,6 +25,7 @@ import type {
   Logger,
   MessageVisibility,
   ObjectStore,
+  QueueRecord,
   RateLimiter,
   RowRelease,
   WorkQueue,
@@ -67,12 +68,6 @@ export interface WorkerDependencies {
   readonly settings: WorkerSettings;
   readonly now?: () => number;
   readonly random?: () => number;
-}
-
-export interface QueueRecord {
-  readonly messageId: string;
-  readonly receiptHandle: string;
-  readonly body: string;
 }
 
 /** What became of one message: done (delete it), or back to the queue after `delaySeconds`. */

@@ -214,6 +214,13 @@ export interface WorkQueue {
   sendFinalise(message: FinaliseMessage): Promise<void>;
 }
 
+/** One queue message as delivered to a function (the worker's and the dead-letter settler's input). */
+export interface QueueRecord {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly body: string;
+}
+
 /** Changes when an SQS message becomes visible again: the retry delay of a document. */
 export interface MessageVisibility {
   delay(receiptHandle: string, seconds: number): Promise<void>;
