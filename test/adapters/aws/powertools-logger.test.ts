@@ -2,6 +2,10 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CreditReportClient, RejectedError, ServiceTransport } from '../../../service-client/index.ts';
 import { createLambdaLogger, MemoryLogger } from '../../../src/adapters/aws/powertools-logger.ts';
+import {
+  CreditReportGateway,
+  type CreditReportSource,
+} from '../../../src/adapters/bureau/credit-report-gateway.ts';
 import type { BatchStore, BureauGateway } from '../../../src/domain/ports/index.ts';
 import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
 import { createFinaliseHandler } from '../../../src/functions/finalise/finalise-handler.ts';
@@ -125,7 +129,8 @@ describe('the worker, ingest and finaliser error paths, logged through the Lambd
         const real = new CreditReportClient(
           new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
         );
-        const hostile: BureauGateway = {
+        // The client's own error, as the real adapter translates it for the worker.
+        const hostile: CreditReportSource = {
           fetchReport: async (bureau, document, options) => {
             if (document === '01234567890') {
               throw new RejectedError(
@@ -140,7 +145,7 @@ describe('the worker, ingest and finaliser error paths, logged through the Lambd
             return { ...response, body };
           },
         };
-        return hostile;
+        return new CreditReportGateway(hostile);
       },
     });
   }, 60_000);
