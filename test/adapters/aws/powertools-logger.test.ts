@@ -6,7 +6,7 @@ import {
   CreditReportGateway,
   type CreditReportSource,
 } from '../../../src/adapters/bureau/credit-report-gateway.ts';
-import type { BatchStore, BureauGateway } from '../../../src/domain/ports/index.ts';
+import type { BatchStore } from '../../../src/domain/ports/index.ts';
 import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
 import { createFinaliseHandler } from '../../../src/functions/finalise/finalise-handler.ts';
 import { bureauResponse, creditSection } from '../../factories/bureau-responses.ts';
