@@ -405,6 +405,13 @@ export const answerKey = (bureau: Bureau, batchId: string, row: number): string 
   `${S3_LAYOUT.raw}${bureau}/${batchId}/${row}.json`;
 
 /**
+ * Key of a batch's list of rows that have duplicates: the ingest writes it, the finaliser repeats those rows'
+ * report columns on their duplicates.
+ */
+export const duplicateTargetsKey = (batchId: string): string =>
+  `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
+
+/**
  * The key under which the command line uploads a customer list: `incoming/<bureau>/<UTC time>-<nonce>.<ext>`,
  * e.g. `incoming/a/20261123T194400123Z-3f9a1c2b7d4e.csv`. Made of opaque parts only: a file name can be a
  * document (`529.982.247-25.csv`) or hold line breaks and escape sequences, and keys end up in manifests,

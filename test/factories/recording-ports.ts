@@ -1,6 +1,5 @@
-import type { QueueRecord } from '../../src/application/worker/screen-documents.ts';
 import type { FinaliseMessage, WorkMessage } from '../../src/domain/batch/index.ts';
-import type { MessageVisibility, WorkQueue } from '../../src/domain/ports/index.ts';
+import type { MessageVisibility, QueueRecord, WorkQueue } from '../../src/domain/ports/index.ts';
 
 /** A work queue that keeps what is sent, so a test decides when (and how often) each message is delivered. */
 export class RecordingWorkQueue implements WorkQueue {

@@ -1,11 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CreditReportClient,
-  OversizedResponseError,
-  ServiceTransport,
-  TransientError,
-} from '../../service-client/index.ts';
+import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
 import { settleDeadLetters } from '../../src/application/dead-letter/settle-dead-letters.ts';
@@ -13,6 +9,7 @@ import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts'
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments, type WorkerSettings } from '../../src/application/worker/screen-documents.ts';
 import type { WorkMessage } from '../../src/domain/batch/index.ts';
+import { BureauCallError } from '../../src/domain/bureau/index.ts';
 import type { BatchStore, BureauGateway } from '../../src/domain/ports/index.ts';
 import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
@@ -26,8 +23,10 @@ let test: MemoryPipeline;
 let bureau: BureauGateway;
 beforeAll(async () => {
   test = await startMemoryPipeline();
-  bureau = new CreditReportClient(
-    new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+  bureau = new CreditReportGateway(
+    new CreditReportClient(
+      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+    ),
   );
 }, 60_000);
 afterAll(async () => {
@@ -356,7 +355,7 @@ describe('a paid answer is never bought again because of us', () => {
         const response = await bureau.fetchReport(bureauName, document, options);
         if (document !== timingOut.document || timedOut) return response;
         timedOut = true;
-        throw new TransientError('no complete response within 2000 ms', null, null);
+        throw new BureauCallError('no complete response within 2000 ms', { kind: 'transient', status: null });
       },
     };
     const deps = workerDeps(queue, { bureau: late });
@@ -395,7 +394,11 @@ describe('a paid answer is never bought again because of us', () => {
     const { batchId } = await ingest();
     const oversized: BureauGateway = {
       fetchReport: async () => {
-        throw new OversizedResponseError(200, 1024 * 1024);
+        throw new BureauCallError('response larger than 1048576 bytes; not read', {
+          kind: 'oversized',
+          status: 200,
+          maxBytes: 1024 * 1024,
+        });
       },
     };
     const deps = workerDeps(queue, { bureau: oversized });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
@@ -149,8 +150,8 @@ describe('fault injection on the whole local pipeline', () => {
     test = await startTestPipeline({
       strict: AWS_FAULTS,
       bureau: (emulator) => {
-        const real = new CreditReportClient(
-          new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
+        const real = new CreditReportGateway(
+          new CreditReportClient(new ServiceTransport({ baseUrl: emulator.url, token: emulator.token })),
         );
         const crashing: BureauGateway = {
           fetchReport: async (bureau, document, options) => {

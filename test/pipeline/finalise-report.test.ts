@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
@@ -58,8 +59,10 @@ async function screenedBatch(): Promise<string> {
     queue,
     visibility: new RecordingVisibility(),
     logger: new MemoryLogger(),
-    bureau: new CreditReportClient(
-      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+    bureau: new CreditReportGateway(
+      new CreditReportClient(
+        new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+      ),
     ),
     settings: workerSettings(test.pipeline.settings),
   });

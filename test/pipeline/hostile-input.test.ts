@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
@@ -188,8 +189,8 @@ describe('formula injection through the whole pipeline', () => {
     // A bureau whose registration name is a spreadsheet formula.
     full = await startTestPipeline({
       bureau: (emulator) => {
-        const real = new CreditReportClient(
-          new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
+        const real = new CreditReportGateway(
+          new CreditReportClient(new ServiceTransport({ baseUrl: emulator.url, token: emulator.token })),
         );
         const hostile: BureauGateway = {
           fetchReport: async (...args) => {

@@ -2,13 +2,15 @@ import { type BureauEndpoints, CreditReportClient } from '../../../service-clien
 import { ServiceTransport, type ServiceTransportConfig } from '../../../service-client/http-transport.ts';
 import type { BureauGateway, BureauResponse, TokenSource } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
+import { CreditReportGateway } from './credit-report-gateway.ts';
 
 /**
  * The bureau client, built on first use once the token has been read (from Secrets Manager in AWS), then kept for
  * the life of the container so its connections stay alive between invocations. A failed token read is not kept.
+ * Its failures are the domain's `BureauCallError` (see {@link CreditReportGateway}).
  */
 export class LazyBureauGateway implements BureauGateway {
-  #client: Promise<CreditReportClient> | undefined;
+  #client: Promise<BureauGateway> | undefined;
 
   constructor(
     private readonly tokenSource: TokenSource,
@@ -24,7 +26,10 @@ export class LazyBureauGateway implements BureauGateway {
     this.#client ??= this.tokenSource
       .token()
       .then(
-        (token) => new CreditReportClient(new ServiceTransport({ ...this.config, token }), this.endpoints),
+        (token) =>
+          new CreditReportGateway(
+            new CreditReportClient(new ServiceTransport({ ...this.config, token }), this.endpoints),
+          ),
       )
       .catch((error: unknown) => {
         // A failed token read must not stick for the container's life: the next call reads it again.

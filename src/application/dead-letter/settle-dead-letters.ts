@@ -1,8 +1,7 @@
 import { answerKey } from '../../contract/pipeline-definition.ts';
 import { parseMessage, workMessageSchema } from '../../domain/batch/index.ts';
-import type { BatchStore, Logger, ObjectStore, WorkQueue } from '../../domain/ports/index.ts';
+import type { BatchStore, Logger, ObjectStore, QueueRecord, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
-import type { QueueRecord } from '../worker/screen-documents.ts';
 
 export interface DeadLetterDependencies {
   readonly store: BatchStore;

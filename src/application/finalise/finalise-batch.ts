@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { resultKeys } from '../../contract/pipeline-definition.ts';
+import { duplicateTargetsKey, resultKeys } from '../../contract/pipeline-definition.ts';
 import {
   type BatchCounts,
   type BatchRecord,
@@ -31,7 +31,6 @@ import {
   type SummaryStatus,
 } from '../../domain/summary/index.ts';
 import { DEFAULT_REPORT_LANGUAGE, type ReportLanguage, renderBatchReport } from '../batch-report/index.ts';
-import { duplicateTargetsKey } from '../ingest/ingest-upload.ts';
 
 export interface FinaliseDependencies {
   readonly store: BatchStore;
@@ -227,7 +226,7 @@ export async function finaliseBatch(
   batchId: string,
   deps: FinaliseDependencies,
 ): Promise<BatchManifest | null> {
-  const { store, objects, events, logger } = deps;
+  const { store, objects, logger } = deps;
   const batch = await store.getBatch(batchId);
   if (batch === null || batch.status === 'completed' || batch.status === 'failed') return null;
   if (batch.status !== 'finalising') {
@@ -238,46 +237,84 @@ export async function finaliseBatch(
     return null;
   }
   const keys = resultKeys(batchId);
-  const counts = emptyStatusCounts();
-  const charges = emptyChargeCounts();
-  let files: BatchManifest['files'] = null;
-  const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };
-  const statistics = new SummaryStatisticsCollector();
-  if (batch.failure === null) {
-    const targets: number[] = await readJson(objects, duplicateTargetsKey(batchId));
-    const contentType = 'text/csv; charset=utf-8';
+  const results = await writeResultFiles(batch, keys, deps);
+  const manifest = manifestOf(batch, results);
+  const reportKey = manifest.files?.report;
+  if (reportKey !== undefined) await writeReportPage(reportKey, batch, manifest, results, deps);
+  await objects.putJson(keys.manifest, manifest);
+  // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
+  if (!(await store.completeBatch(batchId, keys.manifest))) return null;
+  await announceCompletion(batch, manifest, keys, deps);
+  logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
+  return manifest;
+}
+
+/** What writing a batch's result files found: its rows per status and per charge, its changes, its figures. */
+interface BatchResults {
+  readonly files: BatchManifest['files'];
+  readonly counts: Record<SummaryStatus, number>;
+  readonly charges: ChargeCounts;
+  readonly changeTally: { readonly counts: ChangeCounts; readonly documentsChanged: number };
+  readonly statistics: SummaryStatisticsCollector;
+}
+
+type ResultKeys = ReturnType<typeof resultKeys>;
+
+/**
+ * Writes `summary.csv`, `reports.jsonl` and, for a re-screen, `changes.csv`, counting as it goes. A refused file
+ * has none (files null); `report.html` is listed, and written once the manifest it shows is known.
+ */
+async function writeResultFiles(
+  batch: BatchRecord,
+  keys: ResultKeys,
+  deps: FinaliseDependencies,
+): Promise<BatchResults> {
+  const { store, objects, logger } = deps;
+  const results = {
+    files: null as BatchManifest['files'],
+    counts: emptyStatusCounts(),
+    charges: emptyChargeCounts(),
+    changeTally: { counts: emptyChangeCounts(), documentsChanged: 0 },
+    statistics: new SummaryStatisticsCollector(),
+  };
+  if (batch.failure !== null) return results;
+  const { counts, charges, statistics } = results;
+  const targets: number[] = await readJson(objects, duplicateTargetsKey(batch.batchId));
+  const contentType = 'text/csv; charset=utf-8';
+  await objects.writeStream(
+    keys.summary,
+    contentType,
+    summaryLines(batch, store, new Set(targets), { counts, charges }, statistics, logger),
+  );
+  await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
+  let files: NonNullable<BatchManifest['files']> = { summary: keys.summary, reports: keys.reports };
+  if (batch.portfolio !== null) {
+    const thresholds = deps.changeThresholds ?? DEFAULT_CHANGE_THRESHOLDS;
     await objects.writeStream(
-      keys.summary,
+      keys.changes,
       contentType,
-      summaryLines(batch, store, new Set(targets), { counts, charges }, statistics, logger),
+      changeLines(batch, store, thresholds, results.changeTally, statistics),
     );
-    await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
-    files = { summary: keys.summary, reports: keys.reports };
-    if (batch.portfolio !== null) {
-      const thresholds = deps.changeThresholds ?? DEFAULT_CHANGE_THRESHOLDS;
-      await objects.writeStream(
-        keys.changes,
-        contentType,
-        changeLines(batch, store, thresholds, changeTally, statistics),
-      );
-      files = { ...files, changes: keys.changes };
-    }
-    files = { ...files, report: keys.report };
+    files = { ...files, changes: keys.changes };
   }
-  const manifest: BatchManifest = {
+  return { ...results, files: { ...files, report: keys.report } };
+}
+
+/** The batch's final status: why it stopped, when something stopped it. */
+function finalStatusOf(batch: BatchRecord, counts: Record<SummaryStatus, number>): BatchManifest['status'] {
+  if (batch.failure) return 'file_rejected';
+  if (batch.tokenState === 'rejected') return 'token_rejected';
+  if (batch.cancelRequested) return 'cancelled';
+  if (batch.approval === 'rejected') return 'rejected';
+  return counts.not_queried > 0 ? 'budget_exhausted' : 'completed';
+}
+
+function manifestOf(batch: BatchRecord, results: BatchResults): BatchManifest {
+  const { counts, files } = results;
+  return {
     manifestVersion: 1,
-    batchId,
-    status: batch.failure
-      ? 'file_rejected'
-      : batch.tokenState === 'rejected'
-        ? 'token_rejected'
-        : batch.cancelRequested
-          ? 'cancelled'
-          : batch.approval === 'rejected'
-            ? 'rejected'
-            : counts.not_queried > 0
-              ? 'budget_exhausted'
-              : 'completed',
+    batchId: batch.batchId,
+    status: finalStatusOf(batch, counts),
     revision: batch.revision,
     quote: batch.quote,
     bureau: batch.bureau,
@@ -285,27 +322,42 @@ export async function finaliseBatch(
     createdAt: batch.createdAt,
     completedAt: new Date().toISOString(),
     counts: { rows: Object.values(counts).reduce((sum, count) => sum + count, 0), ...counts },
-    charges,
+    charges: results.charges,
     files,
     dialect: batch.excelSummary ? 'excel' : 'standard',
     failure: batch.failure,
     portfolio: batch.portfolio,
-    changes: files?.changes === undefined ? null : changeTally,
+    changes: files?.changes === undefined ? null : results.changeTally,
   };
-  if (files?.report !== undefined) {
-    const page = renderBatchReport({
-      manifest,
-      statistics: statistics.result(),
-      passThroughHeaders: passThroughHeaders(batch.layout?.passThroughColumns ?? []),
-      language: deps.reportLanguage ?? DEFAULT_REPORT_LANGUAGE,
-      generatedAt: manifest.completedAt,
-    });
-    await objects.writeStream(files.report, 'text/html; charset=utf-8', once(page));
-  }
-  await objects.putJson(keys.manifest, manifest);
-  // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
-  if (!(await store.completeBatch(batchId, keys.manifest))) return null;
-  await events.batchCompleted({
+}
+
+/** `report.html`: the page people read, from the manifest and the figures gathered with the summary. */
+async function writeReportPage(
+  key: string,
+  batch: BatchRecord,
+  manifest: BatchManifest,
+  results: BatchResults,
+  deps: FinaliseDependencies,
+): Promise<void> {
+  const page = renderBatchReport({
+    manifest,
+    statistics: results.statistics.result(),
+    passThroughHeaders: passThroughHeaders(batch.layout?.passThroughColumns ?? []),
+    language: deps.reportLanguage ?? DEFAULT_REPORT_LANGUAGE,
+    generatedAt: manifest.completedAt,
+  });
+  await deps.objects.writeStream(key, 'text/html; charset=utf-8', once(page));
+}
+
+/** `BatchCompleted`, and `PortfolioChanged` for a re-screen. */
+async function announceCompletion(
+  batch: BatchRecord,
+  manifest: BatchManifest,
+  keys: ResultKeys,
+  deps: FinaliseDependencies,
+): Promise<void> {
+  const { batchId } = batch;
+  await deps.events.batchCompleted({
     batchId,
     revision: manifest.revision,
     status: manifest.status,
@@ -313,15 +365,13 @@ export async function finaliseBatch(
     keys: { summary: keys.summary, reports: keys.reports, manifest: keys.manifest },
   });
   if (batch.portfolio !== null && manifest.changes !== null) {
-    await events.portfolioChanged({
+    await deps.events.portfolioChanged({
       batchId,
       portfolio: batch.portfolio,
       ...manifest.changes,
       keys: { changes: keys.changes, manifest: keys.manifest },
     });
   }
-  logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
-  return manifest;
 }
 
 async function* once(text: string): AsyncGenerator<string> {

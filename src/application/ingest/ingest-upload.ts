@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { resultKeys, S3_LAYOUT } from '../../contract/pipeline-definition.ts';
+import { duplicateTargetsKey, resultKeys } from '../../contract/pipeline-definition.ts';
 import {
   batchIdFor,
   bureauForKey,
   cachedDetail,
+  type DeliveryLane,
   deliveryLaneFor,
   type NewRow,
   type WorkMessage,
@@ -11,6 +12,7 @@ import {
 import {
   CustomerListError,
   type CustomerRow,
+  type IntakeCounts,
   IntakeTally,
   openCustomerList,
 } from '../../domain/intake/index.ts';
@@ -106,9 +108,6 @@ async function reuseFreshReports(
   });
 }
 
-/** Key of the list of rows that have duplicates (the finaliser repeats their report columns on the duplicates). */
-export const duplicateTargetsKey = (batchId: string) => `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
-
 function newRow(row: CustomerRow): NewRow {
   return {
     row: row.row,
@@ -171,7 +170,37 @@ async function refuseFile(
  * checkpoint; an interrupted invocation retried by S3 resumes from it without resetting rows a worker has settled.
  */
 export async function ingestUpload(upload: UploadedObject, deps: IngestDependencies): Promise<IngestOutcome> {
-  const { store, objects, queue, logger, settings } = deps;
+  const batch = await startBatch(upload, deps);
+  if ('outcome' in batch) return batch;
+  // Pass 1: the whole file must be usable before anything is queued.
+  const check = await checkWholeFile(upload, batch, deps);
+  if ('outcome' in check) return check;
+  // Pass 2: write rows and queue unique valid documents, chunk by chunk.
+  const written = await writeAndQueueRows(upload, batch, check, deps);
+  return finishBatch(batch, written, deps);
+}
+
+/** What the ingest of one batch settles before it reads the file. */
+interface IngestBatch {
+  readonly batchId: string;
+  readonly bureau: Bureau;
+  /** How old a reused report may be, in hours (0: never reuse). */
+  readonly freshnessHours: number;
+  readonly lane: DeliveryLane;
+  /** The last row a previous attempt wrote and queued (0 for a first attempt). */
+  readonly checkpoint: number;
+  /** Rows a previous attempt settled `cached`, up to its checkpoint. */
+  readonly cachedBefore: number;
+  /** A batch that would buy more than this waits for a person (null: never). */
+  readonly threshold: number | null;
+}
+
+/** Creates the batch (or finds the one a previous attempt created); an outcome when there is nothing to ingest. */
+async function startBatch(
+  upload: UploadedObject,
+  deps: IngestDependencies,
+): Promise<IngestBatch | IngestOutcome> {
+  const { store, objects, logger, settings } = deps;
   const bureau = upload.portfolio?.bureau ?? bureauForKey(upload.key, settings.defaultBureau);
   // A portfolio says how old a reused report may be (by default it asks again); an upload uses the deployment's.
   const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
@@ -199,15 +228,37 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   }
   const checkpoint = existing?.ingestCheckpoint ?? 0;
   logger.info('ingest started', { batchId, key: upload.key, bureau, lane, resumingAfterRow: checkpoint });
+  return {
+    batchId,
+    bureau,
+    freshnessHours,
+    lane,
+    checkpoint,
+    cachedBefore: existing?.ingestCached ?? 0,
+    // Scheduled portfolio runs were approved when they were set up: the monthly cap bounds them, not a person.
+    threshold: upload.portfolio ? null : (settings.approval?.threshold ?? null),
+  };
+}
 
-  // Pass 1: the whole file must be usable before anything is queued.
-  const firstHash = createHash('sha256');
+/** What the first pass learnt of a usable file. */
+interface FileCheck {
+  readonly sha256: string;
+  readonly validRows: number;
+}
+
+/** Pass 1: reads the whole file and records its hash and layout; refuses the file if any of it is unusable. */
+async function checkWholeFile(
+  upload: UploadedObject,
+  batch: IngestBatch,
+  deps: IngestDependencies,
+): Promise<FileCheck | IngestOutcome> {
+  const hash = createHash('sha256');
   let validRows = 0;
   let layout: Awaited<ReturnType<typeof openCustomerList>>['layout'];
   try {
     // Validation only: duplicates are found (and counted) by the second pass, so this one keeps no table of them.
-    const list = await openCustomerList(hashing(objects.read(upload.key), firstHash), {
-      maxRows: settings.maxRows,
+    const list = await openCustomerList(hashing(deps.objects.read(upload.key), hash), {
+      maxRows: deps.settings.maxRows,
       detectDuplicates: false,
     });
     // Read to the end: the file is usable only if every row parses within the limits.
@@ -215,104 +266,165 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
     layout = list.layout;
   } catch (error) {
     if (!(error instanceof CustomerListError)) throw error;
-    return refuseFile(batchId, { code: error.code, message: error.message }, deps);
+    return refuseFile(batch.batchId, { code: error.code, message: error.message }, deps);
   }
-  const sha256 = firstHash.digest('hex');
-  await store.recordSourceCheck(batchId, sha256, {
+  const sha256 = hash.digest('hex');
+  await deps.store.recordSourceCheck(batch.batchId, sha256, {
     documentColumns: layout.documentColumns.map((column) => column.header),
     passThroughColumns: layout.passThroughColumns,
     encoding: layout.encoding,
     delimiter: layout.delimiter,
     hasHeader: layout.hasHeader,
   });
+  return { sha256, validRows };
+}
 
-  // Pass 2: write rows and queue unique valid documents, chunk by chunk. When the batch might need approval (more
-  // valid rows than the threshold), messages are held until its quote says whether it does.
-  // Scheduled portfolio runs were approved when they were set up: the monthly cap bounds them, not a person.
-  const threshold = upload.portfolio ? null : (settings.approval?.threshold ?? null);
-  const holdMessages = threshold !== null && validRows > threshold;
-  const secondHash = createHash('sha256');
-  const list = await openCustomerList(hashing(objects.read(upload.key), secondHash), {
-    maxRows: settings.maxRows,
+/** What the second pass wrote. */
+interface WrittenRows {
+  readonly counts: IntakeCounts;
+  /** Rows settled `cached` (a fresh stored report reused), previous attempts included. */
+  readonly cached: number;
+  /** Messages were held until the quote says whether the batch waits for approval. */
+  readonly heldMessages: boolean;
+}
+
+/**
+ * Pass 2: writes every row and queues the unique valid documents, a chunk at a time. When the batch might need
+ * approval (more valid rows than the threshold), messages are held until its quote says whether it does.
+ */
+async function writeAndQueueRows(
+  upload: UploadedObject,
+  batch: IngestBatch,
+  check: FileCheck,
+  deps: IngestDependencies,
+): Promise<WrittenRows> {
+  const heldMessages = batch.threshold !== null && check.validRows > batch.threshold;
+  const hash = createHash('sha256');
+  const list = await openCustomerList(hashing(deps.objects.read(upload.key), hash), {
+    maxRows: deps.settings.maxRows,
   });
+  const writer = new ChunkWriter(batch, { heldMessages, chunkRows: deps.settings.chunkRows }, deps);
   const tally = new IntakeTally();
   const duplicateTargets = new Set<number>();
-  let chunk: CustomerRow[] = [];
-  let resumed = false;
-  let cachedSoFar = existing?.ingestCached ?? 0;
-  const flush = async () => {
-    if (chunk.length === 0) return;
-    const last = (chunk.at(-1) as CustomerRow).row;
-    if (last > checkpoint) {
-      let rows = chunk.filter((row) => row.row > checkpoint).map(newRow);
-      let requeue: NewRow[] = [];
-      if (checkpoint > 0 && !resumed) {
-        // The chunk after the checkpoint may be half written: keep what a worker may already have touched.
-        resumed = true;
-        const existingRows = await store.getRows(
-          batchId,
-          rows.map((row) => row.row),
-        );
-        const written = new Set(existingRows.map((row) => row.row));
-        const stillQueued = new Set(
-          existingRows.filter((row) => row.state === 'queued').map((row) => row.row),
-        );
-        requeue = rows.filter((row) => stillQueued.has(row.row));
-        rows = rows.filter((row) => !written.has(row.row));
-        cachedSoFar += existingRows.filter((row) => row.state === 'cached').length;
-      }
-      rows = await reuseFreshReports(rows, bureau, freshnessHours, deps);
-      cachedSoFar += rows.filter((row) => row.state === 'cached').length;
-      await store.writeRows(batchId, rows);
-      const messages: WorkMessage[] = [...rows, ...requeue]
-        .filter((row) => row.state === 'queued' && row.document !== null)
-        .map((row) => ({
-          version: 1,
-          batchId,
-          row: row.row,
-          document: row.document as string,
-          bureau,
-          lane,
-        }));
-      if (!holdMessages) await queue.sendWork(messages);
-      await store.saveIngestCheckpoint(batchId, last, cachedSoFar);
-    }
-    chunk = [];
-  };
   for await (const row of list.rows) {
     tally.add(row);
     if (row.duplicateOf !== null) duplicateTargets.add(row.duplicateOf);
-    chunk.push(row);
-    if (chunk.length >= (settings.chunkRows ?? DEFAULT_CHUNK_ROWS)) await flush();
+    await writer.add(row);
   }
-  await flush();
-  if (secondHash.digest('hex') !== sha256) {
+  await writer.flush();
+  if (hash.digest('hex') !== check.sha256) {
     // The object changed between the passes (overwritten in place): let S3's retry start over on the new one.
     throw new Error(`s3://${upload.bucket}/${upload.key} changed while it was being ingested`);
   }
-  await objects.putJson(
-    duplicateTargetsKey(batchId),
+  await deps.objects.putJson(
+    duplicateTargetsKey(batch.batchId),
     [...duplicateTargets].sort((first, second) => first - second),
   );
+  return { counts: tally.counts, cached: writer.cached, heldMessages };
+}
 
-  const counts = tally.counts;
+/**
+ * The second pass's batching state: the chunk being gathered, whether the half-written chunk after a previous
+ * attempt's checkpoint was reconciled yet, and the rows settled `cached` so far (saved with each checkpoint).
+ */
+class ChunkWriter {
+  #chunk: CustomerRow[] = [];
+  #resumed = false;
+  #cached: number;
+  readonly #chunkRows: number;
+
+  constructor(
+    private readonly batch: IngestBatch,
+    private readonly options: { readonly heldMessages: boolean; readonly chunkRows?: number },
+    private readonly deps: IngestDependencies,
+  ) {
+    this.#cached = batch.cachedBefore;
+    this.#chunkRows = options.chunkRows ?? DEFAULT_CHUNK_ROWS;
+  }
+
+  get cached(): number {
+    return this.#cached;
+  }
+
+  async add(row: CustomerRow): Promise<void> {
+    this.#chunk.push(row);
+    if (this.#chunk.length >= this.#chunkRows) await this.flush();
+  }
+
+  /** Writes the chunk's rows past the checkpoint, queues their documents, and moves the checkpoint. */
+  async flush(): Promise<void> {
+    const chunk = this.#chunk;
+    if (chunk.length === 0) return;
+    const last = (chunk.at(-1) as CustomerRow).row;
+    if (last > this.batch.checkpoint) {
+      const { batchId, bureau, freshnessHours } = this.batch;
+      const { fresh, requeue } = await this.#rowsToWrite(chunk);
+      const rows = await reuseFreshReports(fresh, bureau, freshnessHours, this.deps);
+      this.#cached += rows.filter((row) => row.state === 'cached').length;
+      await this.deps.store.writeRows(batchId, rows);
+      if (!this.options.heldMessages)
+        await this.deps.queue.sendWork(this.#messagesFor([...rows, ...requeue]));
+      await this.deps.store.saveIngestCheckpoint(batchId, last, this.#cached);
+    }
+    this.#chunk = [];
+  }
+
+  /**
+   * The chunk's rows past the checkpoint. The first chunk after a checkpoint may be half written: rows already
+   * there are kept as they are (a worker may have touched them), and those still queued are queued again.
+   */
+  async #rowsToWrite(chunk: readonly CustomerRow[]): Promise<{ fresh: NewRow[]; requeue: NewRow[] }> {
+    const rows = chunk.filter((row) => row.row > this.batch.checkpoint).map(newRow);
+    if (this.batch.checkpoint === 0 || this.#resumed) return { fresh: rows, requeue: [] };
+    this.#resumed = true;
+    const existingRows = await this.deps.store.getRows(
+      this.batch.batchId,
+      rows.map((row) => row.row),
+    );
+    const written = new Set(existingRows.map((row) => row.row));
+    const stillQueued = new Set(existingRows.filter((row) => row.state === 'queued').map((row) => row.row));
+    this.#cached += existingRows.filter((row) => row.state === 'cached').length;
+    return {
+      fresh: rows.filter((row) => !written.has(row.row)),
+      requeue: rows.filter((row) => stillQueued.has(row.row)),
+    };
+  }
+
+  /** One work message per queued row with a document. */
+  #messagesFor(rows: readonly NewRow[]): WorkMessage[] {
+    const { batchId, bureau, lane } = this.batch;
+    return rows
+      .filter((row) => row.state === 'queued' && row.document !== null)
+      .map((row) => ({ version: 1, batchId, row: row.row, document: row.document as string, bureau, lane }));
+  }
+}
+
+/** Quotes the batch, holds it for approval or lets it run, and records the ingest as finished. */
+async function finishBatch(
+  batch: IngestBatch,
+  written: WrittenRows,
+  deps: IngestDependencies,
+): Promise<IngestOutcome> {
+  const { store, queue, logger, settings } = deps;
+  const { batchId, bureau, lane, threshold } = batch;
+  const { counts } = written;
   const quote = quoteOf({
     bureau,
     unique: counts.unique,
-    reusable: cachedSoFar,
+    reusable: written.cached,
     pricePerQuery: settings.approval?.pricePerQuery[bureau] ?? 0,
     ratePerSecond: settings.approval?.ratePerSecond[bureau] ?? 1,
   });
   const awaitingApproval = threshold !== null && quote.to_buy > threshold;
   if (awaitingApproval) await announceAwaitingApproval(batchId, quote, deps);
   // Held messages go out before the batch runs: a retried ingest finds it still ingesting and sends them again.
-  else if (holdMessages) await sendQueuedRows({ batchId, bureau, lane }, deps);
+  else if (written.heldMessages) await sendQueuedRows({ batchId, bureau, lane }, deps);
   const totals = {
     rows: counts.rows,
     invalid: counts.invalid,
     duplicates: counts.duplicates,
     toScreen: counts.unique,
-    cached: cachedSoFar,
+    cached: written.cached,
   };
   await store.finishIngest(batchId, totals, { quote, awaitingApproval });
   if (awaitingApproval) {

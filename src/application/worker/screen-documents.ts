@@ -1,8 +1,3 @@
-import {
-  OversizedResponseError,
-  RateLimitedError,
-  ServiceError,
-} from '../../../service-client/service-errors.ts';
 import { answerKey } from '../../contract/pipeline-definition.ts';
 import {
   type BatchRecord,
@@ -19,6 +14,7 @@ import {
   type WorkMessage,
   workMessageSchema,
 } from '../../domain/batch/index.ts';
+import { BureauCallError } from '../../domain/bureau/index.ts';
 import { maskDocument } from '../../domain/documents/index.ts';
 import type {
   BatchStore,
@@ -29,6 +25,7 @@ import type {
   Logger,
   MessageVisibility,
   ObjectStore,
+  QueueRecord,
   RateLimiter,
   RowRelease,
   WorkQueue,
@@ -71,12 +68,6 @@ export interface WorkerDependencies {
   readonly settings: WorkerSettings;
   readonly now?: () => number;
   readonly random?: () => number;
-}
-
-export interface QueueRecord {
-  readonly messageId: string;
-  readonly receiptHandle: string;
-  readonly body: string;
 }
 
 /** What became of one message: done (delete it), or back to the queue after `delaySeconds`. */
@@ -163,7 +154,7 @@ interface Invocation {
 }
 
 function describe(error: unknown): Record<string, unknown> {
-  if (error instanceof ServiceError) return error.toJSON();
+  if (error instanceof BureauCallError) return error.toJSON();
   return error instanceof Error ? { name: error.name, message: error.message } : { value: String(error) };
 }
 
@@ -354,7 +345,7 @@ async function callBureau(
   options: { readonly probing: boolean; readonly signal?: AbortSignal; readonly maxCharges: number | null },
 ): Promise<Outcome> {
   const { message } = held;
-  const { store, settings } = deps;
+  const { store } = deps;
   const now = deps.now ?? Date.now;
   const budget: BudgetScope = { bureau: message.bureau, batchId: message.batchId, month: chargeMonth(now()) };
   for (let rateLimited = 0; ; rateLimited++) {
@@ -378,19 +369,11 @@ async function callBureau(
       );
     } catch (error) {
       await giveBackIfUncharged(held, error, budget, deps);
-      if (!(error instanceof ServiceError) || error.kind === 'oversized') {
-        if (error instanceof ServiceError) held.call = 'answered';
-        return handleOtherFailure(held, error, deps, options);
-      }
-      held.call = error.status === null ? 'unanswered' : 'answered';
-      if (error.kind === 'rate_limited' && error instanceof RateLimitedError) {
-        await deps.limiter.pauseUntil(message.bureau, now() + (error.retryAfterSeconds ?? 1) * 1000);
-        if (rateLimited < settings.rateLimitRetriesPerInvocation) continue; // the shared bucket makes us wait
-        if (options.probing) await store.releaseTokenProbe(message.batchId);
-        await held.release({ call: 'answered', transientFailure: false });
-        return retryAfter(rateLimitDelaySeconds(error.retryAfterSeconds, deps.random));
-      }
-      return handleServiceError(held, error, deps, options.probing);
+      if (!(error instanceof BureauCallError)) return handleOwnFailure(held, error, deps, options);
+      held.call = error.answered ? 'answered' : 'unanswered';
+      const next = await handleBureauFailure(held, error, deps, { probing: options.probing, rateLimited });
+      if (next === CALL_AGAIN) continue; // the shared bucket makes us wait
+      return next;
     }
     if (options.probing) await store.markToken(message.batchId, 'verified');
     return persistAndSettle(held, response, deps);
@@ -435,8 +418,8 @@ async function giveBackIfUncharged(
   deps: WorkerDependencies,
 ): Promise<void> {
   const sent = held.call !== 'not_sent';
-  const answered = error instanceof ServiceError && error.status !== null && error.kind !== 'oversized';
-  if (sent && !answered) return;
+  const notCharged = error instanceof BureauCallError && error.charge === 'not_charged';
+  if (sent && !notCharged) return;
   await deps.budget.giveBack(scope).catch((giveBackError: unknown) => {
     deps.logger.error('could not give a budget unit back; the cap counts it as spent', {
       ...held.log,
@@ -445,77 +428,140 @@ async function giveBackIfUncharged(
   });
 }
 
-/** A refusal, a rejected token or a transient failure of the bureau (not a 429). */
-async function handleServiceError(
+/** Said by a failure handler when the call may be tried again in this invocation (after a 429, within bounds). */
+const CALL_AGAIN = Symbol('call again');
+
+/** What the worker does with each kind of bureau failure. */
+async function handleBureauFailure(
   held: HeldRow,
-  error: ServiceError,
+  error: BureauCallError,
   deps: WorkerDependencies,
-  probing: boolean,
-): Promise<Outcome> {
-  const { message } = held;
-  const { store, logger, settings } = deps;
+  context: { readonly probing: boolean; readonly rateLimited: number },
+): Promise<Outcome | typeof CALL_AGAIN> {
   switch (error.kind) {
+    case 'rate_limited':
+      return handleRateLimited(held, error, deps, context);
     case 'invalid_token':
-      logger.error('bureau token rejected; the batch stops querying', { ...held.log, error: error.toJSON() });
-      await store.markToken(message.batchId, 'rejected');
-      return held.settle({
-        outcome: 'failed',
-        reason: `bureau token rejected: ${error.serviceMessage ?? `HTTP ${error.status}`}`,
-      });
+      return handleInvalidToken(held, error, deps);
     case 'rejected':
-      if (probing) await store.releaseTokenProbe(message.batchId);
-      logger.warn('bureau rejected the query', { ...held.log, error: error.toJSON() });
-      return held.settle({
-        outcome: 'failed',
-        reason: `rejected by the bureau: ${error.serviceMessage ?? error.message}`,
-      });
+      return handleRejected(held, error, deps, context.probing);
+    case 'transient':
+      return handleTransient(held, error, deps, context.probing);
+    case 'oversized':
+      return handleOversized(held, error, deps, context.probing);
     default: {
-      if (probing) await store.releaseTokenProbe(message.batchId);
-      const attempt = held.row.transientFailures + 1;
-      if (attempt < settings.retry.maxAttempts) {
-        await held.release({ call: held.call, transientFailure: true });
-        return retryAfter(backoffSeconds(settings.retry, attempt, deps.random));
-      }
-      logger.warn('giving up after repeated transient failures', {
-        ...held.log,
-        attempt,
-        error: error.toJSON(),
-      });
-      if (held.call === 'unanswered') {
-        // This last call got no answer: it counts as uncertain on the row like the earlier ones.
-        await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken);
-      }
-      return held.settle({
-        outcome: 'failed',
-        reason: `bureau unavailable after ${attempt} attempts: ${error.message}`,
-      });
+      const unhandled: never = error.kind;
+      throw new Error(`unhandled bureau failure: ${String(unhandled)}`);
     }
   }
 }
 
-/** An answer too large to read (charged all the same), the invocation ending before the call, or our own fault. */
-async function handleOtherFailure(
+/** A 429: every worker pauses; this one waits on the shared bucket a few times, then gives the message back. */
+async function handleRateLimited(
+  held: HeldRow,
+  error: BureauCallError,
+  deps: WorkerDependencies,
+  context: { readonly probing: boolean; readonly rateLimited: number },
+): Promise<Outcome | typeof CALL_AGAIN> {
+  const { message } = held;
+  const now = deps.now ?? Date.now;
+  await deps.limiter.pauseUntil(message.bureau, now() + (error.retryAfterSeconds ?? 1) * 1000);
+  if (context.rateLimited < deps.settings.rateLimitRetriesPerInvocation) return CALL_AGAIN;
+  if (context.probing) await deps.store.releaseTokenProbe(message.batchId);
+  await held.release({ call: 'answered', transientFailure: false });
+  return retryAfter(rateLimitDelaySeconds(error.retryAfterSeconds, deps.random));
+}
+
+/** The token was refused: the batch stops querying, and this row fails. */
+async function handleInvalidToken(
+  held: HeldRow,
+  error: BureauCallError,
+  deps: WorkerDependencies,
+): Promise<Outcome> {
+  deps.logger.error('bureau token rejected; the batch stops querying', {
+    ...held.log,
+    error: error.toJSON(),
+  });
+  await deps.store.markToken(held.message.batchId, 'rejected');
+  return held.settle({
+    outcome: 'failed',
+    reason: `bureau token rejected: ${error.serviceMessage ?? `HTTP ${error.status}`}`,
+  });
+}
+
+/** The bureau refused this query: asking again will not help. */
+async function handleRejected(
+  held: HeldRow,
+  error: BureauCallError,
+  deps: WorkerDependencies,
+  probing: boolean,
+): Promise<Outcome> {
+  if (probing) await deps.store.releaseTokenProbe(held.message.batchId);
+  deps.logger.warn('bureau rejected the query', { ...held.log, error: error.toJSON() });
+  return held.settle({
+    outcome: 'failed',
+    reason: `rejected by the bureau: ${error.serviceMessage ?? error.message}`,
+  });
+}
+
+/** 5xx, a timeout, a network failure: back off and retry, up to the policy's attempts, then fail the row. */
+async function handleTransient(
+  held: HeldRow,
+  error: BureauCallError,
+  deps: WorkerDependencies,
+  probing: boolean,
+): Promise<Outcome> {
+  const { message } = held;
+  const { settings } = deps;
+  if (probing) await deps.store.releaseTokenProbe(message.batchId);
+  const attempt = held.row.transientFailures + 1;
+  if (attempt < settings.retry.maxAttempts) {
+    await held.release({ call: held.call, transientFailure: true });
+    return retryAfter(backoffSeconds(settings.retry, attempt, deps.random));
+  }
+  deps.logger.warn('giving up after repeated transient failures', {
+    ...held.log,
+    attempt,
+    error: error.toJSON(),
+  });
+  if (held.call === 'unanswered') {
+    // This last call got no answer: it counts as uncertain on the row like the earlier ones.
+    await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken);
+  }
+  return held.settle({
+    outcome: 'failed',
+    reason: `bureau unavailable after ${attempt} attempts: ${error.message}`,
+  });
+}
+
+/** An answer too large to read: it was a report (the token works), it was charged, and it cannot be used. */
+async function handleOversized(
+  held: HeldRow,
+  error: BureauCallError,
+  deps: WorkerDependencies,
+  probing: boolean,
+): Promise<Outcome> {
+  if (probing) await deps.store.markToken(held.message.batchId, 'verified');
+  deps.logger.error('bureau answer too large to read; settled as failed, and it was charged', {
+    ...held.log,
+    error: error.toJSON(),
+  });
+  return held.settle({
+    outcome: 'failed',
+    reason: `the bureau's answer is larger than ${error.maxBytes} bytes and was not read (it was charged)`,
+    answered: true,
+  });
+}
+
+/** The invocation ending before the call, or our own fault (storage, a bug, a token that could not be read). */
+async function handleOwnFailure(
   held: HeldRow,
   error: unknown,
   deps: WorkerDependencies,
   options: { readonly probing: boolean; readonly signal?: AbortSignal },
 ): Promise<Outcome> {
-  const { message } = held;
-  if (error instanceof OversizedResponseError) {
-    if (options.probing) await deps.store.markToken(message.batchId, 'verified');
-    deps.logger.error('bureau answer too large to read; settled as failed, and it was charged', {
-      ...held.log,
-      error: error.toJSON(),
-    });
-    return held.settle({
-      outcome: 'failed',
-      reason: `the bureau's answer is larger than ${error.maxBytes} bytes and was not read (it was charged)`,
-      answered: true,
-    });
-  }
-  // The invocation is ending before the call could start, or our own fault (storage, a bug): give the row back
-  // with what is known of the call, and let SQS retry. No bureau call was cut off on the way.
-  if (options.probing) await deps.store.releaseTokenProbe(message.batchId).catch(() => undefined);
+  // Give the row back with what is known of the call, and let SQS retry. No bureau call was cut off on the way.
+  if (options.probing) await deps.store.releaseTokenProbe(held.message.batchId).catch(() => undefined);
   await held.release({ call: held.call, transientFailure: false }).catch(() => undefined);
   if (options.signal?.aborted) return retryAfter(1);
   throw error;

@@ -9,6 +9,7 @@ import { CustomerListError } from './customer-list-errors.ts';
 import {
   type ColumnHolds,
   type DocumentColumn,
+  type DocumentColumnLocation,
   locateDocumentColumn,
   typeSeenInColumn,
 } from './document-column.ts';
@@ -281,42 +282,19 @@ export async function openCustomerList(
   source: ByteSource,
   options: CustomerListOptions = {},
 ): Promise<CustomerList> {
-  const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
   const decoder = new AutoTextDecoder();
-  const text = decode(source, decoder);
-  const { head, complete } = await readHead(text);
-  const delimiter = sniffDelimiter(head, complete);
-  const parsed = new NonBlankRows(
-    parseCsvRows(prepend(head, text), {
-      delimiter: delimiter ?? NO_DELIMITER,
-      lineBreak: detectLineBreak(head),
-    }),
-  );
-
+  const { delimiter, parsed } = await parseText(decode(source, decoder));
   const first = await parsed.next();
   if (first === undefined) throw new CustomerListError('empty_file', 'the file has no rows');
   const firstRow = first.map((cell) => cell.trim());
   const location = locateDocumentColumn(firstRow);
   if (location.hasHeader === null) {
     await parsed.close();
-    const seen = firstRow.filter((cell) => cell !== '').map((cell) => JSON.stringify(cell.slice(0, 40)));
-    throw new CustomerListError(
-      'no_document_column',
-      `no document column found; headers seen: ${seen.slice(0, 20).join(', ') || '(none)'}. ` +
-        'Name the column document, documento, cpf, cnpj or cpf_cnpj.',
-    );
+    throw noDocumentColumn(firstRow);
   }
   const documentIndexes = new Set(location.columns.map((column) => column.index));
   const otherIndexes = [...firstRow.keys()].filter((index) => !documentIndexes.has(index));
-  const [onlyColumn] = location.columns;
-  let seen: DocumentType | null = null;
-  if (location.columns.length === 1 && onlyColumn.holds === 'either') {
-    // A header naming both types (or none) says nothing: the column's first values may.
-    const ahead = await parsed.peek(LOOKAHEAD_ROWS, LOOKAHEAD_MAX_CHARACTERS);
-    const firstValues = location.hasHeader ? [] : [first[onlyColumn.index] ?? ''];
-    seen = typeSeenInColumn([...firstValues, ...ahead.map((cells) => cells[onlyColumn.index] ?? '')]);
-  }
-  const readDocument = documentReader(location.columns, seen);
+  const seen = await typeSeenAhead(parsed, location, first);
   const layout: CustomerListLayout = {
     // The decoder may settle on Windows-1252 only at the first accent, rows after the head.
     get encoding() {
@@ -333,57 +311,119 @@ export async function openCustomerList(
       location.hasHeader ? (firstRow[index] as string) : `column_${index + 1}`,
     ),
   };
+  const rows = customerRows(parsed, {
+    // Without a header, the first row is data.
+    first: location.hasHeader ? undefined : first,
+    otherIndexes,
+    readDocument: documentReader(location.columns, seen),
+    maxRows: options.maxRows ?? DEFAULT_MAX_ROWS,
+    detectDuplicates: options.detectDuplicates !== false,
+  });
+  return { layout, rows };
+}
 
-  async function* rows(): AsyncGenerator<CustomerRow> {
-    const firstSeenAt = options.detectDuplicates === false ? null : new FirstOccurrences();
-    let rowNumber = 0;
-    try {
-      for (let cells = location.hasHeader ? await parsed.next() : first; cells; cells = await parsed.next()) {
-        rowNumber++;
-        if (rowNumber > maxRows) {
-          throw new CustomerListError(
-            'row_limit_exceeded',
-            `the file has more than ${maxRows.toLocaleString('en-US')} data rows, the limit; split it into smaller files`,
-          );
-        }
-        // Cells past the header's width (trailing delimiters Excel adds) are dropped; missing ones are empty.
-        const passThrough = otherIndexes.map((index) => cells?.[index] ?? '');
-        const { input, check } = readDocument(cells);
-        if (!check.valid) {
-          yield {
-            row: rowNumber,
-            input,
-            status: 'invalid',
-            document: null,
-            type: check.type,
-            reason: check.reason,
-            rejection: check.code,
-            duplicateOf: null,
-            restoredLeadingZeros: 0,
-            passThrough,
-          };
-          continue;
-        }
-        const original = firstSeenAt?.firstRowOrRemember(check.document, rowNumber);
-        yield {
-          row: rowNumber,
-          input,
-          status: original === undefined ? 'valid' : 'duplicate',
-          document: check.document,
-          type: check.type,
-          reason: null,
-          rejection: null,
-          duplicateOf: original ?? null,
-          restoredLeadingZeros: check.restoredLeadingZeros,
-          passThrough,
-        };
+/** Sniffs the delimiter and line break from the text's first lines, and parses the whole text with them. */
+async function parseText(
+  text: AsyncIterator<string>,
+): Promise<{ delimiter: Delimiter | null; parsed: NonBlankRows }> {
+  const { head, complete } = await readHead(text);
+  const delimiter = sniffDelimiter(head, complete);
+  const parsed = new NonBlankRows(
+    parseCsvRows(prepend(head, text), {
+      delimiter: delimiter ?? NO_DELIMITER,
+      lineBreak: detectLineBreak(head),
+    }),
+  );
+  return { delimiter, parsed };
+}
+
+function noDocumentColumn(firstRow: readonly string[]): CustomerListError {
+  const seen = firstRow.filter((cell) => cell !== '').map((cell) => JSON.stringify(cell.slice(0, 40)));
+  return new CustomerListError(
+    'no_document_column',
+    `no document column found; headers seen: ${seen.slice(0, 20).join(', ') || '(none)'}. ` +
+      'Name the column document, documento, cpf, cnpj or cpf_cnpj.',
+  );
+}
+
+/** A header naming both types (or none) says nothing: the column's first values may (null: they do not). */
+async function typeSeenAhead(
+  parsed: NonBlankRows,
+  location: Exclude<DocumentColumnLocation, { hasHeader: null }>,
+  first: readonly string[],
+): Promise<DocumentType | null> {
+  const [onlyColumn] = location.columns;
+  if (location.columns.length !== 1 || onlyColumn.holds !== 'either') return null;
+  const ahead = await parsed.peek(LOOKAHEAD_ROWS, LOOKAHEAD_MAX_CHARACTERS);
+  const firstValues = location.hasHeader ? [] : [first[onlyColumn.index] ?? ''];
+  return typeSeenInColumn([...firstValues, ...ahead.map((cells) => cells[onlyColumn.index] ?? '')]);
+}
+
+interface RowReading {
+  /** The first data row when it was already read (a file without a header). */
+  readonly first: readonly string[] | undefined;
+  readonly otherIndexes: readonly number[];
+  readonly readDocument: (cells: readonly string[]) => RowDocument;
+  readonly maxRows: number;
+  readonly detectDuplicates: boolean;
+}
+
+/** The data rows, numbered from 1, each checked, and the repeats of a document marked as duplicates. */
+async function* customerRows(parsed: NonBlankRows, reading: RowReading): AsyncGenerator<CustomerRow> {
+  const firstSeenAt = reading.detectDuplicates ? new FirstOccurrences() : null;
+  let rowNumber = 0;
+  try {
+    for (let cells = reading.first ?? (await parsed.next()); cells; cells = await parsed.next()) {
+      rowNumber++;
+      if (rowNumber > reading.maxRows) {
+        throw new CustomerListError(
+          'row_limit_exceeded',
+          `the file has more than ${reading.maxRows.toLocaleString('en-US')} data rows, the limit; split it into smaller files`,
+        );
       }
-    } finally {
-      await parsed.close();
+      yield customerRow(rowNumber, cells, reading, firstSeenAt);
     }
-    if (rowNumber === 0)
-      throw new CustomerListError('empty_file', 'the file has a header row but no data rows');
+  } finally {
+    await parsed.close();
   }
+  if (rowNumber === 0)
+    throw new CustomerListError('empty_file', 'the file has a header row but no data rows');
+}
 
-  return { layout, rows: rows() };
+function customerRow(
+  rowNumber: number,
+  cells: readonly string[],
+  reading: RowReading,
+  firstSeenAt: FirstOccurrences | null,
+): CustomerRow {
+  // Cells past the header's width (trailing delimiters Excel adds) are dropped; missing ones are empty.
+  const passThrough = reading.otherIndexes.map((index) => cells[index] ?? '');
+  const { input, check } = reading.readDocument(cells);
+  if (!check.valid) {
+    return {
+      row: rowNumber,
+      input,
+      status: 'invalid',
+      document: null,
+      type: check.type,
+      reason: check.reason,
+      rejection: check.code,
+      duplicateOf: null,
+      restoredLeadingZeros: 0,
+      passThrough,
+    };
+  }
+  const original = firstSeenAt?.firstRowOrRemember(check.document, rowNumber);
+  return {
+    row: rowNumber,
+    input,
+    status: original === undefined ? 'valid' : 'duplicate',
+    document: check.document,
+    type: check.type,
+    reason: null,
+    rejection: null,
+    duplicateOf: original ?? null,
+    restoredLeadingZeros: check.restoredLeadingZeros,
+    passThrough,
+  };
 }

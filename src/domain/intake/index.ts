@@ -9,7 +9,7 @@ export { DEFAULT_MAX_ROWS, openCustomerList } from './customer-list.ts';
 
 export { CustomerListError } from './customer-list-errors.ts';
 
-export { IntakeTally } from './intake-tally.ts';
+export { type IntakeCounts, IntakeTally } from './intake-tally.ts';
 
 export { sniffDelimiter } from './sniff-delimiter.ts';
 

@@ -17,6 +17,7 @@ import type {
 } from '../batch/batch-model.ts';
 import type { ClaimedRow } from '../batch/stuck-rows.ts';
 import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
+import type { BureauCallError } from '../bureau/index.ts';
 import type { ChangeCounts } from '../monitoring/index.ts';
 import type { Bureau } from '../report/index.ts';
 import type { BudgetAlert, BudgetCaps, BudgetReservation, BudgetScope, Quote } from '../spend/index.ts';
@@ -219,6 +220,13 @@ export interface WorkQueue {
   sendFinalise(message: FinaliseMessage): Promise<void>;
 }
 
+/** One queue message as delivered to a function (the worker's and the dead-letter settler's input). */
+export interface QueueRecord {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly body: string;
+}
+
 /** Changes when an SQS message becomes visible again: the retry delay of a document. */
 export interface MessageVisibility {
   delay(receiptHandle: string, seconds: number): Promise<void>;
@@ -279,8 +287,13 @@ export interface BureauResponse {
   readonly receivedAt: string;
 }
 
-/** The credit bureau: throws the bureau-api error taxonomy (InvalidToken, RateLimited, Transient, Rejected). */
+/**
+ * The credit bureau. Its failures are the domain's {@link BureauCallError} (dispatched on `kind`); the adapter
+ * translates its HTTP client's errors into it. Anything else thrown is a fault of ours (a token that could not be
+ * read, a bug), never an answer of the bureau.
+ */
 export interface BureauGateway {
+  /** @throws {BureauCallError} when the bureau refused, limited, failed, or sent an answer too large to read */
   fetchReport(bureau: Bureau, document: string, options?: { signal?: AbortSignal }): Promise<BureauResponse>;
 }
 

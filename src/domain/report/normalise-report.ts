@@ -343,6 +343,37 @@ function normalise(
   const summary = isObject(credit.resumoConsulta) ? credit.resumoConsulta : null;
   reader.check(queryResumeSchema, credit.resumoConsulta, 'resumoConsulta');
 
+  // Read in this order on purpose: it is the order of the warnings.
+  const items = readSharedItems(reader, credit, bureau);
+  const ownSections =
+    bureau === 'a'
+      ? { ...readBureauASections(reader, credit, summary), companyParticipations: null }
+      : {
+          stoppedCheques: null,
+          queryHistory: null,
+          companyParticipations: readParticipations(reader, credit),
+        };
+  return {
+    schemaVersion: 1 as const,
+    document: context.document,
+    documentType,
+    bureau,
+    queryCode,
+    pdfUrl: reader.text(returned, 'pdf', 'resumoRetorno'),
+    clientReference: reader.text(returned, 'cliente', 'resumoRetorno'),
+    fetchedAt: context.fetchedAt,
+    subject: readSubject(reader, credit.dadosCadastrais, context),
+    score: readScore(reader, credit.score),
+    protests: readSection(reader, summary, 'protestos', items.protests, bureau),
+    pendingDebts: readSection(reader, summary, 'pendenciasFinanceiras', items.pendingDebts, bureau),
+    bouncedCheques: readSection(reader, summary, 'chequesSemFundo', items.bounced, bureau),
+    ...ownSections,
+    warnings: [...reader.warnings, ...warnings],
+  };
+}
+
+/** The lists both bureaus send: protests, pending debts and bounced cheques (each in its bureau's shape). */
+function readSharedItems(reader: Reader, credit: RawObject, bureau: Bureau) {
   const protests = reader.items(
     credit,
     'protestos',
@@ -372,55 +403,36 @@ function normalise(
   const bounced = reader.items(credit, 'chequesSemFundo', unspecifiedItemSchema, (item, where) =>
     readCheque(reader, item, where, bureau),
   );
+  return { protests, pendingDebts, bounced };
+}
 
-  let stoppedCheques: Section<ChequeItem> | null = null;
-  let queryHistory: QueryHistoryItem[] | null = null;
-  let companyParticipations: CompanyParticipation[] | null = null;
-  if (bureau === 'a') {
-    const stopped = reader.items(credit, 'chequesSustados', unspecifiedItemSchema, (item, where) =>
-      readCheque(reader, item, where, bureau),
-    );
-    stoppedCheques = readSection(reader, summary, 'chequesSustados', stopped, bureau);
-    queryHistory = reader.items(credit, 'historicoConsultas', queryHistoryItemSchema, (item, where) => ({
-      date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
-      company: reader.text(item, 'empresa', where),
-    }));
-  } else {
-    companyParticipations = reader.items(
-      credit,
-      'participacaoEmEmpresas',
-      companyParticipationSchema,
-      (item, where) => ({
-        company: reader.text(item, 'empresa', where),
-        cnpj: reader.text(item, 'cnpj', where),
-        sharePct: reader.take(
-          parsePercentage(item.participacaoEmPorcentagem),
-          `${where}.participacaoEmPorcentagem`,
-        ),
-        state: reader.text(item, 'uf', where),
-        entryDate: reader.take(parseBrazilianDate(item.dataEntrada), `${where}.dataEntrada`),
-      }),
-    );
-  }
+/** What only bureau A sends: stopped cheques and the history of queries about the subject. */
+function readBureauASections(
+  reader: Reader,
+  credit: RawObject,
+  summary: RawObject | null,
+): { stoppedCheques: Section<ChequeItem>; queryHistory: QueryHistoryItem[] } {
+  const stopped = reader.items(credit, 'chequesSustados', unspecifiedItemSchema, (item, where) =>
+    readCheque(reader, item, where, 'a'),
+  );
+  const stoppedCheques = readSection(reader, summary, 'chequesSustados', stopped, 'a');
+  const queryHistory = reader.items(credit, 'historicoConsultas', queryHistoryItemSchema, (item, where) => ({
+    date: reader.take(parseBrazilianDate(item.data), `${where}.data`),
+    company: reader.text(item, 'empresa', where),
+  }));
+  return { stoppedCheques, queryHistory };
+}
 
-  const report = {
-    schemaVersion: 1 as const,
-    document: context.document,
-    documentType,
-    bureau,
-    queryCode,
-    pdfUrl: reader.text(returned, 'pdf', 'resumoRetorno'),
-    clientReference: reader.text(returned, 'cliente', 'resumoRetorno'),
-    fetchedAt: context.fetchedAt,
-    subject: readSubject(reader, credit.dadosCadastrais, context),
-    score: readScore(reader, credit.score),
-    protests: readSection(reader, summary, 'protestos', protests, bureau),
-    pendingDebts: readSection(reader, summary, 'pendenciasFinanceiras', pendingDebts, bureau),
-    bouncedCheques: readSection(reader, summary, 'chequesSemFundo', bounced, bureau),
-    stoppedCheques,
-    queryHistory,
-    companyParticipations,
-    warnings: [...reader.warnings, ...warnings],
-  };
-  return report;
+/** What only bureau B sends: the subject's shares in companies. */
+function readParticipations(reader: Reader, credit: RawObject): CompanyParticipation[] {
+  return reader.items(credit, 'participacaoEmEmpresas', companyParticipationSchema, (item, where) => ({
+    company: reader.text(item, 'empresa', where),
+    cnpj: reader.text(item, 'cnpj', where),
+    sharePct: reader.take(
+      parsePercentage(item.participacaoEmPorcentagem),
+      `${where}.participacaoEmPorcentagem`,
+    ),
+    state: reader.text(item, 'uf', where),
+    entryDate: reader.take(parseBrazilianDate(item.dataEntrada), `${where}.dataEntrada`),
+  }));
 }

@@ -2,8 +2,12 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CreditReportClient, RejectedError, ServiceTransport } from '../../../service-client/index.ts';
 import { createLambdaLogger } from '../../../src/adapters/aws/powertools-logger.ts';
+import {
+  CreditReportGateway,
+  type CreditReportSource,
+} from '../../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
-import type { BatchStore, BureauGateway } from '../../../src/domain/ports/index.ts';
+import type { BatchStore } from '../../../src/domain/ports/index.ts';
 import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
 import { createFinaliseHandler } from '../../../src/functions/finalise/finalise-handler.ts';
 import { bureauResponse, creditSection } from '../../factories/bureau-responses.ts';
@@ -126,7 +130,8 @@ describe('the worker, ingest and finaliser error paths, logged through the Lambd
         const real = new CreditReportClient(
           new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
         );
-        const hostile: BureauGateway = {
+        // The client's own error, as the real adapter translates it for the worker.
+        const hostile: CreditReportSource = {
           fetchReport: async (bureau, document, options) => {
             if (document === '01234567890') {
               throw new RejectedError(
@@ -141,7 +146,7 @@ describe('the worker, ingest and finaliser error paths, logged through the Lambd
             return { ...response, body };
           },
         };
-        return hostile;
+        return new CreditReportGateway(hostile);
       },
     });
   }, 60_000);
