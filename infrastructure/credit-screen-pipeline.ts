@@ -18,29 +18,30 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { portfolioScheduleName } from '../src/adapters/aws/eventbridge-portfolio-scheduler.ts';
 import {
   DEFAULT_SETTINGS,
   EXPIRING_PREFIXES,
   eventSourceSpecs,
   functionSpecs,
   heapLimitMegabytes,
+  isPortfolioName,
   type PipelineFunction,
   type PipelineQueue,
   type PipelineSettings,
   PORTFOLIO_RUN_SCHEDULE,
+  parsePortfolioSettings,
   pipelineEnvironmentVariables,
   portfolioRunInput,
+  portfolioScheduleName,
   queueSpecs,
+  type ReportLanguage,
   S3_LAYOUT,
+  SPENDING_CAP_ALERT,
   SWEEP_INTERVAL_MINUTES,
   scheduleEnvironmentVariables,
   TABLE,
   validateSettings,
-} from '../src/contract/pipeline-definition.ts';
-import type { ReportLanguage } from '../src/domain/batch-report/report-language.ts';
-import { isPortfolioName, parsePortfolioSettings } from '../src/domain/monitoring/index.ts';
-import { SPENDING_CAP_ALERT } from '../src/domain/spend/index.ts';
+} from '../src/contract/index.ts';
 
 /** Props of {@link CreditScreenPipeline}. Everything but the bureau's URL has a secure, working default. */
 export interface CreditScreenPipelineProps {
@@ -116,7 +117,7 @@ export interface CreditScreenPipelineProps {
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
-   * Other pipeline settings (timeouts, attempts, row limit) over the defaults of `src/contract/pipeline-definition.ts`.
+   * Other pipeline settings (timeouts, attempts, row limit) over the defaults of `src/contract/settings.ts`.
    * @default DEFAULT_SETTINGS
    */
   readonly settings?: Partial<PipelineSettings>;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { resultKeys, S3_LAYOUT } from '../../contract/pipeline-definition.ts';
+import { resultKeys, S3_LAYOUT } from '../../contract/index.ts';
 import {
   batchIdFor,
   bureauForKey,

@@ -3,7 +3,7 @@ import {
   RateLimitedError,
   ServiceError,
 } from '../../../service-client/service-errors.ts';
-import { answerKey } from '../../contract/pipeline-definition.ts';
+import { answerKey } from '../../contract/index.ts';
 import {
   type BatchRecord,
   backoffSeconds,
