@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MemoryLogger } from '../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../src/adapters/memory/recording-event-publisher.ts';
 import { ingestUpload, type UploadedObject } from '../src/application/ingest/ingest-upload.ts';
-import { DEFAULT_SETTINGS } from '../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS } from '../src/contract/index.ts';
 import { createPipelineAdapters } from '../src/functions/shared/pipeline-adapters.ts';
 import type { LocalResources } from '../tools/local/local-stack.ts';
 

@@ -33,7 +33,7 @@ import {
   FUNCTION_MEMORY,
   heapLimitMegabytes,
   type PipelineSettings,
-} from '../src/contract/pipeline-definition.ts';
+} from '../src/contract/index.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
 import { BureauEmulator, type EmulatorFaults } from '../tools/emulator/bureau-emulator.ts';
 import { SeededRandom } from '../tools/emulator/seeded-random.ts';

@@ -7,8 +7,8 @@
  */
 import { parseArgs } from 'node:util';
 import { renderBatchReport, renderReportFromResults } from '../src/application/batch-report/index.ts';
-import type { BatchManifest } from '../src/application/finalise/finalise-batch.ts';
-import { resultKeys } from '../src/contract/pipeline-definition.ts';
+import type { BatchManifest } from '../src/contract/index.ts';
+import { resultKeys } from '../src/contract/index.ts';
 import { CHANGE_KINDS, type ChangeRow, ChangesCsvWriter } from '../src/domain/monitoring/index.ts';
 import { normaliseCreditReport } from '../src/domain/report/index.ts';
 import {

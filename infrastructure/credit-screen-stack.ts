@@ -2,7 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { S3_LAYOUT } from '../src/contract/pipeline-definition.ts';
+import { S3_LAYOUT } from '../src/contract/index.ts';
 import { CreditScreenPipeline, type CreditScreenPipelineProps } from './credit-screen-pipeline.ts';
 
 export interface CreditScreenStackProps extends StackProps {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
 import { CHANGE_KINDS } from '../../src/domain/monitoring/index.ts';
 import { ROW_STATUSES } from '../../src/domain/summary/index.ts';
 import { amountCents } from '../../src/domain/summary/summary-csv-reader.ts';

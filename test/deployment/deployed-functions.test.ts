@@ -8,8 +8,8 @@ import {
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
-import { resultKeys } from '../../src/contract/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
+import { resultKeys } from '../../src/contract/index.ts';
 import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
 import { readCloudAssembly, type Template } from '../../tools/local/cloud-assembly.ts';

@@ -1,10 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
-import {
-  DEFAULT_SETTINGS,
-  type PipelineSettings,
-  validateSettings,
-} from '../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings, validateSettings } from '../../src/contract/index.ts';
 import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
 import { BundledFunction } from '../../tools/local/bundled-function.ts';
 import type { BundledFunctionDefinition, CloudAssembly } from '../../tools/local/cloud-assembly.ts';

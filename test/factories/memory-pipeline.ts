@@ -5,7 +5,7 @@ import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import type { UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
-import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/pipeline-definition.ts';
+import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
 import { BureauEmulator, type BureauEmulatorOptions } from '../../tools/emulator/bureau-emulator.ts';
 import { FAST_SETTINGS } from './pipeline.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
 import { BureauEmulator, type BureauEmulatorOptions } from '../../tools/emulator/bureau-emulator.ts';
 import { LocalPipeline, type UploadOptions } from '../../tools/local/local-pipeline.ts';

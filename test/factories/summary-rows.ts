@@ -1,5 +1,5 @@
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
-import { resultKeys } from '../../src/contract/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
+import { resultKeys } from '../../src/contract/index.ts';
 import type { BatchStatistics, ReportColumns, StatisticsRow } from '../../src/domain/summary/index.ts';
 import { emptyStatusCounts, SummaryStatisticsCollector } from '../../src/domain/summary/index.ts';
 

@@ -1,11 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_SETTINGS,
-  FUNCTION_MEMORY,
-  type PipelineSettings,
-} from '../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS, FUNCTION_MEMORY, type PipelineSettings } from '../../src/contract/index.ts';
 import { synthesizeStack } from '../factories/synthesized-stack.ts';
 
 /** A value for every setting, each different from its default, so an ignored one shows. */

@@ -1,7 +1,7 @@
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_MEMORY } from '../../src/contract/pipeline-definition.ts';
+import { FUNCTION_MEMORY } from '../../src/contract/index.ts';
 import { allowsAction, iamLike, resolveValue, synthesizeStack } from '../factories/synthesized-stack.ts';
 
 /**

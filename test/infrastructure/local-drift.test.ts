@@ -9,13 +9,13 @@ import {
   type PipelineFunction,
   type PipelineQueue,
   type PipelineSettings,
-} from '../../src/contract/pipeline-definition.ts';
+} from '../../src/contract/index.ts';
 import { describeLocalPipeline, type LocalPipelineDescription } from '../../tools/local/local-stack.ts';
 import { FakeScheduler } from '../factories/fake-scheduler.ts';
 import { synthesizeStack } from '../factories/synthesized-stack.ts';
 
 /**
- * The local runner mirrors what the construct deploys. Both read src/contract/pipeline-definition.ts; this test fails when
+ * The local runner mirrors what the construct deploys. Both read src/contract/ (the shared contract); this test fails when
  * either side stops doing so (a value written into the construct or into tools/local/ alone).
  */
 

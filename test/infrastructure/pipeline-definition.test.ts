@@ -6,7 +6,7 @@ import {
   scheduleEnvironmentVariables,
   validateSettings,
   workQueueVisibilitySeconds,
-} from '../../src/contract/pipeline-definition.ts';
+} from '../../src/contract/index.ts';
 import {
   readPipelineEnvironment,
   readScheduleEnvironment,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAIR_QUEUE_BEHAVIOUR } from '../../src/contract/pipeline-definition.ts';
+import { FAIR_QUEUE_BEHAVIOUR } from '../../src/contract/index.ts';
 import { FairQueueBuffer } from '../../tools/local/fair-queue-buffer.ts';
 
 /**

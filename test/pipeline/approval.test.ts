@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
-import { EVENTS, resultKeys } from '../../src/contract/pipeline-definition.ts';
+import { EVENTS, resultKeys } from '../../src/contract/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelBatch, redriveBatch } from '../../src/application/batch-control/batch-control.ts';
-import { EVENTS } from '../../src/contract/pipeline-definition.ts';
+import { EVENTS } from '../../src/contract/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 

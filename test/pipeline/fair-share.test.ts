@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
-import { resultKeys } from '../../src/contract/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
+import { resultKeys } from '../../src/contract/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 

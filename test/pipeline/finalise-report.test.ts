@@ -5,7 +5,7 @@ import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments } from '../../src/application/worker/screen-documents.ts';
-import { resultKeys } from '../../src/contract/pipeline-definition.ts';
+import { resultKeys } from '../../src/contract/index.ts';
 import type { ObjectStore } from '../../src/domain/ports/index.ts';
 import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';

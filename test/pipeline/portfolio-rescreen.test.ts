@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
-import { EVENTS } from '../../src/contract/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
+import { EVENTS } from '../../src/contract/index.ts';
 import { CHANGE_KINDS, type ChangeKind, detectChanges } from '../../src/domain/monitoring/index.ts';
 import { normaliseCreditReport } from '../../src/domain/report/index.ts';
 import { generateCreditReport } from '../../tools/emulator/report-generator.ts';

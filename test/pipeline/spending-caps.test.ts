@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVENTS } from '../../src/contract/pipeline-definition.ts';
+import { EVENTS } from '../../src/contract/index.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';

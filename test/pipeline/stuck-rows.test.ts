@@ -6,7 +6,7 @@ import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { cancelBatch } from '../../src/application/batch-control/batch-control.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { sweepStuckRows } from '../../src/application/sweeper/sweep-stuck-rows.ts';
-import { type PipelineSettings, stuckClaimSeconds } from '../../src/contract/pipeline-definition.ts';
+import { type PipelineSettings, stuckClaimSeconds } from '../../src/contract/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
 import { LocalPipeline } from '../../tools/local/local-pipeline.ts';

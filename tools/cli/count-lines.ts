@@ -1,4 +1,4 @@
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
 import { ROW_STATUSES } from '../../src/domain/summary/index.ts';
 
 /** The table of a finished batch's rows per final status, and what the bureau charged, as the commands print it. */

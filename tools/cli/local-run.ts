@@ -9,13 +9,9 @@ import {
   REPORT_LANGUAGES,
   type ReportLanguage,
 } from '../../src/application/batch-report/index.ts';
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
 import type { IngestOutcome } from '../../src/application/ingest/ingest-upload.ts';
-import {
-  DEFAULT_SETTINGS,
-  MAX_PRICE_PER_QUERY,
-  type PipelineSettings,
-} from '../../src/contract/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
+import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY, type PipelineSettings } from '../../src/contract/index.ts';
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
 import { BUREAUS, type Bureau } from '../../src/domain/report/index.ts';
 import { formatBrl, formatDuration } from '../../src/domain/spend/index.ts';

@@ -5,7 +5,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
-import { DEFAULT_SETTINGS } from '../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import type {
   BatchStore,
   ChargeBudget,

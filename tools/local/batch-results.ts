@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
-import { resultKeys } from '../../src/contract/pipeline-definition.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
+import { resultKeys } from '../../src/contract/index.ts';
 import type { BatchRecord } from '../../src/domain/batch/index.ts';
 import type { BatchStore, ObjectStore } from '../../src/domain/ports/index.ts';
 import { makePrivateDirectory, writePrivateFile } from './private-files.ts';

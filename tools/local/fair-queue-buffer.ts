@@ -1,4 +1,4 @@
-/** What decides a fair queue's order: src/contract/pipeline-definition.ts's FAIR_QUEUE_BEHAVIOUR, as AWS documents it. */
+/** What decides a fair queue's order: src/contract/queues.ts's FAIR_QUEUE_BEHAVIOUR, as AWS documents it. */
 export interface FairQueueBehaviour {
   readonly noisyInFlightShare: number;
   readonly noisyMinimumInFlight: number;

@@ -13,7 +13,6 @@ import { LazyBureauGateway } from '../../src/adapters/bureau/lazy-bureau-gateway
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import { StaticTokenSource } from '../../src/adapters/memory/static-token-source.ts';
-import type { BatchManifest } from '../../src/application/finalise/finalise-batch.ts';
 import type { IngestOutcome, UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
 import type { PortfolioRunOutcome } from '../../src/application/ingest/run-portfolio.ts';
 import {
@@ -22,6 +21,7 @@ import {
   type SweepReport,
   sweepStuckRows,
 } from '../../src/application/sweeper/sweep-stuck-rows.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
 import {
   FAIR_QUEUE_BEHAVIOUR,
   type PipelineFunction,
@@ -32,7 +32,7 @@ import {
   stuckClaimSeconds,
   uploadKey,
   validateSettings,
-} from '../../src/contract/pipeline-definition.ts';
+} from '../../src/contract/index.ts';
 import { messageGroupFor, parseMessage, workMessageSchema } from '../../src/domain/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';

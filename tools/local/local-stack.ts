@@ -27,7 +27,7 @@ import {
   type QueueSpec,
   queueSpecs,
   TABLE,
-} from '../../src/contract/pipeline-definition.ts';
+} from '../../src/contract/index.ts';
 import type { PipelineClients, PipelineResources } from '../../src/functions/shared/pipeline-adapters.ts';
 import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
 import { freePort } from './free-port.ts';
@@ -386,7 +386,7 @@ async function createResources(
   };
 }
 
-/** The claimed-rows index as `src/contract/pipeline-definition.ts` defines it (the construct builds the same). */
+/** The claimed-rows index as `src/contract/table-keys.ts` defines it (the construct builds the same). */
 function claimedRowsIndex(table: LocalPipelineDescription['table']) {
   const index = table.claimedRowsIndex;
   return {

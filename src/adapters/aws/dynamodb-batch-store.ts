@@ -14,7 +14,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import { TABLE } from '../../contract/pipeline-definition.ts';
+import { TABLE } from '../../contract/index.ts';
 import {
   type ApprovalDecision,
   BATCH_TRANSITIONS,
@@ -151,7 +151,7 @@ const isConditionFailure = (error: unknown) =>
   (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
 
 /**
- * The batch store on one DynamoDB table (see `src/contract/pipeline-definition.ts`): a `META` item per batch with its
+ * The batch store on one DynamoDB table (see `src/contract/table-keys.ts`): a `META` item per batch with its
  * counters, one item per input row, `REPORT#<bureau>#<document>` items per report date. Every item carries a TTL.
  *
  * Exactly-once rests on conditions, not on SQS: a row is claimed with a lease before the bureau is called, and

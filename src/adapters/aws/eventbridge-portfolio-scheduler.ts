@@ -7,7 +7,7 @@ import {
   type SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { PORTFOLIO_RUN_SCHEDULE, portfolioRunInput } from '../../contract/pipeline-definition.ts';
+import { PORTFOLIO_RUN_SCHEDULE, portfolioRunInput, portfolioScheduleName } from '../../contract/index.ts';
 import type { PortfolioSchedule, PortfolioScheduler } from '../../domain/ports/index.ts';
 
 export interface EventBridgePortfolioSchedulerConfig {
@@ -19,9 +19,6 @@ export interface EventBridgePortfolioSchedulerConfig {
   /** The role EventBridge Scheduler assumes to invoke it. */
   readonly roleArn: string;
 }
-
-/** Schedule names: the portfolio's name with a fixed prefix (portfolio names are limited so this fits 64). */
-export const portfolioScheduleName = (portfolio: string) => `portfolio-${portfolio}`;
 
 /**
  * Portfolio schedules in EventBridge Scheduler. Each invokes the ingest function with `{ portfolio, runId }`, where

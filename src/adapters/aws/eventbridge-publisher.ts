@@ -1,5 +1,5 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { EVENTS } from '../../contract/pipeline-definition.ts';
+import { EVENTS } from '../../contract/index.ts';
 import type {
   BatchAwaitingApprovalEvent,
   BatchCompletedEvent,

@@ -1,4 +1,4 @@
-import { EVENTS } from '../../contract/pipeline-definition.ts';
+import { EVENTS } from '../../contract/index.ts';
 import type {
   BatchAwaitingApprovalEvent,
   BatchCompletedEvent,

@@ -1,3 +1,4 @@
+import type { BatchManifest } from '../../contract/index.ts';
 import type { ReportLanguage } from '../../domain/batch-report/report-language.ts';
 import { formatDocument } from '../../domain/documents/index.ts';
 import { CHANGE_KINDS } from '../../domain/monitoring/index.ts';
@@ -15,7 +16,6 @@ import {
   ROW_STATUSES,
   SCORE_BANDS,
 } from '../../domain/summary/index.ts';
-import type { BatchManifest } from '../finalise/finalise-batch.ts';
 import { html, SafeHtml } from './html.ts';
 import { barChart, type ChartBar, columnChart, groupedColumnChart } from './report-charts.ts';
 import { type ReportFormat, reportFormat } from './report-format.ts';

@@ -1,7 +1,7 @@
+import type { BatchManifest } from '../../contract/index.ts';
 import type { ReportLanguage } from '../../domain/batch-report/report-language.ts';
 import type { ChangeKind } from '../../domain/monitoring/index.ts';
 import type { ChargeState, ReasonedStatus, SummaryStatus } from '../../domain/summary/index.ts';
-import type { BatchManifest } from '../finalise/finalise-batch.ts';
 
 /** Every word of the page, per language. Status details stay as the summary writes them. */
 export interface ReportMessages {

@@ -1,4 +1,4 @@
-import { answerKey } from '../../contract/pipeline-definition.ts';
+import { answerKey } from '../../contract/index.ts';
 import { parseMessage, workMessageSchema } from '../../domain/batch/index.ts';
 import type { BatchStore, Logger, ObjectStore, QueueRecord, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';

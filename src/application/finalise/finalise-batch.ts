@@ -1,7 +1,6 @@
 import pLimit from 'p-limit';
-import { duplicateTargetsKey, resultKeys } from '../../contract/pipeline-definition.ts';
+import { type BatchManifest, duplicateTargetsKey, resultKeys } from '../../contract/index.ts';
 import {
-  type BatchCounts,
   type BatchRecord,
   type ChargeCounts,
   type ChargeState,
@@ -20,7 +19,6 @@ import {
   emptyChangeCounts,
 } from '../../domain/monitoring/index.ts';
 import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../../domain/ports/index.ts';
-import type { Quote } from '../../domain/spend/index.ts';
 import {
   emptyStatusCounts,
   passThroughHeaders,
@@ -41,51 +39,6 @@ export interface FinaliseDependencies {
   readonly changeThresholds?: ChangeThresholds;
   /** Language of `report.html`. @default DEFAULT_REPORT_LANGUAGE (Brazilian Portuguese) */
   readonly reportLanguage?: ReportLanguage;
-}
-
-/** What consumers read first: written last, so its presence means every other result file is complete. */
-export interface BatchManifest {
-  readonly manifestVersion: 1;
-  readonly batchId: string;
-  /**
-   * `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`);
-   * `file_rejected`; `cancelled` when someone cancelled it (rows not yet screened are `cancelled`).
-   */
-  readonly status:
-    | 'completed'
-    | 'token_rejected'
-    | 'file_rejected'
-    | 'cancelled'
-    | 'rejected'
-    | 'budget_exhausted';
-  /** What ingest quoted for the batch (what it would buy and cost); null for results written before quotes. */
-  readonly quote: Quote | null;
-  /** 1 for the first results; one more each time a redrive rewrote them. */
-  readonly revision: number;
-  readonly bureau: string;
-  readonly source: { readonly bucket: string; readonly key: string; readonly sha256: string | null };
-  readonly createdAt: string;
-  readonly completedAt: string;
-  readonly counts: BatchCounts;
-  /**
-   * Rows by what the bureau may have charged for them, to reconcile its invoice: `charged` (answered with a
-   * report), `not_charged`, and `charge_unknown` (a call that got no answer, or one lost in a crash of ours, may
-   * have been charged). The summary's `charge_state` column says it per row.
-   */
-  readonly charges: ChargeCounts;
-  /** `changes` only for a portfolio re-screen; `report` (the HTML page) from results that have one. */
-  readonly files: {
-    readonly summary: string;
-    readonly reports: string;
-    readonly changes?: string;
-    readonly report?: string;
-  } | null;
-  /** The portfolio a re-screen ran for; null for an upload. */
-  readonly portfolio: string | null;
-  /** Re-screens only: changes per kind and documents changed (also in the `PortfolioChanged` event). */
-  readonly changes: { readonly counts: ChangeCounts; readonly documentsChanged: number } | null;
-  readonly dialect: 'standard' | 'excel';
-  readonly failure: { readonly code: string; readonly message: string } | null;
 }
 
 const NOT_SETTLED = 'not settled when the batch was finalised';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { duplicateTargetsKey, resultKeys } from '../../contract/pipeline-definition.ts';
+import { duplicateTargetsKey, resultKeys } from '../../contract/index.ts';
 import {
   batchIdFor,
   bureauForKey,

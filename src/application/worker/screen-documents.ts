@@ -1,4 +1,4 @@
-import { answerKey } from '../../contract/pipeline-definition.ts';
+import { answerKey } from '../../contract/index.ts';
 import {
   type BatchRecord,
   backoffSeconds,

@@ -4,7 +4,7 @@ import {
   SCHEDULE_ENVIRONMENT_VARIABLES as SCHEDULE_VARIABLES,
   ENVIRONMENT_VARIABLES as VARIABLES,
   validateSettings,
-} from '../../contract/pipeline-definition.ts';
+} from '../../contract/index.ts';
 
 /** Where a deployed function finds its resources; read once at cold start. */
 export interface PipelineEnvironment {

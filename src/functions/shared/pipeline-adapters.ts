@@ -9,7 +9,7 @@ import { SqsMessageVisibility } from '../../adapters/aws/sqs-message-visibility.
 import { SqsWorkQueue } from '../../adapters/aws/sqs-work-queue.ts';
 import type { IngestSettings } from '../../application/ingest/ingest-upload.ts';
 import type { WorkerSettings } from '../../application/worker/screen-documents.ts';
-import { claimLeaseSeconds, type PipelineSettings } from '../../contract/pipeline-definition.ts';
+import { claimLeaseSeconds, type PipelineSettings } from '../../contract/index.ts';
 import { DEFAULT_RETRY_POLICY } from '../../domain/batch/index.ts';
 
 /** SDK clients, created once by the caller: in Lambda with defaults, locally with emulator endpoints. */

@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbBatchStore } from '../../adapters/aws/dynamodb-batch-store.ts';
 import { createLambdaLogger } from '../../adapters/aws/powertools-logger.ts';
 import { SqsWorkQueue } from '../../adapters/aws/sqs-work-queue.ts';
-import { stuckClaimSeconds } from '../../contract/pipeline-definition.ts';
+import { stuckClaimSeconds } from '../../contract/index.ts';
 import { readPipelineEnvironment } from '../shared/environment.ts';
 import { createSweeperHandler } from './sweeper-handler.ts';
 

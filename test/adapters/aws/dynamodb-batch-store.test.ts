@@ -1,7 +1,7 @@
 import { afterAll } from 'vitest';
 import { DynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
-import { DEFAULT_SETTINGS } from '../../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRateLimiter } from '../../../src/adapters/aws/dynamodb-rate-limiter.ts';
-import { DEFAULT_SETTINGS } from '../../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
 
 let stack: LocalStack;

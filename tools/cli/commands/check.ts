@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { freshReports } from '../../../src/application/reuse/fresh-reports.ts';
-import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../../src/contract/index.ts';
 import { formatDocument } from '../../../src/domain/documents/index.ts';
 import {
   type CustomerListLayout,

@@ -9,7 +9,7 @@ import {
   type ReportManifest,
   renderReportFromResults,
 } from '../../../src/application/batch-report/index.ts';
-import { resultKeys } from '../../../src/contract/pipeline-definition.ts';
+import { resultKeys } from '../../../src/contract/index.ts';
 import { ResultsFileError } from '../../../src/domain/summary/summary-csv-reader.ts';
 import { CliError } from '../cli-error.ts';
 import { addTargetOptions, type TargetOptions, withConnection } from '../pipeline-connection.ts';

@@ -1,6 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { BatchManifest } from '../../../src/application/finalise/finalise-batch.ts';
+import type { BatchManifest } from '../../../src/contract/index.ts';
 import { CHANGE_KINDS, isPortfolioName } from '../../../src/domain/monitoring/index.ts';
 import { CliError } from '../cli-error.ts';
 import {

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import type { BatchManifest } from '../../../src/application/finalise/finalise-batch.ts';
+import type { BatchManifest } from '../../../src/contract/index.ts';
 import type { BatchProgress } from '../../local/local-pipeline.ts';
 import {
   addLocalRunOptions,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../../src/contract/index.ts';
 import { BUREAUS } from '../../../src/domain/report/index.ts';
 import { chargeMonth, formatBrl } from '../../../src/domain/spend/index.ts';
 import { nonNegativeInteger, priceInBrl } from '../option-parsers.ts';

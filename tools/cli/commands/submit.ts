@@ -5,7 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { type Command, Option } from 'commander';
-import { uploadKey } from '../../../src/contract/pipeline-definition.ts';
+import { uploadKey } from '../../../src/contract/index.ts';
 import type { BatchStore } from '../../../src/domain/ports/index.ts';
 import { BUREAUS, type Bureau } from '../../../src/domain/report/index.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';

@@ -1,0 +1,125 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { SPENDING_CAP_ALERT, SWEEP_INTERVAL_MINUTES } from '../../src/contract/index.ts';
+import type { PipelineFunctions } from './functions.ts';
+import type { PipelineQueues } from './queues.ts';
+
+/** Over how many periods an alarm looks, and in how many of them its metric must be above 0. */
+interface AlarmPeriods {
+  readonly evaluationPeriods: number;
+  readonly datapointsToAlarm: number;
+}
+
+/** Makes an alarm that fires when its metric is above 0, notifying the topic when there is one. */
+type AlarmFactory = (
+  name: string,
+  metric: cloudwatch.IMetric,
+  description: string,
+  periods?: AlarmPeriods,
+) => cloudwatch.Alarm;
+
+const minutes = (count: number) => Duration.minutes(count);
+
+/** Alarms on dead letters, failing functions, rows stuck in a claim, and spending caps at 80 % and 100 %. */
+export function createAlarms(
+  scope: Construct,
+  resources: {
+    readonly functions: PipelineFunctions;
+    readonly queues: PipelineQueues;
+    readonly alarmTopic?: sns.ITopic;
+  },
+): readonly cloudwatch.Alarm[] {
+  const { functions, queues } = resources;
+  const alarm: AlarmFactory = (name, metric, description, periods) => {
+    const created = new cloudwatch.Alarm(scope, name, {
+      metric,
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      ...(periods ?? { evaluationPeriods: 1, datapointsToAlarm: 1 }),
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    });
+    if (resources.alarmTopic) created.addAlarmAction(new cloudwatchActions.SnsAction(resources.alarmTopic));
+    return created;
+  };
+  const deadLetters = (queue: PipelineQueues['work']) =>
+    queue.metricApproximateNumberOfMessagesVisible({ period: minutes(1), statistic: 'Maximum' });
+  return [
+    alarm(
+      'WorkDeadLettersAlarm',
+      deadLetters(queues.workDeadLetter),
+      'Work messages reached the dead-letter queue: rows are being settled as failed.',
+    ),
+    alarm(
+      'FinaliseDeadLettersAlarm',
+      deadLetters(queues.finaliseDeadLetter),
+      'A batch could not be finalised: its results are missing.',
+    ),
+    alarm(
+      'WorkerErrorsAlarm',
+      functions.worker.metricErrors({ period: minutes(5) }),
+      'Worker invocations are failing.',
+    ),
+    alarm(
+      'IngestErrorsAlarm',
+      functions.ingest.metricErrors({ period: minutes(5) }),
+      'Uploads are failing to ingest.',
+    ),
+    ...logAlarms(scope, alarm, functions),
+    alarm(
+      'SweeperErrorsAlarm',
+      functions.sweeper.metricErrors({ period: minutes(SWEEP_INTERVAL_MINUTES) }),
+      'The sweeper is failing: stuck rows are not being queued again.',
+    ),
+    alarm(
+      'PortfolioSchedulesErrorsAlarm',
+      functions.portfolioSchedules.metricErrors({ period: minutes(5) }),
+      'Portfolio schedules are not being updated from their files.',
+    ),
+  ];
+}
+
+/** Alarms on what the functions log: rows the sweeper queued again, and spending caps reached. */
+function logAlarms(scope: Construct, alarm: AlarmFactory, functions: PipelineFunctions): cloudwatch.Alarm[] {
+  const stuckRows = new logs.MetricFilter(scope, 'StuckRowsRequeued', {
+    logGroup: functions.sweeper.logGroup,
+    // The sweeper logs each sweep's figures (`sweep done`); a sweep that found nothing counts 0.
+    filterPattern: logs.FilterPattern.numberValue('$.requeued', '>=', 0),
+    metricNamespace: 'credit-screen',
+    metricName: 'StuckRowsRequeued',
+    metricValue: '$.requeued',
+  });
+  const budgetAlerts = (percent: 80 | 100) =>
+    new logs.MetricFilter(scope, `BudgetAlerts${percent}`, {
+      logGroup: functions.worker.logGroup,
+      // The worker logs one line when a reservation takes a cap (a batch's or a month's) to this share.
+      filterPattern: logs.FilterPattern.all(
+        logs.FilterPattern.stringValue('$.message', '=', SPENDING_CAP_ALERT),
+        logs.FilterPattern.numberValue('$.percent', '=', percent),
+      ),
+      metricNamespace: 'credit-screen',
+      metricName: `BudgetAlerts${percent}`,
+      metricValue: '1',
+    });
+  return [
+    alarm(
+      'StuckRowsAlarm',
+      stuckRows.metric({ period: minutes(SWEEP_INTERVAL_MINUTES), statistic: 'Sum' }),
+      'Rows keep getting stuck in a claim with no message left (the sweeper queued some again in two of the last three sweeps): look for what deletes work messages or ends workers early.',
+      { evaluationPeriods: 3, datapointsToAlarm: 2 },
+    ),
+    ...([80, 100] as const).map((percent) =>
+      alarm(
+        percent === 100 ? 'BudgetExhaustedAlarm' : 'BudgetAt80PercentAlarm',
+        budgetAlerts(percent).metric({ period: minutes(5), statistic: 'Sum' }),
+        percent === 100
+          ? 'A spending cap was reached: rows left are settled not_queried (budget exhausted).'
+          : 'A spending cap is 80 % used.',
+      ),
+    ),
+  ];
+}

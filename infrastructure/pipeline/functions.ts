@@ -1,0 +1,135 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import {
+  functionSpecs,
+  heapLimitMegabytes,
+  type PipelineFunction,
+  type PipelineSettings,
+  pipelineEnvironmentVariables,
+} from '../../src/contract/index.ts';
+import type { PipelineQueues } from './queues.ts';
+
+/** The pipeline's functions, by the contract's names. */
+export type PipelineFunctions = Readonly<Record<PipelineFunction, NodejsFunction>>;
+
+const FUNCTIONS_FOLDER = fileURLToPath(new URL('../../src/functions/', import.meta.url));
+
+/** How every function is bundled: minified ESM for Node 22, with source maps and the SDK the tests ran. */
+const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  sourceMap: true,
+  minify: true,
+  target: 'node22',
+  // esm output needs a require shim for the CommonJS dependencies bundled in.
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  forceDockerBundling: false,
+  // Production runs the SDK the tests ran, not whichever one the Lambda runtime happens to carry.
+  bundleAwsSDK: true,
+};
+
+/** What every function shares: its settings, the key of its log group, and the environment it starts with. */
+export interface FunctionDefaults {
+  readonly settings: PipelineSettings;
+  readonly key: kms.IKey;
+  readonly logGroupPrefix: string;
+  readonly removalPolicy: RemovalPolicy;
+  /** The variables every function gets (where its resources are, the settings). */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/** Where the functions' resources are (CDK tokens until deployment). */
+export interface FunctionResources {
+  readonly table: dynamodb.ITable;
+  readonly bucket: s3.IBucket;
+  readonly queues: PipelineQueues;
+  readonly eventBus: events.IEventBus;
+  readonly tokenSecret: secretsmanager.ISecret;
+  readonly bureauBaseUrl: string;
+}
+
+/** The environment every function starts with: where its resources are and the settings. */
+export function functionEnvironment(
+  resources: FunctionResources,
+  settings: PipelineSettings,
+): Record<string, string> {
+  const locations = {
+    tableName: resources.table.tableName,
+    bucketName: resources.bucket.bucketName,
+    workQueueUrl: resources.queues.work.queueUrl,
+    finaliseQueueUrl: resources.queues.finalise.queueUrl,
+    eventBusName: resources.eventBus.eventBusName,
+    bureauBaseUrl: resources.bureauBaseUrl,
+    // The secret's ARN, never its value.
+    tokenSecretId: resources.tokenSecret.secretArn,
+  };
+  return {
+    ...pipelineEnvironmentVariables(locations, settings),
+    POWERTOOLS_SERVICE_NAME: 'credit-screen',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+  };
+}
+
+/** Builds one function: construct id, entry under `src/functions/`, its contract name and any extra variables. */
+export type FunctionFactory = (
+  name: string,
+  entry: string,
+  options: { readonly spec: PipelineFunction; readonly environment?: Record<string, string> },
+) => NodejsFunction;
+
+/**
+ * A factory of the pipeline's functions, each with the contract's memory and timeout, a heap limit to match, an
+ * encrypted log group of its own under `logGroupPrefix`, and X-Ray tracing.
+ */
+export function functionFactory(scope: Construct, defaults: FunctionDefaults): FunctionFactory {
+  const specs = functionSpecs(defaults.settings);
+  return (name, entry, options) => {
+    const { memoryMegabytes, timeoutSeconds } = specs[options.spec];
+    const logGroup = new logs.LogGroup(scope, `${name}Logs`, {
+      logGroupName: `${defaults.logGroupPrefix}${name}`,
+      retention: logs.RetentionDays.THREE_MONTHS,
+      encryptionKey: defaults.key,
+      removalPolicy: defaults.removalPolicy,
+    });
+    const created = new NodejsFunction(scope, name, {
+      entry: `${FUNCTIONS_FOLDER}${entry}`,
+      handler: 'handler',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: memoryMegabytes,
+      timeout: Duration.seconds(timeoutSeconds),
+      environment: {
+        ...defaults.environment,
+        ...options.environment,
+        NODE_OPTIONS: `--enable-source-maps --max-old-space-size=${heapLimitMegabytes(memoryMegabytes)}`,
+      },
+      logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      bundling: BUNDLING,
+    });
+    Validations.of(created).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The functions target Node.js 22, the runtime the project is built and tested for.',
+    });
+    return created;
+  };
+}
+
+/** The functions that run a batch (the portfolio-schedules function comes with the portfolios). */
+export function createBatchFunctions(fn: FunctionFactory): Omit<PipelineFunctions, 'portfolioSchedules'> {
+  return {
+    ingest: fn('Ingest', 'ingest/handler.ts', { spec: 'ingest' }),
+    worker: fn('Worker', 'worker/handler.ts', { spec: 'worker' }),
+    finalise: fn('Finalise', 'finalise/handler.ts', { spec: 'finalise' }),
+    deadLetter: fn('DeadLetter', 'dead-letter/handler.ts', { spec: 'deadLetter' }),
+    sweeper: fn('Sweeper', 'sweeper/handler.ts', { spec: 'sweeper' }),
+  };
+}

@@ -1,0 +1,78 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { S3_LAYOUT } from '../../src/contract/index.ts';
+import type { PipelineFunctions } from './functions.ts';
+import type { PipelineQueues } from './queues.ts';
+import { grantTokenSecretKey, type TokenSecretProps } from './token-secret.ts';
+
+/** What the functions are granted access to. */
+export interface GrantedResources {
+  readonly key: kms.IKey;
+  readonly bucket: s3.Bucket;
+  readonly table: dynamodb.Table;
+  readonly queues: PipelineQueues;
+  readonly tokenSecret: secretsmanager.ISecret;
+  readonly eventBus: events.IEventBus;
+}
+
+/**
+ * Least privilege: each function gets what its use case touches (the portfolio-schedules function gets its grants
+ * with the portfolios).
+ */
+export function grantLeastPrivilege(
+  scope: Construct,
+  functions: PipelineFunctions,
+  resources: GrantedResources,
+  tokenSecretProps: TokenSecretProps,
+): void {
+  const { bucket, table, queues, eventBus } = resources;
+  const { ingest, worker, finalise, deadLetter } = functions;
+  bucket.grantRead(ingest, `${S3_LAYOUT.incoming}*`);
+  bucket.grantRead(ingest, `${S3_LAYOUT.portfolios}*`);
+  bucket.grantPut(ingest, `${S3_LAYOUT.work}*`);
+  table.grantReadWriteData(ingest);
+  queues.work.grantSendMessages(ingest);
+  queues.finalise.grantSendMessages(ingest);
+
+  table.grantReadWriteData(worker);
+  // Read as well as written: a worker settles a row from the answer an earlier attempt persisted (grantRead's
+  // ListBucket lets a missing answer read as 404, not 403).
+  bucket.grantRead(worker, `${S3_LAYOUT.raw}*`);
+  bucket.grantPut(worker, `${S3_LAYOUT.raw}*`);
+  resources.tokenSecret.grantRead(worker);
+  grantTokenSecretKey(scope, worker, tokenSecretProps);
+  queues.finalise.grantSendMessages(worker);
+  // Budget alerts (BudgetExhausted at 80 % and 100 % of a cap).
+  eventBus.grantPutEventsTo(worker);
+
+  table.grantReadWriteData(finalise);
+  bucket.grantRead(finalise, `${S3_LAYOUT.work}*`);
+  bucket.grantPut(finalise, `${S3_LAYOUT.results}*`);
+  eventBus.grantPutEventsTo(finalise);
+
+  table.grantReadWriteData(deadLetter);
+  // Whether a dead-lettered row's answer was persisted (it was then charged).
+  bucket.grantRead(deadLetter, `${S3_LAYOUT.raw}*`);
+  queues.finalise.grantSendMessages(deadLetter);
+
+  grantSweeper(functions, resources);
+}
+
+/** The sweeper lists batches, queries the claimed-rows index, releases claims and asks for finalisations. */
+function grantSweeper(functions: PipelineFunctions, resources: GrantedResources): void {
+  const { sweeper } = functions;
+  resources.table.grant(
+    sweeper,
+    'dynamodb:Query',
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:UpdateItem',
+  );
+  resources.key.grantEncryptDecrypt(sweeper);
+  resources.queues.work.grantSendMessages(sweeper);
+  resources.queues.finalise.grantSendMessages(sweeper);
+}

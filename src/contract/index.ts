@@ -1,0 +1,17 @@
+/**
+ * The shared contract: what the CDK construct, the Lambda code and the local runner must agree on, one file per
+ * concept. Plain data and pure functions: no CDK, no AWS SDK.
+ */
+
+export * from './claims.ts';
+export * from './environment-variables.ts';
+export * from './event-sources.ts';
+export * from './events.ts';
+export * from './functions.ts';
+export * from './log-alerts.ts';
+export * from './manifest.ts';
+export * from './portfolio-schedules.ts';
+export * from './queues.ts';
+export * from './s3-layout.ts';
+export * from './settings.ts';
+export * from './table-keys.ts';

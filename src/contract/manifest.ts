@@ -1,0 +1,50 @@
+/** The manifest of a batch's results, a public output format: written by the finaliser, read by the CLI and consumers. */
+
+import type { BatchCounts, ChargeCounts } from '../domain/batch/index.ts';
+import type { ChangeCounts } from '../domain/monitoring/index.ts';
+import type { Quote } from '../domain/spend/index.ts';
+
+/** What consumers read first: written last, so its presence means every other result file is complete. */
+export interface BatchManifest {
+  readonly manifestVersion: 1;
+  readonly batchId: string;
+  /**
+   * `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`);
+   * `file_rejected`; `cancelled` when someone cancelled it (rows not yet screened are `cancelled`).
+   */
+  readonly status:
+    | 'completed'
+    | 'token_rejected'
+    | 'file_rejected'
+    | 'cancelled'
+    | 'rejected'
+    | 'budget_exhausted';
+  /** What ingest quoted for the batch (what it would buy and cost); null for results written before quotes. */
+  readonly quote: Quote | null;
+  /** 1 for the first results; one more each time a redrive rewrote them. */
+  readonly revision: number;
+  readonly bureau: string;
+  readonly source: { readonly bucket: string; readonly key: string; readonly sha256: string | null };
+  readonly createdAt: string;
+  readonly completedAt: string;
+  readonly counts: BatchCounts;
+  /**
+   * Rows by what the bureau may have charged for them, to reconcile its invoice: `charged` (answered with a
+   * report), `not_charged`, and `charge_unknown` (a call that got no answer, or one lost in a crash of ours, may
+   * have been charged). The summary's `charge_state` column says it per row.
+   */
+  readonly charges: ChargeCounts;
+  /** `changes` only for a portfolio re-screen; `report` (the HTML page) from results that have one. */
+  readonly files: {
+    readonly summary: string;
+    readonly reports: string;
+    readonly changes?: string;
+    readonly report?: string;
+  } | null;
+  /** The portfolio a re-screen ran for; null for an upload. */
+  readonly portfolio: string | null;
+  /** Re-screens only: changes per kind and documents changed (also in the `PortfolioChanged` event). */
+  readonly changes: { readonly counts: ChangeCounts; readonly documentsChanged: number } | null;
+  readonly dialect: 'standard' | 'excel';
+  readonly failure: { readonly code: string; readonly message: string } | null;
+}

@@ -1,0 +1,61 @@
+/** The pipeline's SQS queues: their visibility, retention and redrive, and how a fair queue orders its tenants. */
+
+import type { PipelineSettings } from './settings.ts';
+
+/** Visibility timeout of the work queue: six times the worker timeout (AWS's guidance for Lambda SQS sources). */
+export function workQueueVisibilitySeconds(settings: PipelineSettings): number {
+  return settings.workerTimeoutSeconds * 6;
+}
+
+/** The pipeline's queues. */
+export type PipelineQueue = 'work' | 'workDeadLetter' | 'finalise' | 'finaliseDeadLetter';
+
+/** A queue's settings; `deadLetter` names the queue SQS moves a message to after `maxReceiveCount` receives. */
+export interface QueueSpec {
+  readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  readonly deadLetter?: { readonly queue: PipelineQueue; readonly maxReceiveCount: number };
+}
+
+/** SQS's longest retention: a message waits as long as SQS allows for a worker or an operator. */
+const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
+
+/**
+ * Every queue with its visibility and redrive. The finalise queue's visibility outlasts the finaliser's 15 minutes
+ * six times over, as AWS recommends for SQS event sources; dead-letter queues are only read by their consumer.
+ */
+export function queueSpecs(settings: PipelineSettings): Readonly<Record<PipelineQueue, QueueSpec>> {
+  const redrive = (queue: PipelineQueue) => ({ queue, maxReceiveCount: settings.maxReceiveCount });
+  return {
+    workDeadLetter: { visibilityTimeoutSeconds: 300, retentionSeconds: QUEUE_RETENTION_SECONDS },
+    work: {
+      visibilityTimeoutSeconds: workQueueVisibilitySeconds(settings),
+      retentionSeconds: QUEUE_RETENTION_SECONDS,
+      deadLetter: redrive('workDeadLetter'),
+    },
+    finaliseDeadLetter: { visibilityTimeoutSeconds: 300, retentionSeconds: QUEUE_RETENTION_SECONDS },
+    finalise: {
+      visibilityTimeoutSeconds: 5400,
+      retentionSeconds: QUEUE_RETENTION_SECONDS,
+      deadLetter: redrive('finaliseDeadLetter'),
+    },
+  };
+}
+
+/**
+ * Amazon SQS fair queues as AWS documents them ("How Amazon SQS fair queues work", SQS Developer Guide), the
+ * behaviour the local event source reproduces (fauxqs keeps no message group on a standard queue). A tenant is a
+ * `MessageGroupId`; a message without one is a tenant of its own. A tenant is noisy when it holds more than
+ * `noisyInFlightShare` of the messages in flight with at least `noisyMinimumInFlight` of its own, or more than
+ * `noisyProcessingShare` of the recent processing time. While any quiet tenant has a message waiting, consumers get
+ * quiet tenants' messages; among noisy tenants, the one with the fewest messages in flight goes first. Noisy
+ * messages are never dropped nor throttled, only served later.
+ */
+export const FAIR_QUEUE_BEHAVIOUR = {
+  tenantAttribute: 'MessageGroupId',
+  noisyInFlightShare: 0.1,
+  noisyMinimumInFlight: 30,
+  noisyProcessingShare: 0.1,
+  /** How far back "recent processing time" looks (AWS gives no figure; a minute, several worker batches). */
+  processingWindowSeconds: 60,
+} as const;

@@ -1,0 +1,74 @@
+/** The pipeline bucket's layout: its prefixes and the key of every object the pipeline reads or writes. */
+
+import { INCOMING_PREFIX } from '../domain/batch/index.ts';
+import { PORTFOLIO_PREFIX } from '../domain/monitoring/index.ts';
+import type { Bureau } from '../domain/report/index.ts';
+
+/**
+ * S3 layout of the pipeline bucket: every prefix, spelled once (upload and portfolio prefixes come from the domain
+ * code that reads them). Every prefix but `portfolios/` holds personal data that expires after the retention period.
+ */
+export const S3_LAYOUT = {
+  incoming: INCOMING_PREFIX,
+  raw: 'raw/',
+  results: 'results/',
+  work: 'work/',
+  portfolios: PORTFOLIO_PREFIX,
+} as const;
+
+/** The prefixes whose objects expire after the retention period (LGPD). */
+export const EXPIRING_PREFIXES = [
+  S3_LAYOUT.incoming,
+  S3_LAYOUT.raw,
+  S3_LAYOUT.results,
+  S3_LAYOUT.work,
+] as const;
+
+/**
+ * Where a worker persists a paid answer before it does anything else with it: one key per batch row (never a
+ * document), so the next holder of a row whose settle failed finds the answer instead of paying for it again.
+ * The stored report points at it as its raw response.
+ */
+export const answerKey = (bureau: Bureau, batchId: string, row: number): string =>
+  `${S3_LAYOUT.raw}${bureau}/${batchId}/${row}.json`;
+
+/**
+ * Key of a batch's list of rows that have duplicates: the ingest writes it, the finaliser repeats those rows'
+ * report columns on their duplicates.
+ */
+export const duplicateTargetsKey = (batchId: string): string =>
+  `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
+
+/**
+ * The key under which the command line uploads a customer list: `incoming/<bureau>/<UTC time>-<nonce>.<ext>`,
+ * e.g. `incoming/a/20261123T194400123Z-3f9a1c2b7d4e.csv`. Made of opaque parts only: a file name can be a
+ * document (`529.982.247-25.csv`) or hold line breaks and escape sequences, and keys end up in manifests,
+ * listings, events and logs. The name is dropped; only its extension is kept, when it is a short word (it cannot
+ * hold a document), so the object still says what it is. `nonce` is random (12 hex digits) and keeps two uploads
+ * in the same millisecond apart.
+ */
+export function uploadKey(
+  bureau: Bureau,
+  fileName: string,
+  at: Date,
+  nonce: string,
+  priority = false,
+): string {
+  const extension = /\.([A-Za-z][A-Za-z0-9]{0,4})$/.exec(fileName)?.[1]?.toLowerCase() ?? 'csv';
+  const time = at.toISOString().replace(/[-:.]/g, '');
+  // `priority/` right under the bureau's folder asks for the priority lane (src/domain/batch/delivery-lane.ts).
+  const folder = priority ? `${bureau}/priority` : bureau;
+  return `${S3_LAYOUT.incoming}${folder}/${time}-${nonce}.${extension}`;
+}
+
+export const resultKeys = (batchId: string) => ({
+  summary: `${S3_LAYOUT.results}${batchId}/summary.csv`,
+  reports: `${S3_LAYOUT.results}${batchId}/reports.jsonl`,
+  manifest: `${S3_LAYOUT.results}${batchId}/manifest.json`,
+  /** A batch that waited for approval: what it would buy, at what cost (written when it starts waiting). */
+  quote: `${S3_LAYOUT.results}${batchId}/quote.json`,
+  /** Re-screens only: what changed since each document's previous report. */
+  changes: `${S3_LAYOUT.results}${batchId}/changes.csv`,
+  /** The page people read: counts, spend, risk, the riskiest customers and changes (written before the manifest). */
+  report: `${S3_LAYOUT.results}${batchId}/report.html`,
+});

@@ -1,0 +1,175 @@
+/** The pipeline's settings: what the construct's props and the local runner's options override, and their checks. */
+
+import { isReportLanguage, type ReportLanguage } from '../domain/batch-report/report-language.ts';
+import type { Bureau } from '../domain/report/index.ts';
+
+export type { ReportLanguage };
+
+/** Settings the two environments share; the construct's props and the runner's options override the defaults. */
+export interface PipelineSettings {
+  /** Bureau used when the upload key does not name one (`incoming/a/…`, `incoming/b/…`). */
+  readonly defaultBureau: Bureau;
+  /** Bureau requests per second across all workers, per bureau. */
+  readonly rateLimitPerSecond: Readonly<Record<Bureau, number>>;
+  /** Largest burst of the global token bucket, per bureau. */
+  readonly rateLimitBurst: Readonly<Record<Bureau, number>>;
+  /**
+   * What one query costs, in BRL, per bureau: the quote's price. The defaults are the top of the public price list
+   * (R$ 2.70–8.40), so an unconfigured quote errs high; set your contract's prices.
+   */
+  readonly pricePerQuery: Readonly<Record<Bureau, number>>;
+  /**
+   * Most queries per bureau per calendar month (Brasília time) across every batch; null for no cap. It is never
+   * exceeded: each query reserves its unit atomically before it is sent. Rows left when it is reached settle
+   * `not_queried` (budget exhausted).
+   */
+  readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
+  /**
+   * A batch that would buy more documents than this waits for a person (`awaiting_approval`, its quote in
+   * `results/<batchId>/quote.json`, a `BatchAwaitingApproval` event) and buys nothing until approved; null: never.
+   */
+  readonly approvalThreshold: number | null;
+  /** Concurrent worker invocations (the SQS event source's MaximumConcurrency, at least 2). */
+  readonly workerConcurrency: number;
+  /** Concurrent bureau calls inside one worker invocation. */
+  readonly callsPerInvocation: number;
+  /** Messages per worker invocation. */
+  readonly workerBatchSize: number;
+  /** How long the SQS event source gathers messages before invoking a worker with fewer than a full batch. */
+  readonly workerBatchingWindowSeconds: number;
+  /**
+   * Share the work queue fairly between batches: each work message carries its SQS fair-queue `MessageGroupId`
+   * (the batch, the priority lane or the scheduled runs; src/domain/batch/delivery-lane.ts), so a large batch
+   * does not hold up a small one. Off only for a queue service that refuses message groups on a standard queue.
+   */
+  readonly fairQueues: boolean;
+  /** Reuse a stored report younger than this instead of paying again; 0 turns it off. */
+  readonly freshnessHours: number;
+  /** Days personal data is kept (S3 lifecycle and DynamoDB TTL). */
+  readonly retentionDays: number;
+  /** Bureau calls per document before it is settled as failed. */
+  readonly maxAttempts: number;
+  /** Per-request timeout of bureau calls. */
+  readonly bureauTimeoutSeconds: number;
+  /**
+   * Largest bureau answer a worker reads, in bytes. A report is a few kilobytes; normalising one takes about 15
+   * times its size in memory, and a worker runs `callsPerInvocation` at once in 256 MB, so anything larger is
+   * settled `failed` (and counted as charged) instead of read.
+   */
+  readonly maxReportBytes: number;
+  /** Worker function timeout; queue visibility is six times this, as AWS recommends for SQS sources. */
+  readonly workerTimeoutSeconds: number;
+  /** Receives before SQS moves a message to the dead-letter queue (crash loops, poison messages). */
+  readonly maxReceiveCount: number;
+  /** Write the summary in the Brazilian Excel dialect (`;`, decimal comma, BOM). */
+  readonly excelSummary: boolean;
+  /** Data rows accepted in one file; a larger file is refused whole. */
+  readonly maxRows: number;
+  /** Smallest score move a re-screen reports as `score_drop` or `score_rise`. */
+  readonly scoreChangePoints: number;
+  /**
+   * Schedule of a portfolio whose `portfolios/<name>.json` gives none (EventBridge Scheduler `cron(…)` or
+   * `rate(…)`); null leaves such portfolios unscheduled, to be re-screened on demand.
+   */
+  readonly portfolioSchedule: string | null;
+  /** Language of each batch's `report.html`: `pt-BR` (labels, `R$ 1.234,56`, `31/12/2026`) or `en`. */
+  readonly reportLanguage: ReportLanguage;
+}
+
+export const DEFAULT_SETTINGS: PipelineSettings = {
+  defaultBureau: 'a',
+  rateLimitPerSecond: { a: 10, b: 10 },
+  rateLimitBurst: { a: 10, b: 10 },
+  pricePerQuery: { a: 8.4, b: 8.4 },
+  monthlyChargeCap: { a: null, b: null },
+  approvalThreshold: 1000,
+  workerConcurrency: 5,
+  callsPerInvocation: 5,
+  workerBatchSize: 10,
+  workerBatchingWindowSeconds: 1,
+  fairQueues: true,
+  freshnessHours: 24,
+  retentionDays: 90,
+  maxAttempts: 5,
+  bureauTimeoutSeconds: 20,
+  maxReportBytes: 1024 * 1024,
+  workerTimeoutSeconds: 60,
+  maxReceiveCount: 10,
+  excelSummary: false,
+  maxRows: 1_000_000,
+  scoreChangePoints: 50,
+  portfolioSchedule: 'rate(7 days)',
+  reportLanguage: 'pt-BR',
+};
+
+/** A price per query above this is taken for a typo (centavos typed as reais, a stray zero), not a contract. */
+export const MAX_PRICE_PER_QUERY = 1000;
+
+/** What is wrong with the per-bureau settings (rate, burst, price, monthly cap). */
+function bureauProblems(settings: PipelineSettings): string[] {
+  const problems: string[] = [];
+  for (const bureau of ['a', 'b'] as const) {
+    if (!(settings.rateLimitPerSecond[bureau] > 0)) problems.push(`rateLimitPerSecond.${bureau} must be > 0`);
+    if (!(settings.rateLimitBurst[bureau] >= 1)) problems.push(`rateLimitBurst.${bureau} must be ≥ 1`);
+    const price = settings.pricePerQuery[bureau];
+    if (!(Number.isFinite(price) && price > 0 && price <= MAX_PRICE_PER_QUERY))
+      problems.push(
+        `pricePerQuery.${bureau} must be a price in BRL above 0 and at most ${MAX_PRICE_PER_QUERY}`,
+      );
+    const cap = settings.monthlyChargeCap[bureau];
+    if (cap !== null && !(Number.isSafeInteger(cap) && cap >= 0))
+      problems.push(`monthlyChargeCap.${bureau} must be a whole number of queries ≥ 0, or null for no cap`);
+  }
+  return problems;
+}
+
+/** Checks settings where they are given, naming what is wrong. */
+export function validateSettings(settings: PipelineSettings): PipelineSettings {
+  const problems: string[] = bureauProblems(settings);
+  if (!Number.isInteger(settings.workerConcurrency) || settings.workerConcurrency < 2) {
+    problems.push('workerConcurrency must be a whole number ≥ 2 (the SQS event source minimum)');
+  }
+  if (!Number.isInteger(settings.callsPerInvocation) || settings.callsPerInvocation < 1)
+    problems.push('callsPerInvocation must be ≥ 1');
+  if (
+    !Number.isInteger(settings.workerBatchSize) ||
+    settings.workerBatchSize < 1 ||
+    settings.workerBatchSize > 10
+  ) {
+    problems.push('workerBatchSize must be 1–10');
+  }
+  if (!(settings.freshnessHours >= 0)) problems.push('freshnessHours must be ≥ 0');
+  if (!Number.isInteger(settings.retentionDays) || settings.retentionDays < 1)
+    problems.push('retentionDays must be a whole number ≥ 1');
+  if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1)
+    problems.push('maxAttempts must be ≥ 1');
+  if (!(settings.bureauTimeoutSeconds > 0)) problems.push('bureauTimeoutSeconds must be > 0');
+  if (
+    !Number.isInteger(settings.maxReportBytes) ||
+    settings.maxReportBytes < 64 * 1024 ||
+    settings.maxReportBytes > 8 * 1024 * 1024
+  )
+    problems.push('maxReportBytes must be a whole number of bytes from 64 KiB to 8 MiB');
+  if (!(settings.workerTimeoutSeconds >= settings.bureauTimeoutSeconds * 2)) {
+    problems.push('workerTimeoutSeconds must be at least twice bureauTimeoutSeconds');
+  }
+  if (!Number.isInteger(settings.maxReceiveCount) || settings.maxReceiveCount <= settings.maxAttempts) {
+    problems.push(
+      'maxReceiveCount must be greater than maxAttempts, so retries settle items before the DLQ does',
+    );
+  }
+  if (!Number.isInteger(settings.maxRows) || settings.maxRows < 1)
+    problems.push('maxRows must be a whole number ≥ 1');
+  if (
+    settings.approvalThreshold !== null &&
+    !(Number.isSafeInteger(settings.approvalThreshold) && settings.approvalThreshold >= 0)
+  )
+    problems.push('approvalThreshold must be a whole number of documents ≥ 0, or null for no approval');
+  if (!(Number.isFinite(settings.scoreChangePoints) && settings.scoreChangePoints >= 1))
+    problems.push('scoreChangePoints must be ≥ 1');
+  if (settings.portfolioSchedule !== null && !/^(cron|rate)\(.+\)$/.test(settings.portfolioSchedule))
+    problems.push('portfolioSchedule must be cron(…), rate(…) or null');
+  if (!isReportLanguage(settings.reportLanguage)) problems.push('reportLanguage must be pt-BR or en');
+  if (problems.length > 0) throw new Error(`invalid pipeline settings: ${problems.join('; ')}`);
+  return settings;
+}
