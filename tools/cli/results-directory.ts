@@ -17,7 +17,7 @@ export async function checkWritableDirectoryOption(option: string, directory: st
 }
 
 /** Where results go without `--out`: `out/<batchId>`, so `out` is what can be checked beforehand. */
-export const DEFAULT_RESULTS_PARENT = 'out';
+const DEFAULT_RESULTS_PARENT = 'out';
 
 /** Where a batch's results go: `--out`, or `out/<batchId>`, as an absolute path. */
 export function resultsDirectory(out: string | undefined, batchId: string): string {
