@@ -1,6 +1,6 @@
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { type Command, Option } from 'commander';
 import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
@@ -18,11 +18,12 @@ import { formatBrl, formatDuration } from '../../src/domain/spend/index.ts';
 import { BureauEmulator } from '../emulator/bureau-emulator.ts';
 import { readManifest } from '../local/batch-results.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
-import { LocalStackError } from '../local/local-stack.ts';
+import { LOCAL_RATE_LIMIT, localSettings } from '../local/local-settings.ts';
 import { DEFAULT_STATE_DIRECTORY, LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
 import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
 import { countLines } from './count-lines.ts';
+import { abortOnInterrupt } from './interruption.ts';
 import {
   nonNegativeInteger,
   nonNegativeNumber,
@@ -31,9 +32,14 @@ import {
   probability,
   requestRate,
 } from './option-parsers.ts';
+import { asLocalStartCliError } from './pipeline-connection.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
-import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from './results-directory.ts';
+import {
+  checkResultsDirectoryOption,
+  checkWritableDirectoryOption,
+  resultsDirectory,
+} from './results-directory.ts';
 import { printable } from './terminal-text.ts';
 
 /** Options of the commands that run the pipeline on this machine (`screen`, `rescreen`). */
@@ -70,19 +76,13 @@ export interface LocalRunOptions {
   readonly monthlyCap?: number;
 }
 
-/** Local default of the global rate limit: the emulator has no limit of its own unless asked for one. */
-const LOCAL_RATE_LIMIT = 50;
-
+/** The pipeline's settings for a local run: the local defaults, with what the options change. */
 function settingsFrom(options: LocalRunOptions): PipelineSettings {
-  const rate = options.rateLimit ?? LOCAL_RATE_LIMIT;
-  const burst = Math.max(1, Math.ceil(rate / 5));
   return {
-    ...DEFAULT_SETTINGS,
+    ...localSettings(options.rateLimit ?? LOCAL_RATE_LIMIT),
     defaultBureau: options.bureau,
     excelSummary: options.excel === true,
     workerConcurrency: Math.max(2, options.concurrency ?? DEFAULT_SETTINGS.workerConcurrency),
-    rateLimitPerSecond: { a: rate, b: rate },
-    rateLimitBurst: { a: burst, b: burst },
     freshnessHours: options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours,
     reportLanguage: options.lang,
     approvalThreshold: options.approveAbove ?? DEFAULT_SETTINGS.approvalThreshold,
@@ -94,17 +94,20 @@ function settingsFrom(options: LocalRunOptions): PipelineSettings {
       a: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.a,
       b: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.b,
     },
-    // Locally a crashed worker's messages should come back in seconds, not the six minutes used in AWS.
-    bureauTimeoutSeconds: 10,
-    workerTimeoutSeconds: 20,
   };
 }
 
-/** Adds the options shared by the local-run commands. */
+/** Adds the options shared by the local-run commands, in the order `--help` lists them. */
 export function addLocalRunOptions(command: Command): Command {
-  return command
+  const batch = command
     .addOption(new Option('--bureau <bureau>', 'bureau to query').choices(BUREAUS).default('a'))
-    .option('--excel', 'write the summary in the Brazilian Excel dialect (;, decimal comma, BOM)')
+    .option('--excel', 'write the summary in the Brazilian Excel dialect (;, decimal comma, BOM)');
+  return addBureauOptions(addRunOptions(addSpendingOptions(batch)));
+}
+
+/** What a batch may spend: the approval threshold, the caps, and the prices its quote uses. */
+function addSpendingOptions(command: Command): Command {
+  return command
     .option(
       '--approve-above <n>',
       `a batch that would buy more documents than this waits for approval (default ${DEFAULT_SETTINGS.approvalThreshold})`,
@@ -130,7 +133,12 @@ export function addLocalRunOptions(command: Command): Command {
       '--price-b <brl>',
       `price of one bureau B query, for the quote (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.b})`,
       priceInBrl('--price-b', MAX_PRICE_PER_QUERY),
-    )
+    );
+}
+
+/** How the run goes: report language, concurrency, rate, reuse of stored reports, and the state directory. */
+function addRunOptions(command: Command): Command {
+  return command
     .addOption(
       new Option('--lang <language>', 'language of report.html')
         .choices(REPORT_LANGUAGES)
@@ -156,7 +164,12 @@ export function addLocalRunOptions(command: Command): Command {
     .option(
       '--fresh',
       'empty the state directory before starting (only a directory it created, or an empty one)',
-    )
+    );
+}
+
+/** Which bureau answers: the emulator (its epoch, latency, errors and rate limit) or, with --live, a real gateway. */
+function addBureauOptions(command: Command): Command {
+  return command
     .option(
       '--token <token>',
       'token the pipeline sends (the embedded emulator accepts only its own dev token)',
@@ -240,7 +253,7 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
     }
     await checkWritableDirectoryOption('--state', options.state);
   }
-  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+  await checkResultsDirectoryOption(options.out);
 }
 
 /** A promise that rejects with the signal's reason once it is aborted. */
@@ -249,6 +262,110 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(signal.reason);
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
+}
+
+/** Starts the bundled emulator, unless the run calls a real gateway (`--live`). */
+async function startEmulator(options: LocalRunOptions): Promise<BureauEmulator | null> {
+  if (options.live) return null;
+  return BureauEmulator.start({
+    latencyMs: options.emulatorLatency,
+    errorRate: options.emulatorErrorRate,
+    rateLimitPerSecond: options.emulatorRateLimit ?? null,
+    epoch: options.epoch,
+  });
+}
+
+/** Starts the local pipeline against the emulator, or with `--live` against the real gateway and its token. */
+async function startPipeline(
+  options: LocalRunOptions,
+  emulator: BureauEmulator | null,
+): Promise<LocalPipeline> {
+  process.stderr.write('starting DynamoDB Local, S3/SQS (fauxqs) and the bureau emulator…\n');
+  return LocalPipeline.start({
+    settings: settingsFrom(options),
+    bureauBaseUrl: options.baseUrl ?? (emulator as BureauEmulator).url,
+    token: options.live
+      ? ((options.token ?? process.env.BUREAU_TOKEN) as string)
+      : (options.token ?? (emulator as BureauEmulator).token),
+    stateDirectory: options.state === false ? undefined : options.state,
+    fresh: options.fresh,
+  });
+}
+
+/** Says on stderr where the services listen, and what the state directory held from an earlier, killed run. */
+function announceStack(
+  pipeline: LocalPipeline,
+  emulator: BureauEmulator | null,
+  state: string | false,
+): void {
+  const { endpoints } = pipeline.stack;
+  process.stderr.write(
+    `local stack: DynamoDB Local ${endpoints.dynamodb}, S3/SQS ${endpoints.s3AndSqs}` +
+      `${emulator ? `, bureau emulator ${emulator.url}` : ''}` +
+      `${state ? `; state in ${printable(pipeline.stack.state?.directory ?? state)}` : ''}\n`,
+  );
+  const reclaimed = pipeline.stack.state?.reclaimed ?? [];
+  if (reclaimed.length > 0)
+    process.stderr.write(
+      `stopped DynamoDB Local (pid ${reclaimed.join(', ')}) left running on this state by a run that was killed\n`,
+    );
+  if (pipeline.resumed) {
+    process.stderr.write(
+      `an interrupted run left unfinished batches here: ${pipeline.resumed.requeued} documents queued again; \`credit-screen resume\` finishes them\n`,
+    );
+  }
+}
+
+/** The {@link LocalRun} a command's body works with, on a started pipeline. */
+function localRun(
+  pipeline: LocalPipeline,
+  emulator: BureauEmulator | null,
+  signal: AbortSignal,
+  progress: ProgressDisplay,
+): LocalRun {
+  const run: LocalRun = {
+    pipeline,
+    emulator,
+    signal,
+    startedAt: Date.now(),
+    follow: async (batchId) => {
+      const done = await pipeline.waitForCompletion(batchId, {
+        signal,
+        onProgress: (state) => progress.update(state.settledRows, state.totalRows),
+      });
+      progress.stop();
+      return done;
+    },
+    download: async (batchId, directory) => {
+      const { manifest } = await pipeline.downloadResults(batchId, directory);
+      if (emulator)
+        await writePrivateFile(
+          join(directory, 'emulator-stats.json'),
+          `${JSON.stringify(emulator.stats(), null, 2)}\n`,
+        );
+      return manifest;
+    },
+    keep: async (batchId) => {
+      const kept = pipeline.stack.state;
+      if (kept) {
+        const manifest = await readManifest(pipeline.adapters.objects, batchId);
+        if (manifest === null) throw new Error(`batch ${batchId} has no results`);
+        return { manifest, directory: join(kept.objectsPath, 'results', batchId) };
+      }
+      // mkdtemp makes the folder 0700.
+      const directory = await mkdtemp(join(tmpdir(), `credit-screen-results-${batchId}-`));
+      return { manifest: await run.download(batchId, directory), directory };
+    },
+  };
+  return run;
+}
+
+/** What a local run that failed tells the user: the interruption, a local service that did not start, or the file. */
+function runFailure(error: unknown, signal: AbortSignal, file: string): unknown {
+  if (signal.aborted && signal.reason instanceof CliError) return signal.reason;
+  const local = asLocalStartCliError(error);
+  if (local !== error) return local;
+  return asCliError(file, error);
 }
 
 /**
@@ -260,99 +377,25 @@ export async function runLocally<T>(
   options: LocalRunOptions,
   body: (run: LocalRun) => Promise<T>,
 ): Promise<T> {
-  const controller = new AbortController();
-  const interrupt = () => controller.abort(new CliError('interrupted; everything started was stopped', 130));
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  const interruption = abortOnInterrupt('interrupted; everything started was stopped', ['SIGINT', 'SIGTERM']);
+  const { signal } = interruption;
   let emulator: BureauEmulator | null = null;
   let pipeline: LocalPipeline | null = null;
   const progress = new ProgressDisplay();
   try {
-    if (!options.live) {
-      emulator = await BureauEmulator.start({
-        latencyMs: options.emulatorLatency,
-        errorRate: options.emulatorErrorRate,
-        rateLimitPerSecond: options.emulatorRateLimit ?? null,
-        epoch: options.epoch,
-      });
-    }
-    const state = options.state === false ? undefined : options.state;
-    process.stderr.write('starting DynamoDB Local, S3/SQS (fauxqs) and the bureau emulator…\n');
-    pipeline = await LocalPipeline.start({
-      settings: settingsFrom(options),
-      bureauBaseUrl: options.baseUrl ?? (emulator as BureauEmulator).url,
-      token: options.live
-        ? ((options.token ?? process.env.BUREAU_TOKEN) as string)
-        : (options.token ?? (emulator as BureauEmulator).token),
-      stateDirectory: state,
-      fresh: options.fresh,
-    });
-    const { endpoints } = pipeline.stack;
-    process.stderr.write(
-      `local stack: DynamoDB Local ${endpoints.dynamodb}, S3/SQS ${endpoints.s3AndSqs}` +
-        `${emulator ? `, bureau emulator ${emulator.url}` : ''}` +
-        `${state ? `; state in ${printable(pipeline.stack.state?.directory ?? state)}` : ''}\n`,
-    );
-    const reclaimed = pipeline.stack.state?.reclaimed ?? [];
-    if (reclaimed.length > 0)
-      process.stderr.write(
-        `stopped DynamoDB Local (pid ${reclaimed.join(', ')}) left running on this state by a run that was killed\n`,
-      );
-    if (pipeline.resumed) {
-      process.stderr.write(
-        `an interrupted run left unfinished batches here: ${pipeline.resumed.requeued} documents queued again; \`credit-screen resume\` finishes them\n`,
-      );
-    }
-    controller.signal.throwIfAborted();
-    const running = pipeline;
-    const run: LocalRun = {
-      pipeline: running,
-      emulator,
-      signal: controller.signal,
-      startedAt: Date.now(),
-      follow: async (batchId) => {
-        const done = await running.waitForCompletion(batchId, {
-          signal: controller.signal,
-          onProgress: (state) => progress.update(state.settledRows, state.totalRows),
-        });
-        progress.stop();
-        return done;
-      },
-      download: async (batchId, directory) => {
-        const { manifest } = await running.downloadResults(batchId, directory);
-        if (emulator)
-          await writePrivateFile(
-            join(directory, 'emulator-stats.json'),
-            `${JSON.stringify(emulator.stats(), null, 2)}\n`,
-          );
-        return manifest;
-      },
-      keep: async (batchId) => {
-        const kept = running.stack.state;
-        if (kept) {
-          const manifest = await readManifest(running.adapters.objects, batchId);
-          if (manifest === null) throw new Error(`batch ${batchId} has no results`);
-          return { manifest, directory: join(kept.objectsPath, 'results', batchId) };
-        }
-        // mkdtemp makes the folder 0700.
-        const directory = await mkdtemp(join(tmpdir(), `credit-screen-results-${batchId}-`));
-        return { manifest: await run.download(batchId, directory), directory };
-      },
-    };
+    emulator = await startEmulator(options);
+    pipeline = await startPipeline(options, emulator);
+    announceStack(pipeline, emulator, options.state);
+    signal.throwIfAborted();
     // Ctrl-C is honoured even while the body waits on something that does not listen to the signal.
-    const work = body(run);
+    const work = body(localRun(pipeline, emulator, signal, progress));
     work.catch(() => undefined);
-    return await Promise.race([work, rejectOnAbort(controller.signal)]);
+    return await Promise.race([work, rejectOnAbort(signal)]);
   } catch (error) {
     progress.stop();
-    if (controller.signal.aborted && controller.signal.reason instanceof CliError)
-      throw controller.signal.reason;
-    if (error instanceof LocalStackError || error instanceof LocalStateError)
-      throw new CliError(error.message);
-    throw asCliError(file, error);
+    throw runFailure(error, signal, file);
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    interruption.release();
     await pipeline?.stop();
     await emulator?.close();
   }
@@ -428,7 +471,7 @@ export async function finishBatch(
   heading: string[] = [],
 ): Promise<BatchManifest> {
   const done = await run.follow(batchId);
-  const directory = resolve(out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+  const directory = resultsDirectory(out, batchId);
   const { manifest, kept } = await downloadOrKeep(run, batchId, directory);
   const lines = [
     ...heading,

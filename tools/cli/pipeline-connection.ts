@@ -15,6 +15,7 @@ import type {
 } from '../../src/domain/ports/index.ts';
 import { createPipelineAdapters } from '../../src/functions/shared/pipeline-adapters.ts';
 import { LocalPipeline } from '../local/local-pipeline.ts';
+import { localSettings } from '../local/local-settings.ts';
 import { LocalStackError } from '../local/local-stack.ts';
 import { DEFAULT_STATE_DIRECTORY, LocalStateError } from '../local/local-state.ts';
 import { CliError } from './cli-error.ts';
@@ -121,12 +122,7 @@ async function connectToLocalState(
   let pipeline: LocalPipeline;
   try {
     pipeline = await LocalPipeline.start({
-      settings: {
-        ...DEFAULT_SETTINGS,
-        bureauTimeoutSeconds: 10,
-        workerTimeoutSeconds: 20,
-        rateLimitPerSecond: { a: 50, b: 50 },
-      },
+      settings: localSettings(),
       // Without workers nothing calls the bureau; the URL only has to be well formed.
       bureauBaseUrl: workers?.bureauBaseUrl ?? 'http://127.0.0.1:9',
       token: workers?.token ?? 'unused',
@@ -134,9 +130,7 @@ async function connectToLocalState(
       eventSources: workers !== null,
     });
   } catch (error) {
-    if (error instanceof LocalStackError || error instanceof LocalStateError)
-      throw new CliError(error.message);
-    throw error;
+    throw asLocalStartCliError(error);
   }
   return {
     where: `local state ${stateDirectory}`,
@@ -145,6 +139,16 @@ async function connectToLocalState(
     local: pipeline,
     close: () => pipeline.stop(),
   };
+}
+
+/**
+ * A local stack or state directory that could not be opened (no Java, a directory in use) is one line for the
+ * user; anything else is returned as it is.
+ */
+export function asLocalStartCliError(error: unknown): unknown {
+  if (error instanceof LocalStackError || error instanceof LocalStateError)
+    return new CliError(error.message);
+  return error;
 }
 
 /** Opens the connection the options name, runs `body`, and always closes it. */

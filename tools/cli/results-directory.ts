@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { assertWritableDirectory, UnwritableDirectoryError } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
 
@@ -16,4 +17,14 @@ export async function checkWritableDirectoryOption(option: string, directory: st
 }
 
 /** Where results go without `--out`: `out/<batchId>`, so `out` is what can be checked beforehand. */
-export const DEFAULT_RESULTS_PARENT = 'out';
+const DEFAULT_RESULTS_PARENT = 'out';
+
+/** Where a batch's results go: `--out`, or `out/<batchId>`, as an absolute path. */
+export function resultsDirectory(out: string | undefined, batchId: string): string {
+  return resolve(out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+}
+
+/** Refuses an `--out` (or the default `out`) that cannot be written, before anything is spent. */
+export function checkResultsDirectoryOption(out: string | undefined): Promise<void> {
+  return checkWritableDirectoryOption('--out', out ?? DEFAULT_RESULTS_PARENT);
+}

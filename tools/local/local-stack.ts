@@ -216,67 +216,41 @@ export class LocalStack {
       options.stateDirectory === undefined
         ? null
         : await LocalStateDirectory.open(options.stateDirectory, { fresh: options.fresh });
-    const port = await freePort();
-    const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
-    // DynamoDB Local dies with this process, however it ends, and the lock names it for the next run.
-    const watchdog = dynamoProcess.pid === undefined ? null : watchOverChild(dynamoProcess.pid);
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-2000);
-    };
-    dynamoProcess.stdout?.on('data', keep);
-    dynamoProcess.stderr?.on('data', keep);
+    const dynamo = await launchDynamoDbLocal(state);
     let fauxqs: FauxqsServer | undefined;
     let proxy: StrictAwsProxy | null = null;
     try {
-      if (state && dynamoProcess.pid !== undefined) await state.recordChild(dynamoProcess.pid);
+      if (state && dynamo.process.pid !== undefined) await state.recordChild(dynamo.process.pid);
       fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
-      const dynamodbEndpoint = `http://127.0.0.1:${port}`;
-      const s3AndSqsEndpoint = `http://127.0.0.1:${fauxqs.port}`;
-      const dynamoClient = new DynamoDBClient({
-        endpoint: dynamodbEndpoint,
-        region: REGION,
-        credentials: CREDENTIALS,
-      });
+      const direct = { dynamodb: dynamo.endpoint, s3AndSqs: `http://127.0.0.1:${fauxqs.port}` };
+      const dynamoClient = localDynamoDbClient(direct.dynamodb);
       // Setup (tables, bucket, queues, the kept state) talks to the emulators directly, even in strict mode.
-      const direct = pipelineClients(dynamoClient, s3AndSqsEndpoint);
-      await waitForDynamo(dynamoClient, dynamoProcess, () => output);
+      const directClients = pipelineClients(dynamoClient, direct.s3AndSqs);
+      await waitForDynamo(dynamoClient, dynamo.process, dynamo.output);
       const description = describeLocalPipeline(settings);
-      const resources = await createResources(direct, dynamoClient, description);
+      const resources = await createResources(directClients, dynamoClient, description);
       if (state) {
-        await state.restoreObjects(direct.s3, resources.bucketName, settings.retentionDays);
-        await deleteExpiredItems(direct.dynamo, resources.tableName);
+        await state.restoreObjects(directClients.s3, resources.bucketName, settings.retentionDays);
+        await deleteExpiredItems(directClients.dynamo, resources.tableName);
       }
       // In strict mode every client the pipeline gets goes through the strict endpoint (see StrictAwsProxy).
-      proxy = options.strict
-        ? await StrictAwsProxy.start({
-            ...options.strict,
-            upstreams: { dynamodb: dynamodbEndpoint, s3: s3AndSqsEndpoint, sqs: s3AndSqsEndpoint },
-            keyAttributes: [TABLE.partitionKey, TABLE.sortKey],
-          })
-        : null;
-      const clients = proxy
-        ? pipelineClients(
-            new DynamoDBClient({ endpoint: proxy.url, region: REGION, credentials: CREDENTIALS }),
-            proxy.url,
-          )
-        : direct;
+      proxy = options.strict ? await startStrictProxy(options.strict, direct) : null;
+      const endpoints = proxy ? { dynamodb: proxy.url, s3AndSqs: proxy.url } : direct;
+      const clients = proxy ? pipelineClients(localDynamoDbClient(proxy.url), proxy.url) : directClients;
       return new LocalStack(
         clients,
         resources,
-        proxy
-          ? { dynamodb: proxy.url, s3AndSqs: proxy.url }
-          : { dynamodb: dynamodbEndpoint, s3AndSqs: s3AndSqsEndpoint },
+        endpoints,
         description,
-        dynamoProcess,
-        watchdog,
+        dynamo.process,
+        dynamo.watchdog,
         fauxqs,
         state,
-        proxy === null ? null : { proxy, direct },
+        proxy === null ? null : { proxy, direct: directClients },
       );
     } catch (error) {
-      dynamoProcess.kill('SIGKILL');
-      watchdog?.release();
+      dynamo.process.kill('SIGKILL');
+      dynamo.watchdog?.release();
       await proxy?.close();
       await fauxqs?.stop();
       await state?.release();
@@ -309,6 +283,46 @@ export class LocalStack {
     this.watchdog?.release();
     await this.fauxqs.stop();
   }
+}
+
+/** DynamoDB Local as started for a stack: its process, its watchdog, its endpoint and the tail of its output. */
+interface DynamoDbLocal {
+  readonly process: ChildProcess;
+  readonly watchdog: ChildWatchdog | null;
+  readonly endpoint: string;
+  /** The last 2000 characters it wrote, for the error when it does not start. */
+  output(): string;
+}
+
+/** Starts DynamoDB Local on a free loopback port (its database in `state`, or in memory). */
+async function launchDynamoDbLocal(state: LocalStateDirectory | null): Promise<DynamoDbLocal> {
+  const port = await freePort();
+  const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
+  // DynamoDB Local dies with this process, however it ends, and the lock names it for the next run.
+  const watchdog = dynamoProcess.pid === undefined ? null : watchOverChild(dynamoProcess.pid);
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-2000);
+  };
+  dynamoProcess.stdout?.on('data', keep);
+  dynamoProcess.stderr?.on('data', keep);
+  return { process: dynamoProcess, watchdog, endpoint: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+function localDynamoDbClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: REGION, credentials: CREDENTIALS });
+}
+
+/** The strict endpoint in front of the emulators at `upstream`. */
+function startStrictProxy(
+  strict: StrictModeOptions,
+  upstream: { readonly dynamodb: string; readonly s3AndSqs: string },
+): Promise<StrictAwsProxy> {
+  return StrictAwsProxy.start({
+    ...strict,
+    upstreams: { dynamodb: upstream.dynamodb, s3: upstream.s3AndSqs, sqs: upstream.s3AndSqs },
+    keyAttributes: [TABLE.partitionKey, TABLE.sortKey],
+  });
 }
 
 /** The pipeline's SDK clients on one DynamoDB client and one S3-and-SQS endpoint. */

@@ -1,4 +1,3 @@
-import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   type BatchStatusView,
@@ -7,11 +6,16 @@ import {
   redriveBatch,
   statusView,
 } from '../../../src/application/batch-control/batch-control.ts';
-import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../../src/domain/batch/index.ts';
+import {
+  type ApprovalDecision,
+  isBatchIdShape,
+  MAX_BATCH_ID_LENGTH,
+} from '../../../src/domain/batch/index.ts';
 import { formatBrl } from '../../../src/domain/spend/index.ts';
 import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
+import { abortOnInterrupt } from '../interruption.ts';
 import { nonNegativeInteger, positiveInteger } from '../option-parsers.ts';
 import {
   addTargetOptions,
@@ -20,7 +24,7 @@ import {
   withConnection,
 } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
-import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
+import { checkResultsDirectoryOption, resultsDirectory } from '../results-directory.ts';
 import { printable, printableLines } from '../terminal-text.ts';
 
 interface WorkOptions extends TargetOptions {
@@ -105,22 +109,20 @@ async function followAndDownload(
   options: WorkOptions,
 ): Promise<void> {
   const progress = new ProgressDisplay();
-  const controller = new AbortController();
-  const interrupt = () => controller.abort(new CliError('stopped following; the batch goes on', 130));
-  process.once('SIGINT', interrupt);
+  const interruption = abortOnInterrupt('stopped following; the batch goes on');
   try {
     await waitForBatch(connection.store, batchId, {
-      signal: controller.signal,
+      signal: interruption.signal,
       onProgress: (state) => progress.update(state.settledRows, state.totalRows),
     });
   } catch (error) {
-    if (controller.signal.aborted) throw controller.signal.reason;
+    if (interruption.signal.aborted) throw interruption.signal.reason;
     throw error;
   } finally {
     progress.stop();
-    process.off('SIGINT', interrupt);
+    interruption.release();
   }
-  const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+  const directory = resultsDirectory(options.out, batchId);
   const manifest = await downloadBatchResults(connection.objects, batchId, directory);
   process.stderr.write(
     `results (revision ${manifest.revision}, ${manifest.status}) in ${printable(directory)}\n`,
@@ -130,7 +132,27 @@ async function followAndDownload(
 /** How many of the newest batches `resume` looks at (the local sweeper's own limit). */
 const RESUME_LOOKBACK = 1000;
 
-export function registerBatchControlCommands(program: Command): void {
+/** The options of the commands that change a batch: where to act, whether to wait, where the results go. */
+function addWorkOptions(command: Command): Command {
+  return addTargetOptions(command)
+    .option('--no-wait', 'return once the request is made (deployed stacks only)')
+    .option('--out <dir>', 'where to put the rewritten results (default out/<batchId>)')
+    .option(
+      '--epoch <n>',
+      'locally: the emulator epoch the redriven queries see',
+      nonNegativeInteger('--epoch'),
+      0,
+    )
+    .option('--json', 'print JSON');
+}
+
+/** One line per batch for `batches`: id, status, rows, spend, creation time and source. */
+function describeBatchLine(view: BatchStatusView): string {
+  return `${view.batchId}  ${view.status.padEnd(17)} ${String(view.rows).padStart(8)} rows  ${spentOf(view)}  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.sourceKey}`;
+}
+
+/** `batches`: the most recent batches, newest first. */
+function registerBatchesCommand(program: Command): void {
   addTargetOptions(
     program
       .command('batches')
@@ -143,16 +165,14 @@ export function registerBatchControlCommands(program: Command): void {
       print(batches, options, () =>
         batches.length === 0
           ? `no batches in ${connection.where}`
-          : batches
-              .map(
-                (view) =>
-                  `${view.batchId}  ${view.status.padEnd(17)} ${String(view.rows).padStart(8)} rows  ${spentOf(view)}  ${view.createdAt}  ${view.portfolio ? `portfolio ${view.portfolio}` : view.sourceKey}`,
-              )
-              .join('\n'),
+          : batches.map(describeBatchLine).join('\n'),
       );
     }),
   );
+}
 
+/** `status <batchId>`: where one batch stands. */
+function registerStatusCommand(program: Command): void {
   addTargetOptions(
     program
       .command('status')
@@ -168,28 +188,35 @@ export function registerBatchControlCommands(program: Command): void {
       print(view, options, () => describeStatus(view, connection.local !== null));
     });
   });
+}
 
-  const workOptions = (command: Command) =>
-    addTargetOptions(command)
-      .option('--no-wait', 'return once the request is made (deployed stacks only)')
-      .option('--out <dir>', 'where to put the rewritten results (default out/<batchId>)')
-      .option(
-        '--epoch <n>',
-        'locally: the emulator epoch the redriven queries see',
-        nonNegativeInteger('--epoch'),
-        0,
-      )
-      .option('--json', 'print JSON');
+/**
+ * Registers a command that changes one batch: the id and `--out` are checked before anything is opened (a redrive
+ * or an approval pays for queries: where the rewritten results go is checked first), then `change` runs against
+ * the target and, when it returns true, the batch is followed and its results downloaded.
+ */
+function registerBatchChange(
+  command: Command,
+  change: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<boolean>,
+): void {
+  addWorkOptions(command).action(async (batchId: string, options: WorkOptions) => {
+    checkBatchId(batchId);
+    await checkResultsDirectoryOption(options.out);
+    return withTarget(options, async (connection) => {
+      const follow = await change(batchId, connection, options);
+      if (follow && (options.wait || connection.local)) await followAndDownload(connection, batchId, options);
+    });
+  });
+}
 
-  workOptions(
+/** `cancel <batchId>`: queued documents are settled cancelled without a bureau call. */
+function registerCancelCommand(program: Command): void {
+  registerBatchChange(
     program
       .command('cancel')
       .description('Cancel a running batch: queued documents are settled cancelled without a bureau call')
       .argument('<batchId>'),
-  ).action(async (batchId: string, options: WorkOptions) => {
-    checkBatchId(batchId);
-    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
-    return withTarget(options, async (connection) => {
+    async (batchId, connection, options) => {
       const outcome = await cancelBatch(batchId, connection);
       if (outcome.outcome !== 'cancelled') {
         throw new CliError(
@@ -202,24 +229,23 @@ export function registerBatchControlCommands(program: Command): void {
       }
       const { cancelledRows } = outcome;
       print(outcome, options, () => `batch ${batchId}: ${cancelledRows} queued documents cancelled`);
-      if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
-    });
-  });
+      return true;
+    },
+  );
+}
 
-  workOptions(
+/** `redrive <batchId>`: a completed batch's failed documents go back to the queue. */
+function registerRedriveCommand(program: Command): void {
+  registerBatchChange(
     program
       .command('redrive')
       .description("Send a completed batch's failed documents back to the queue and rewrite its results")
       .argument('<batchId>'),
-  ).action(async (batchId: string, options: WorkOptions) => {
-    checkBatchId(batchId);
-    // A redrive pays for its queries again: where the rewritten results go is checked first.
-    await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
-    return withTarget(options, async (connection) => {
+    async (batchId, connection, options) => {
       const outcome = await redriveBatch(batchId, connection);
       if (outcome.outcome === 'nothing_to_redrive') {
         print(outcome, options, () => `batch ${batchId} has no failed documents: nothing to redrive`);
-        return;
+        return false;
       }
       if (outcome.outcome !== 'redriven') {
         throw new CliError(
@@ -234,44 +260,44 @@ export function registerBatchControlCommands(program: Command): void {
         options,
         () => `batch ${batchId}: ${requeued} failed documents sent back (revision ${revision})`,
       );
-      if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
-    });
-  });
+      return true;
+    },
+  );
+}
 
-  for (const decision of ['approved', 'rejected'] as const) {
-    const verb = decision === 'approved' ? 'approve' : 'reject';
-    workOptions(
-      program
-        .command(verb)
-        .description(
-          decision === 'approved'
-            ? 'Approve a batch waiting for approval: its documents are bought and screened'
-            : 'Reject a batch waiting for approval: nothing is bought, its rows end not_queried',
-        )
-        .argument('<batchId>'),
-    ).action(async (batchId: string, options: WorkOptions) => {
-      checkBatchId(batchId);
-      await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
-      return withTarget(options, async (connection) => {
-        const outcome = await decideBatchApproval(batchId, decision, connection);
-        if (outcome.outcome === 'not_found') throw new CliError(`no batch ${batchId} in ${connection.where}`);
-        if (outcome.outcome === 'not_awaiting_approval')
-          throw new CliError(`batch ${batchId} is not awaiting approval (it is ${outcome.status})`);
-        if (outcome.outcome !== decision)
-          throw new CliError(
-            `batch ${batchId} was already ${decision} (${outcome.rows} rows taken care of again)`,
-          );
-        print(outcome, options, () =>
-          decision === 'approved'
-            ? `batch ${batchId} approved: ${outcome.rows} documents sent to be screened`
-            : `batch ${batchId} rejected: ${outcome.rows} documents not queried, nothing charged`,
+/** `approve <batchId>` or `reject <batchId>`: decides a batch waiting for approval. */
+function registerApprovalCommand(program: Command, decision: ApprovalDecision): void {
+  registerBatchChange(
+    program
+      .command(decision === 'approved' ? 'approve' : 'reject')
+      .description(
+        decision === 'approved'
+          ? 'Approve a batch waiting for approval: its documents are bought and screened'
+          : 'Reject a batch waiting for approval: nothing is bought, its rows end not_queried',
+      )
+      .argument('<batchId>'),
+    async (batchId, connection, options) => {
+      const outcome = await decideBatchApproval(batchId, decision, connection);
+      if (outcome.outcome === 'not_found') throw new CliError(`no batch ${batchId} in ${connection.where}`);
+      if (outcome.outcome === 'not_awaiting_approval')
+        throw new CliError(`batch ${batchId} is not awaiting approval (it is ${outcome.status})`);
+      if (outcome.outcome !== decision)
+        throw new CliError(
+          `batch ${batchId} was already ${decision} (${outcome.rows} rows taken care of again)`,
         );
-        if (options.wait || connection.local) await followAndDownload(connection, batchId, options);
-      });
-    });
-  }
+      print(outcome, options, () =>
+        decision === 'approved'
+          ? `batch ${batchId} approved: ${outcome.rows} documents sent to be screened`
+          : `batch ${batchId} rejected: ${outcome.rows} documents not queried, nothing charged`,
+      );
+      return true;
+    },
+  );
+}
 
-  workOptions(
+/** `resume`: finishes the batches an interrupted local run left unfinished, then downloads their results. */
+function registerResumeCommand(program: Command): void {
+  addWorkOptions(
     program
       .command('resume')
       .description(
@@ -297,4 +323,14 @@ export function registerBatchControlCommands(program: Command): void {
         await followAndDownload(connection, batch.batchId, { ...options, out: undefined });
     });
   });
+}
+
+/** Registers the commands that list, inspect and change batches: batches, status, cancel, redrive, approve, reject, resume. */
+export function registerBatchControlCommands(program: Command): void {
+  registerBatchesCommand(program);
+  registerStatusCommand(program);
+  registerCancelCommand(program);
+  registerRedriveCommand(program);
+  for (const decision of ['approved', 'rejected'] as const) registerApprovalCommand(program, decision);
+  registerResumeCommand(program);
 }

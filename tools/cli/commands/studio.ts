@@ -10,7 +10,7 @@ import {
   type ServiceClient,
   type ServiceReply,
 } from '../../../service-client/index.ts';
-import { CliError } from '../cli-error.ts';
+import { abortOnInterrupt } from '../interruption.ts';
 import { nonNegativeNumber } from '../option-parsers.ts';
 import {
   asServiceCliError,
@@ -87,11 +87,10 @@ async function generate(
   };
   if (!generateOptions.wait) return client.studio.generate(projectId, request);
 
-  const controller = new AbortController();
-  const interrupt = () =>
-    controller.abort(new CliError('interrupted; the generation job was cancelled', 130));
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  const interruption = abortOnInterrupt('interrupted; the generation job was cancelled', [
+    'SIGINT',
+    'SIGTERM',
+  ]);
   // The spinner must not exit the process on Ctrl-C itself: the job has to be cancelled first.
   const spinner = yoctoSpinner({
     text: 'starting generation',
@@ -101,7 +100,7 @@ async function generate(
   const started = Date.now();
   try {
     const { job } = await client.studio.generateAndWait(projectId, request, {
-      signal: controller.signal,
+      signal: interruption.signal,
       timeoutMs: generateOptions.waitTimeout * 1000,
       onPoll: (snapshot) => {
         // Without a terminal each change of text is a new line, so only state changes are shown there.
@@ -118,35 +117,29 @@ async function generate(
     spinner.error(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    interruption.release();
   }
 }
 
-export function registerStudioCommand(program: Command): void {
-  const studio = withConnectionOptions(
-    program.command('studio').description('AI Studio: projects, generation, versions and export'),
-  );
-  const typeOption = new Option('--type <artifact_type>', 'artifact type').choices(ARTIFACT_TYPES);
-  const optionsOption = new Option('--options <json>', 'free-form options, as a JSON object').argParser(
-    jsonObject,
-  );
+/** `--options <json>`: free-form options, shared by the commands that send them. */
+function optionsOption(): Option {
+  return new Option('--options <json>', 'free-form options, as a JSON object').argParser(jsonObject);
+}
 
-  studio
-    .command('catalog')
-    .description('Show the AI Studio catalogue')
-    .action((_options, command: Command) => run(command, (client) => client.studio.catalog()));
-
+/** `studio projects list|create|show|update|delete`. */
+function registerProjectCommands(studio: Command): void {
   const projects = studio.command('projects').description('List, create, show, update and delete projects');
   projects
     .command('list')
     .action((_options, command: Command) => run(command, (client) => client.studio.listProjects()));
   projects
     .command('create')
-    .addOption(typeOption.makeOptionMandatory())
+    .addOption(
+      new Option('--type <artifact_type>', 'artifact type').choices(ARTIFACT_TYPES).makeOptionMandatory(),
+    )
     .option('--name <name>', 'at most 160 characters')
     .option('--description <text>', 'at most 3000 characters')
-    .addOption(optionsOption)
+    .addOption(optionsOption())
     .action((fields: ProjectFields & { type: ArtifactType }, command: Command) =>
       run(command, (client) =>
         client.studio.createProject({ ...projectBody(fields), artifact_type: fields.type }),
@@ -161,7 +154,7 @@ export function registerStudioCommand(program: Command): void {
     .command('update <id>')
     .option('--name <name>', 'at most 160 characters')
     .option('--description <text>', 'at most 3000 characters')
-    .addOption(optionsOption)
+    .addOption(optionsOption())
     .action((id: string, fields: ProjectFields, command: Command) =>
       run(command, (client) => client.studio.updateProject(id, projectBody(fields))),
     );
@@ -170,7 +163,10 @@ export function registerStudioCommand(program: Command): void {
     .action((id: string, _options, command: Command) =>
       run(command, (client) => client.studio.deleteProject(id)),
     );
+}
 
+/** `studio generate <projectId>`: starts a generation and follows its job. */
+function registerGenerateCommand(studio: Command): void {
   studio
     .command('generate <projectId>')
     .description('Generate content; follows the job with a spinner unless --no-wait (Ctrl-C cancels the job)')
@@ -186,7 +182,10 @@ export function registerStudioCommand(program: Command): void {
     .action((projectId: string, generateOptions: GenerateOptions, command: Command) =>
       run(command, (client) => generate(client, projectId, generateOptions)),
     );
+}
 
+/** `studio messages list|post`: a project's change requests. */
+function registerMessageCommands(studio: Command): void {
   const messages = studio.command('messages').description("A project's change requests");
   messages
     .command('list <projectId>')
@@ -197,12 +196,27 @@ export function registerStudioCommand(program: Command): void {
     .command('post <projectId>')
     .option('--content <text>', 'the message')
     .option('--prompt <text>', 'a prompt for the change')
-    .addOption(optionsOption)
+    .addOption(optionsOption())
     .action(
       (id: string, fields: { content?: string; prompt?: string; options?: JsonObject }, command: Command) =>
         run(command, (client) => client.studio.postMessage(id, fields)),
     );
+}
 
+/** Writes an export to `file` instead of printing it. */
+async function exportToFile(
+  reply: ServiceReply,
+  file: string,
+  id: string,
+  number: number,
+): Promise<undefined> {
+  await writeFile(file, `${JSON.stringify(reply.body, null, 2)}\n`);
+  process.stderr.write(`exported version ${number} of ${id} to ${file}\n`);
+  return undefined;
+}
+
+/** `studio versions list|show`, `studio restore` and `studio export`: a project's versions. */
+function registerVersionCommands(studio: Command): void {
   const versions = studio.command('versions').description("A project's versions");
   versions
     .command('list <projectId>')
@@ -234,12 +248,13 @@ export function registerStudioCommand(program: Command): void {
       run(command, async (client) => {
         const reply = await client.studio.exportVersion(id, number);
         if (exportOptions.out === undefined) return reply;
-        await writeFile(exportOptions.out, `${JSON.stringify(reply.body, null, 2)}\n`);
-        process.stderr.write(`exported version ${number} of ${id} to ${exportOptions.out}\n`);
-        return undefined;
+        return exportToFile(reply, exportOptions.out, id, number);
       }),
     );
+}
 
+/** `studio jobs show|cancel`: generation jobs. */
+function registerJobCommands(studio: Command): void {
   const jobs = studio.command('jobs').description('Generation jobs');
   jobs
     .command('show <jobId>')
@@ -249,4 +264,20 @@ export function registerStudioCommand(program: Command): void {
     .action((id: string, _options, command: Command) =>
       run(command, (client) => client.studio.cancelJob(id)),
     );
+}
+
+/** Registers `studio` and its subcommands: catalogue, projects, generation, messages, versions and jobs. */
+export function registerStudioCommand(program: Command): void {
+  const studio = withConnectionOptions(
+    program.command('studio').description('AI Studio: projects, generation, versions and export'),
+  );
+  studio
+    .command('catalog')
+    .description('Show the AI Studio catalogue')
+    .action((_options, command: Command) => run(command, (client) => client.studio.catalog()));
+  registerProjectCommands(studio);
+  registerGenerateCommand(studio);
+  registerMessageCommands(studio);
+  registerVersionCommands(studio);
+  registerJobCommands(studio);
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { type Command, Option } from 'commander';
@@ -11,11 +11,12 @@ import { BUREAUS, type Bureau } from '../../../src/domain/report/index.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { countLines } from '../count-lines.ts';
+import { abortOnInterrupt } from '../interruption.ts';
 import { positiveInteger } from '../option-parsers.ts';
 import { connectToStack } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 import { asCliError } from '../read-customer-list.ts';
-import { checkWritableDirectoryOption, DEFAULT_RESULTS_PARENT } from '../results-directory.ts';
+import { checkResultsDirectoryOption, resultsDirectory } from '../results-directory.ts';
 
 interface SubmitOptions {
   readonly stack: string;
@@ -48,13 +49,10 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
     throw asCliError(file, error);
   }
   // Real credits are spent once the file is up: the results must have somewhere to go.
-  await checkWritableDirectoryOption('--out', options.out ?? DEFAULT_RESULTS_PARENT);
+  await checkResultsDirectoryOption(options.out);
   const connection = await connectToStack(options.stack);
   const s3 = new S3Client({});
-  const controller = new AbortController();
-  const interrupt = () =>
-    controller.abort(new CliError('stopped following; the batch goes on in the stack', 130));
-  process.once('SIGINT', interrupt);
+  const interruption = abortOnInterrupt('stopped following; the batch goes on in the stack');
   const progress = new ProgressDisplay();
   try {
     // The same place a customer drops a file (the bureau is the folder), under an opaque name: never a document.
@@ -68,16 +66,16 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
       connection.store,
       key,
       Date.now() + options.timeout * 1000,
-      controller.signal,
+      interruption.signal,
     );
     process.stderr.write(`batch ${batchId} started\n`);
     await waitForBatch(connection.store, batchId, {
-      signal: controller.signal,
+      signal: interruption.signal,
       pollMs: 1000,
       onProgress: (state) => progress.update(state.settledRows, state.totalRows),
     });
     progress.stop();
-    const directory = resolve(options.out ?? join(DEFAULT_RESULTS_PARENT, batchId));
+    const directory = resultsDirectory(options.out, batchId);
     const manifest = await downloadBatchResults(connection.objects, batchId, directory);
     process.stdout.write(
       `${[
@@ -94,10 +92,10 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
       );
   } catch (error) {
     progress.stop();
-    if (controller.signal.aborted) throw controller.signal.reason;
+    if (interruption.signal.aborted) throw interruption.signal.reason;
     throw error;
   } finally {
-    process.off('SIGINT', interrupt);
+    interruption.release();
     s3.destroy();
     await connection.close();
   }
