@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateSettings } from '../../src/contract/pipeline-definition.ts';
+import { validateSettings } from '../../src/contract/index.ts';
 import { LOCAL_RATE_LIMIT, localSettings } from '../../tools/local/local-settings.ts';
 
 describe('localSettings', () => {

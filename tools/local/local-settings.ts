@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/pipeline-definition.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 
 /** Local default of the global rate limit: the emulator has no limit of its own unless asked for one. */
 export const LOCAL_RATE_LIMIT = 50;
