@@ -9,7 +9,9 @@ import {
 import { CreditScreenStack } from '../../infrastructure/credit-screen-stack.ts';
 
 function synthesize(props: Partial<CreditScreenPipelineProps> = {}) {
-  const app = new App();
+  // No esbuild: the template is the same without bundles (only asset hashes differ). `npm test` bundles them with
+  // `cdk synth`, and test/deployment runs those bundles.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new CreditScreenStack(app, 'Test', {
     pipeline: { bureauBaseUrl: 'https://gateway.example.invalid', ...props },
   });
