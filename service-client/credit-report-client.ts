@@ -1,4 +1,3 @@
-import { type Bureau, SUCCESS_STATUS } from '../src/domain/report/index.ts';
 import type { ServiceTransport } from './http-transport.ts';
 import {
   cleanServiceMessage,
@@ -8,8 +7,14 @@ import {
   TransientError,
 } from './service-errors.ts';
 
+/** The two credit bureaus the service queries: bureau A and bureau B. */
+export type CreditBureau = 'a' | 'b';
+
+/** The body `status` of a successful credit query (the legacy rule: checked whatever the HTTP status). */
+export const CREDIT_QUERY_SUCCESS_STATUS = 'sucesso';
+
 /** Path names of the two credit-report queries. */
-export type BureauEndpoints = Readonly<Record<Bureau, string>>;
+export type BureauEndpoints = Readonly<Record<CreditBureau, string>>;
 
 export const DEFAULT_BUREAU_ENDPOINTS: BureauEndpoints = { a: 'ap-bureau-a', b: 'ap-bureau-b-premium' };
 
@@ -58,7 +63,7 @@ export class CreditReportClient {
 
   /** Queries one document (normalised: bare, uppercase) at one bureau. */
   async fetchReport(
-    bureau: Bureau,
+    bureau: CreditBureau,
     document: string,
     options: CreditReportRequestOptions = {},
   ): Promise<CreditReportResponse> {
@@ -73,7 +78,12 @@ export class CreditReportClient {
     const serviceMessage = cleanServiceMessage(body?.message, this.#transport.token);
     const where = `bureau ${bureau.toUpperCase()} answered ${response.status}`;
 
-    if (body !== null && body.status === SUCCESS_STATUS && response.status >= 200 && response.status < 300) {
+    if (
+      body !== null &&
+      body.status === CREDIT_QUERY_SUCCESS_STATUS &&
+      response.status >= 200 &&
+      response.status < 300
+    ) {
       return { body, httpStatus: response.status, receivedAt: new Date().toISOString() };
     }
     throw this.#classify(response.status, response.headers, body, serviceMessage, where);

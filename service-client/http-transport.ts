@@ -1,5 +1,5 @@
-import packageJson from '../package.json' with { type: 'json' };
 import { OversizedResponseError, TransientError } from './service-errors.ts';
+import { CLIENT_VERSION } from './version.ts';
 
 /** How to reach the bureau API. The token is held here and sent only as the Authorization header. */
 export interface ServiceTransportConfig {
@@ -43,7 +43,7 @@ export interface TransportResponse {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_USER_AGENT = `credit-screen/${packageJson.version}`;
+export const DEFAULT_USER_AGENT = `credit-screen/${CLIENT_VERSION}`;
 // A report is tens of kilobytes; anything near this is not a report and must not exhaust a Lambda's memory.
 export const DEFAULT_MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 

@@ -31,6 +31,8 @@ export {
 } from './ai-studio-rules.ts';
 export {
   type BureauEndpoints,
+  CREDIT_QUERY_SUCCESS_STATUS,
+  type CreditBureau,
   CreditReportClient,
   type CreditReportRequestOptions,
   type CreditReportResponse,
@@ -72,3 +74,4 @@ export {
   readErrorFields,
   type ServiceReply,
 } from './service-response.ts';
+export { CLIENT_VERSION } from './version.ts';

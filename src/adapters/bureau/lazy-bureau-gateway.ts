@@ -1,8 +1,19 @@
-import { type BureauEndpoints, CreditReportClient } from '../../../service-client/credit-report-client.ts';
+import {
+  type BureauEndpoints,
+  type CreditBureau,
+  CreditReportClient,
+} from '../../../service-client/credit-report-client.ts';
 import { ServiceTransport, type ServiceTransportConfig } from '../../../service-client/http-transport.ts';
 import type { BureauGateway, BureauResponse, TokenSource } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 import { CreditReportGateway } from './credit-report-gateway.ts';
+
+/**
+ * The service client's name of each of the pipeline's bureaus. The two vocabularies happen to spell them alike
+ * today; the map keeps the domain free to rename or add a bureau without touching the client (a new domain
+ * bureau fails to compile here until it is mapped).
+ */
+const CLIENT_BUREAU: Readonly<Record<Bureau, CreditBureau>> = { a: 'a', b: 'b' };
 
 /**
  * The bureau client, built on first use once the token has been read (from Secrets Manager in AWS), then kept for
@@ -36,6 +47,6 @@ export class LazyBureauGateway implements BureauGateway {
         this.#client = undefined;
         throw error;
       });
-    return (await this.#client).fetchReport(bureau, document, options);
+    return (await this.#client).fetchReport(CLIENT_BUREAU[bureau], document, options);
   }
 }
