@@ -29,6 +29,7 @@ import { createQueues } from './pipeline/queues.ts';
 import { createStorage } from './pipeline/storage.ts';
 import { tokenSecretFor } from './pipeline/token-secret.ts';
 
+/** @public A portfolio to re-screen on a schedule, as the `portfolios` prop takes it. */
 export type { PortfolioDeclaration };
 
 /** Props of {@link CreditScreenPipeline}. Everything but the bureau's URL has a secure, working default. */

@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { CreditScreenStack, type CreditScreenStackProps } from '../../infrastructure/credit-screen-stack.ts';
 
 /** What CloudFormation would put for the pseudo parameters, so tests can read ARNs and names as AWS builds them. */
-export const PSEUDO_PARAMETERS: Readonly<Record<string, string>> = {
+const PSEUDO_PARAMETERS: Readonly<Record<string, string>> = {
   'AWS::Partition': 'aws',
   'AWS::Region': 'sa-east-1',
   'AWS::AccountId': '123456789012',

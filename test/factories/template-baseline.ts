@@ -12,7 +12,7 @@ type Json = unknown;
 const ASSET_HASH = /\b[0-9a-f]{64}\b/g;
 
 /** The template with code asset hashes replaced by `<asset-hash>`; everything else (ids, properties, IAM) as is. */
-export function normaliseTemplate(template: Json): Json {
+function normaliseTemplate(template: Json): Json {
   if (typeof template === 'string') return template.replace(ASSET_HASH, '<asset-hash>');
   if (Array.isArray(template)) return template.map(normaliseTemplate);
   if (typeof template !== 'object' || template === null) return template;

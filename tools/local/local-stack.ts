@@ -140,7 +140,7 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
 }
 
 /** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
-export function assertJavaAvailable(): void {
+function assertJavaAvailable(): void {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (java.error || java.status !== 0) {
     throw new LocalStackError(

@@ -54,7 +54,7 @@ export interface IngestSettings {
   readonly approval?: ApprovalSettings;
 }
 
-export interface ApprovalSettings {
+interface ApprovalSettings {
   readonly threshold: number | null;
   readonly pricePerQuery: Readonly<Record<Bureau, number>>;
   readonly ratePerSecond: Readonly<Record<Bureau, number>>;

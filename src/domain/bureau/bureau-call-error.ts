@@ -6,7 +6,7 @@
  * - `rejected`: the bureau refused this query; retrying the same one will not help;
  * - `oversized`: a successful answer too large to read; it was not read, and it was charged.
  */
-export const BUREAU_CALL_ERROR_KINDS = [
+const BUREAU_CALL_ERROR_KINDS = [
   'invalid_token',
   'rate_limited',
   'transient',

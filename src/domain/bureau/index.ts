@@ -1,7 +1,1 @@
-export {
-  BUREAU_CALL_ERROR_KINDS,
-  type BureauCallCharge,
-  BureauCallError,
-  type BureauCallErrorKind,
-  type BureauCallFailure,
-} from './bureau-call-error.ts';
+export { BureauCallError } from './bureau-call-error.ts';

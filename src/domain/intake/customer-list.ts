@@ -71,10 +71,10 @@ export interface DocumentColumnUse {
   readonly seen: DocumentType | null;
 }
 
-export type RowStatus = 'valid' | 'invalid' | 'duplicate';
+type RowStatus = 'valid' | 'invalid' | 'duplicate';
 
 /** Why a row is invalid: its document's rejection, or a CPF and a CNPJ column both filled and disagreeing. */
-export type RowRejectionCode = RejectionCode | 'conflicting_documents';
+type RowRejectionCode = RejectionCode | 'conflicting_documents';
 
 /** One data row of a customer list, validated. */
 export interface CustomerRow {

@@ -64,6 +64,7 @@ export type ClaimResult =
 /**
  * Batch records: their life (see `BATCH_TRANSITIONS`), ingest's bookkeeping and the counts of settled rows.
  * Counts only grow while a batch runs.
+ * @public one of the concerns `BatchStore` joins, named so an adapter can implement it alone.
  */
 export interface BatchRecords {
   /** Creates the batch record; false when it exists already (the same upload event seen again). */
@@ -103,7 +104,10 @@ export interface BatchRecords {
   completeBatch(batchId: string, manifestKey: string): Promise<boolean>;
 }
 
-/** The token probe of a batch: until the bureau token has worked once, one request at a time. */
+/**
+ * The token probe of a batch: until the bureau token has worked once, one request at a time.
+ * @public one of the concerns `BatchStore` joins, named so an adapter can implement it alone.
+ */
 export interface TokenProbes {
   /** Tries to become the one request that proves the token for this batch (for a lease, in case it dies). */
   acquireTokenProbe(batchId: string, leaseSeconds: number): Promise<boolean>;
