@@ -63,7 +63,7 @@ export type ClaimResult =
 
 /**
  * Batch records: their life (see `BATCH_TRANSITIONS`), ingest's bookkeeping and the counts of settled rows.
- * Counts only grow while a batch runs.
+ * Outside a redrive's requeuing, counts only grow while a batch runs.
  * @public one of the concerns `BatchStore` joins, named so an adapter can implement it alone.
  */
 export interface BatchRecords {
