@@ -5,7 +5,7 @@ import {
   type PipelineSettings,
   validateSettings,
 } from '../../src/contract/pipeline-definition.ts';
-import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { BundledFunction } from '../../tools/local/bundled-function.ts';
 import type { BundledFunctionDefinition, CloudAssembly } from '../../tools/local/cloud-assembly.ts';
 import { LocalStack } from '../../tools/local/local-stack.ts';
@@ -112,7 +112,7 @@ export class DeployedStack {
     readonly assembly: CloudAssembly,
     readonly settings: PipelineSettings,
     readonly stack: LocalStack,
-    readonly emulator: BureauEmulator,
+    readonly emulator: ServiceEmulator,
     readonly fakes: FakeAwsServices,
     readonly scheduler: FakeScheduler,
     readonly names: Map<string, string>,
@@ -127,7 +127,7 @@ export class DeployedStack {
     options: { emulatorRandom?: () => number; strict?: StrictModeOptions } = {},
   ) {
     const settings = templateSettings(assembly);
-    const emulator = await BureauEmulator.start({ random: options.emulatorRandom });
+    const emulator = await ServiceEmulator.start({ random: options.emulatorRandom });
     const fakes = await FakeAwsServices.start();
     const scheduler = await FakeScheduler.start();
     const stack = await LocalStack.start(settings, { strict: options.strict });

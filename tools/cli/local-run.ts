@@ -19,7 +19,7 @@ import {
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
 import { BUREAUS, type Bureau } from '../../src/domain/report/index.ts';
 import { formatBrl, formatDuration } from '../../src/domain/spend/index.ts';
-import { BureauEmulator } from '../emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../emulator/service-emulator.ts';
 import { readManifest } from '../local/batch-results.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LocalStackError } from '../local/local-stack.ts';
@@ -198,7 +198,7 @@ export function addLocalRunOptions(command: Command): Command {
 /** What a local-run command works with while the stack is up. */
 export interface LocalRun {
   readonly pipeline: LocalPipeline;
-  readonly emulator: BureauEmulator | null;
+  readonly emulator: ServiceEmulator | null;
   readonly signal: AbortSignal;
   readonly startedAt: number;
   /** Waits for a batch with the progress bar; Ctrl-C interrupts it. */
@@ -268,12 +268,12 @@ export async function runLocally<T>(
   const interrupt = () => controller.abort(new CliError('interrupted; everything started was stopped', 130));
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
-  let emulator: BureauEmulator | null = null;
+  let emulator: ServiceEmulator | null = null;
   let pipeline: LocalPipeline | null = null;
   const progress = new ProgressDisplay();
   try {
     if (!options.live) {
-      emulator = await BureauEmulator.start({
+      emulator = await ServiceEmulator.start({
         latencyMs: options.emulatorLatency,
         errorRate: options.emulatorErrorRate,
         rateLimitPerSecond: options.emulatorRateLimit ?? null,
@@ -284,10 +284,10 @@ export async function runLocally<T>(
     process.stderr.write('starting DynamoDB Local, S3/SQS (fauxqs) and the bureau emulator…\n');
     pipeline = await LocalPipeline.start({
       settings: settingsFrom(options),
-      bureauBaseUrl: options.baseUrl ?? (emulator as BureauEmulator).url,
+      bureauBaseUrl: options.baseUrl ?? (emulator as ServiceEmulator).url,
       token: options.live
         ? ((options.token ?? process.env.BUREAU_TOKEN) as string)
-        : (options.token ?? (emulator as BureauEmulator).token),
+        : (options.token ?? (emulator as ServiceEmulator).token),
       stateDirectory: state,
       fresh: options.fresh,
     });

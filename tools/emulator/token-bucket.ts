@@ -1,6 +1,7 @@
 /**
- * Token-bucket arithmetic, free of any storage: the state is two numbers, so the same rules run in memory (the
- * emulator) and in a DynamoDB item shared by every worker (the pipeline's global rate limit).
+ * The emulator's own rate limit: token-bucket arithmetic on a state of two numbers, kept in memory. The pipeline
+ * does not use it (its shared DynamoDB limiter keeps the same kind of limit in GCRA form, `src/domain/rate-limit`);
+ * the emulator has its own so that the limit it enforces is not computed by the code it tests.
  */
 
 export interface TokenBucketLimits {
