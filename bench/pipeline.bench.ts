@@ -35,8 +35,8 @@ import {
   type PipelineSettings,
 } from '../src/contract/index.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
-import { BureauEmulator, type EmulatorFaults } from '../tools/emulator/bureau-emulator.ts';
 import { SeededRandom } from '../tools/emulator/seeded-random.ts';
+import { type EmulatorFaults, ServiceEmulator } from '../tools/emulator/service-emulator.ts';
 import { LocalPipeline } from '../tools/local/local-pipeline.ts';
 import { LOCAL_NAMES } from '../tools/local/local-stack.ts';
 import type { StrictModeOptions, StrictStats } from '../tools/local/strict-aws-proxy.ts';
@@ -123,7 +123,7 @@ async function runPipeline(
   pipelineSettings: PipelineSettings,
   files: readonly string[],
 ) {
-  const emulator = await BureauEmulator.start(faults);
+  const emulator = await ServiceEmulator.start(faults);
   const pipeline = await LocalPipeline.start({
     settings: pipelineSettings,
     bureauBaseUrl: emulator.url,
@@ -202,7 +202,7 @@ async function runBaseline(
   cells: readonly string[],
   faults: EmulatorFaults,
 ) {
-  const emulator = await BureauEmulator.start(faults);
+  const emulator = await ServiceEmulator.start(faults);
   const client = new CreditReportClient(
     new ServiceTransport({ baseUrl: emulator.url, token: emulator.token }),
   );
@@ -323,8 +323,8 @@ async function runContention(largeRows: number, fairQueues: boolean) {
     .slice(0, SMALL_ROWS);
   const largeFile = await writeList('contention-large.csv', largeCells);
   const smallFile = await writeList('contention-small.csv', smallCells);
-  const fresh = async <T>(body: (pipeline: LocalPipeline, emulator: BureauEmulator) => Promise<T>) => {
-    const emulator = await BureauEmulator.start(faults);
+  const fresh = async <T>(body: (pipeline: LocalPipeline, emulator: ServiceEmulator) => Promise<T>) => {
+    const emulator = await ServiceEmulator.start(faults);
     const pipeline = await LocalPipeline.start({
       settings: pipelineSettings,
       bureauBaseUrl: emulator.url,

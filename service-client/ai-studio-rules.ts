@@ -27,7 +27,7 @@ export const MAX_PROJECT_NAME_CHARACTERS = 160;
 export const MAX_PROJECT_DESCRIPTION_CHARACTERS = 3000;
 
 /** Length in characters (code points), as JSON Schema's maxLength counts, not UTF-16 units. */
-export function characterCount(text: string): number {
+function characterCount(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;

@@ -99,7 +99,7 @@ export function cleanServiceMessage(message: unknown, token: string): string | n
 }
 
 /** `Retry-After` as seconds: a number of seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(header: string | null, now = Date.now()): number | null {
+function parseRetryAfter(header: string | null, now = Date.now()): number | null {
   if (header === null || header.trim() === '') return null;
   const text = header.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);

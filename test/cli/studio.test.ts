@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { runCli } from '../factories/run-cli.ts';
 
 const LAUNCHER = fileURLToPath(new URL('../../bin/credit-screen.mjs', import.meta.url));
-let emulator: BureauEmulator;
+let emulator: ServiceEmulator;
 
 beforeAll(async () => {
   // Steps long enough that a test can interrupt a job while it runs.
-  emulator = await BureauEmulator.start({ ai: { jobStepMs: 400 } });
+  emulator = await ServiceEmulator.start({ ai: { jobStepMs: 400 } });
 });
 afterAll(async () => {
   await emulator.close();

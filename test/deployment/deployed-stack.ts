@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { DEFAULT_SETTINGS, type PipelineSettings, validateSettings } from '../../src/contract/index.ts';
-import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { BundledFunction } from '../../tools/local/bundled-function.ts';
 import type { BundledFunctionDefinition, CloudAssembly } from '../../tools/local/cloud-assembly.ts';
 import { LocalStack } from '../../tools/local/local-stack.ts';
@@ -108,7 +108,7 @@ export class DeployedStack {
     readonly assembly: CloudAssembly,
     readonly settings: PipelineSettings,
     readonly stack: LocalStack,
-    readonly emulator: BureauEmulator,
+    readonly emulator: ServiceEmulator,
     readonly fakes: FakeAwsServices,
     readonly scheduler: FakeScheduler,
     readonly names: Map<string, string>,
@@ -123,7 +123,7 @@ export class DeployedStack {
     options: { emulatorRandom?: () => number; strict?: StrictModeOptions } = {},
   ) {
     const settings = templateSettings(assembly);
-    const emulator = await BureauEmulator.start({ random: options.emulatorRandom });
+    const emulator = await ServiceEmulator.start({ random: options.emulatorRandom });
     const fakes = await FakeAwsServices.start();
     const scheduler = await FakeScheduler.start();
     const stack = await LocalStack.start(settings, { strict: options.strict });

@@ -122,8 +122,7 @@ describe('generateCreditReport', () => {
       b.some(({ credit }) => credit.participacaoEmEmpresas.some((item) => item.dataEntrada === '-')),
     ).toBe(true);
     // The envelope field named after the service carries a docs URL; resumoRetorno has a query code and a PDF link.
-    const envelope = generateCreditReport('51954022212', 'a') as CreditReportBureauA &
-      Record<string, unknown>;
+    const envelope = generateCreditReport('51954022212', 'a');
     expect(envelope['bureau-emulator']).toMatch(/^https:\/\//);
     expect(envelope.dados.resumoRetorno).toMatchObject({
       codigoConsulta: expect.any(Number),

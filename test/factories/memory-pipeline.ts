@@ -7,7 +7,7 @@ import { RecordingEventPublisher } from '../../src/adapters/memory/recording-eve
 import type { UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
 import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
-import { BureauEmulator, type BureauEmulatorOptions } from '../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { FAST_SETTINGS } from './pipeline.ts';
 
 /**
@@ -16,10 +16,10 @@ import { FAST_SETTINGS } from './pipeline.ts';
  * adapters (test/adapters/batch-store-contract.ts).
  */
 export async function startMemoryPipeline(
-  options: { settings?: Partial<PipelineSettings>; emulator?: BureauEmulatorOptions } = {},
+  options: { settings?: Partial<PipelineSettings>; emulator?: ServiceEmulatorOptions } = {},
 ) {
   const settings = { ...FAST_SETTINGS, ...options.settings };
-  const emulator = await BureauEmulator.start(options.emulator);
+  const emulator = await ServiceEmulator.start(options.emulator);
   const store = new MemoryBatchStore();
   const objects = new MemoryObjectStore();
   const limiter = new MemoryRateLimiter({

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Papa from 'papaparse';
 import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
-import { BureauEmulator, type BureauEmulatorOptions } from '../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { LocalPipeline, type UploadOptions } from '../../tools/local/local-pipeline.ts';
 import type { StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 
@@ -21,7 +21,7 @@ export const FAST_SETTINGS: PipelineSettings = {
 };
 
 export interface TestPipeline {
-  readonly emulator: BureauEmulator;
+  readonly emulator: ServiceEmulator;
   readonly pipeline: LocalPipeline;
   stop(): Promise<void>;
 }
@@ -30,9 +30,9 @@ export interface TestPipeline {
 export async function startTestPipeline(
   options: {
     settings?: Partial<PipelineSettings>;
-    emulator?: BureauEmulatorOptions;
+    emulator?: ServiceEmulatorOptions;
     token?: string;
-    bureau?: (emulator: BureauEmulator) => BureauGateway;
+    bureau?: (emulator: ServiceEmulator) => BureauGateway;
     eventSources?: boolean;
     stateDirectory?: string;
     fresh?: boolean;
@@ -47,7 +47,7 @@ export async function startTestPipeline(
     strict?: boolean | StrictModeOptions;
   } = {},
 ): Promise<TestPipeline> {
-  const emulator = await BureauEmulator.start(options.emulator);
+  const emulator = await ServiceEmulator.start(options.emulator);
   try {
     const pipeline = await LocalPipeline.start({
       settings: { ...FAST_SETTINGS, ...options.settings },

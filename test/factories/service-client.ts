@@ -1,5 +1,5 @@
 import { ServiceClient, type ServiceClientConfig } from 'credit-screen/client';
-import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 
 /** One request as the client sent it, seen through an injected fetch. */
 export interface SentRequest {
@@ -11,7 +11,7 @@ export interface SentRequest {
 
 /** A client of `emulator` whose requests are recorded, so tests can assert on what was (or was not) sent. */
 export function recordingClient(
-  emulator: BureauEmulator,
+  emulator: ServiceEmulator,
   overrides: Partial<ServiceClientConfig> = {},
 ): { readonly client: ServiceClient; readonly sent: SentRequest[] } {
   const sent: SentRequest[] = [];
@@ -37,6 +37,6 @@ export function recordingClient(
 }
 
 /** Starts an emulator whose generation jobs move quickly (queued and running for `jobStepMs` each). */
-export function startAiEmulator(jobStepMs = 150): Promise<BureauEmulator> {
-  return BureauEmulator.start({ ai: { jobStepMs, maxAgentFileBytes: 1024 * 1024 } });
+export function startAiEmulator(jobStepMs = 150): Promise<ServiceEmulator> {
+  return ServiceEmulator.start({ ai: { jobStepMs, maxAgentFileBytes: 1024 * 1024 } });
 }

@@ -8,7 +8,7 @@ import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { sweepStuckRows } from '../../src/application/sweeper/sweep-stuck-rows.ts';
 import { type PipelineSettings, stuckClaimSeconds } from '../../src/contract/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
-import { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { LocalPipeline } from '../../tools/local/local-pipeline.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { FAST_SETTINGS, writeCsv } from '../factories/pipeline.ts';
@@ -19,14 +19,14 @@ afterEach(async () => {
   for (const resource of open.splice(0).reverse()) await resource.stop();
 });
 
-async function startEmulator(latencyMs = 0): Promise<BureauEmulator> {
-  const emulator = await BureauEmulator.start({ latencyMs });
+async function startEmulator(latencyMs = 0): Promise<ServiceEmulator> {
+  const emulator = await ServiceEmulator.start({ latencyMs });
   open.push({ stop: () => emulator.close() });
   return emulator;
 }
 
 async function startPipeline(
-  emulator: BureauEmulator,
+  emulator: ServiceEmulator,
   stateDirectory?: string,
   options: { eventSources?: boolean; settings?: Partial<PipelineSettings> } = {},
 ): Promise<LocalPipeline> {
@@ -71,7 +71,7 @@ function withExpiredClaims(store: BatchStore, expiredClaims: BatchStore['expired
   });
 }
 
-const chargesOf = (emulator: BureauEmulator, documents: readonly string[]) =>
+const chargesOf = (emulator: ServiceEmulator, documents: readonly string[]) =>
   documents.map((document) => emulator.stats().chargesByDocument[document] ?? 0);
 
 describe('stuck rows', () => {
@@ -176,7 +176,7 @@ describe('stuck rows', () => {
 
 describe('an interrupted local run', () => {
   /** Runs a batch until some rows are settled, then stops the pipeline as Ctrl-C would, a worker's claim left. */
-  async function interruptedBatch(emulator: BureauEmulator, state: string, documents: readonly string[]) {
+  async function interruptedBatch(emulator: ServiceEmulator, state: string, documents: readonly string[]) {
     // Two calls at a time: the batch is still well under way when the run stops.
     const first = await startPipeline(emulator, state, {
       settings: { workerConcurrency: 2, callsPerInvocation: 1 },

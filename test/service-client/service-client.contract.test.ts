@@ -12,10 +12,10 @@ import {
   type ServiceClient,
 } from 'credit-screen/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BureauEmulator } from '../../tools/emulator/bureau-emulator.ts';
+import type { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { recordingClient, startAiEmulator } from '../factories/service-client.ts';
 
-let emulator: BureauEmulator;
+let emulator: ServiceEmulator;
 
 beforeAll(async () => {
   emulator = await startAiEmulator();

@@ -15,7 +15,7 @@ import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY, type PipelineSettings } from '..
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
 import { BUREAUS, type Bureau } from '../../src/domain/report/index.ts';
 import { formatBrl, formatDuration } from '../../src/domain/spend/index.ts';
-import { BureauEmulator } from '../emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../emulator/service-emulator.ts';
 import { readManifest } from '../local/batch-results.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LOCAL_RATE_LIMIT, localSettings } from '../local/local-settings.ts';
@@ -207,7 +207,7 @@ function addBureauOptions(command: Command): Command {
 /** What a local-run command works with while the stack is up. */
 export interface LocalRun {
   readonly pipeline: LocalPipeline;
-  readonly emulator: BureauEmulator | null;
+  readonly emulator: ServiceEmulator | null;
   readonly signal: AbortSignal;
   readonly startedAt: number;
   /** Waits for a batch with the progress bar; Ctrl-C interrupts it. */
@@ -265,9 +265,9 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
 }
 
 /** Starts the bundled emulator, unless the run calls a real gateway (`--live`). */
-async function startEmulator(options: LocalRunOptions): Promise<BureauEmulator | null> {
+async function startEmulator(options: LocalRunOptions): Promise<ServiceEmulator | null> {
   if (options.live) return null;
-  return BureauEmulator.start({
+  return ServiceEmulator.start({
     latencyMs: options.emulatorLatency,
     errorRate: options.emulatorErrorRate,
     rateLimitPerSecond: options.emulatorRateLimit ?? null,
@@ -278,15 +278,15 @@ async function startEmulator(options: LocalRunOptions): Promise<BureauEmulator |
 /** Starts the local pipeline against the emulator, or with `--live` against the real gateway and its token. */
 async function startPipeline(
   options: LocalRunOptions,
-  emulator: BureauEmulator | null,
+  emulator: ServiceEmulator | null,
 ): Promise<LocalPipeline> {
   process.stderr.write('starting DynamoDB Local, S3/SQS (fauxqs) and the bureau emulator…\n');
   return LocalPipeline.start({
     settings: settingsFrom(options),
-    bureauBaseUrl: options.baseUrl ?? (emulator as BureauEmulator).url,
+    bureauBaseUrl: options.baseUrl ?? (emulator as ServiceEmulator).url,
     token: options.live
       ? ((options.token ?? process.env.BUREAU_TOKEN) as string)
-      : (options.token ?? (emulator as BureauEmulator).token),
+      : (options.token ?? (emulator as ServiceEmulator).token),
     stateDirectory: options.state === false ? undefined : options.state,
     fresh: options.fresh,
   });
@@ -295,7 +295,7 @@ async function startPipeline(
 /** Says on stderr where the services listen, and what the state directory held from an earlier, killed run. */
 function announceStack(
   pipeline: LocalPipeline,
-  emulator: BureauEmulator | null,
+  emulator: ServiceEmulator | null,
   state: string | false,
 ): void {
   const { endpoints } = pipeline.stack;
@@ -319,7 +319,7 @@ function announceStack(
 /** The {@link LocalRun} a command's body works with, on a started pipeline. */
 function localRun(
   pipeline: LocalPipeline,
-  emulator: BureauEmulator | null,
+  emulator: ServiceEmulator | null,
   signal: AbortSignal,
   progress: ProgressDisplay,
 ): LocalRun {
@@ -379,7 +379,7 @@ export async function runLocally<T>(
 ): Promise<T> {
   const interruption = abortOnInterrupt('interrupted; everything started was stopped', ['SIGINT', 'SIGTERM']);
   const { signal } = interruption;
-  let emulator: BureauEmulator | null = null;
+  let emulator: ServiceEmulator | null = null;
   let pipeline: LocalPipeline | null = null;
   const progress = new ProgressDisplay();
   try {

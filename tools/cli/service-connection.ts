@@ -7,7 +7,7 @@ import {
   ServiceError,
   type ServiceReply,
 } from '../../service-client/index.ts';
-import { DEFAULT_EMULATOR_TOKEN } from '../emulator/bureau-emulator.ts';
+import { DEFAULT_EMULATOR_TOKEN } from '../emulator/service-emulator.ts';
 import { CliError } from './cli-error.ts';
 import { nonNegativeNumber } from './option-parsers.ts';
 

@@ -14,11 +14,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import {
   ARTIFACT_TYPES,
-  createProjectSchema,
-  generateSchema,
-  projectMessageSchema,
-  updateProjectSchema,
-} from '../../service-client/ai-studio-rules.ts';
+  createProjectRequest,
+  generateRequest,
+  projectMessageRequest,
+  updateProjectRequest,
+} from './ai-studio-requests.ts';
 import { readBody, sendJson } from './http-io.ts';
 
 type Json = Record<string, unknown>;
@@ -276,84 +276,114 @@ export class AiServiceEmulator {
       allow(method, 'GET');
       return [200, { artifact_types: ARTIFACT_TYPES, operations: ['create', 'update'] }];
     }
-    if (resource === 'jobs' && id !== undefined && version === undefined) {
-      const job = this.#jobs.get(id);
-      if (job === undefined) throw new HttpProblem(404, 'job_not_found', 'Job não encontrado');
-      if (section === undefined) {
-        allow(method, 'GET');
-        return [200, jobView(job)];
-      }
-      if (section !== 'cancel') throw notFound();
-      allow(method, 'POST');
-      if (job.state === 'done' || job.state === 'cancelled')
-        throw new HttpProblem(409, 'job_finished', `O job já terminou (${job.state})`);
-      job.state = 'cancelled';
-      job.finishedAt = isoNow();
-      return [200, jobView(job)];
-    }
+    if (resource === 'jobs' && id !== undefined && version === undefined)
+      return this.#job(method, id, section);
     if (resource !== 'projects' || extra !== undefined) throw notFound();
-    if (id === undefined) {
-      if (method === 'GET') return [200, { projects: [...this.#projects.values()].map(projectView) }];
-      allow(method, 'POST');
-      const fields = parsed(createProjectSchema, await jsonBody(request, true));
-      const project: Project = {
-        id: newId('prj'),
-        fields,
-        versions: [],
-        messages: [],
-        createdAt: isoNow(),
-        updatedAt: isoNow(),
-      };
-      this.#projects.set(project.id, project);
-      return [201, projectView(project)];
-    }
+    if (id === undefined) return this.#projectCollection(method, request);
     const project = this.#projects.get(id);
     if (project === undefined) throw new HttpProblem(404, 'project_not_found', 'Projeto não encontrado');
-    if (section === undefined) {
-      if (method === 'GET') return [200, projectView(project)];
-      if (method === 'PATCH') {
-        const changes = parsed(updateProjectSchema, await jsonBody(request, true));
-        project.fields = { ...project.fields, ...changes };
-        project.updatedAt = isoNow();
-        return [200, projectView(project)];
-      }
-      allow(method, 'DELETE');
-      this.#projects.delete(id);
-      for (const job of this.#jobs.values()) {
-        if (job.projectId === id && (job.state === 'queued' || job.state === 'running'))
-          job.state = 'cancelled';
-      }
-      return [200, { id, deleted: true }];
-    }
-    if (section === 'generate' && version === undefined) {
-      allow(method, 'POST');
-      const body = parsed(generateSchema, await jsonBody(request, true));
-      const operation = body.operation ?? (project.versions.length === 0 ? 'create' : 'update');
-      if (operation === 'update' && project.versions.length === 0)
-        throw new HttpProblem(409, 'nothing_to_update', 'O projeto ainda não tem versão para atualizar');
-      const job: Job = {
-        id: newId('job'),
-        projectId: id,
-        operation,
-        prompt: body.prompt,
-        options: body.options ?? {},
-        startedAtMs: Date.now(),
-        state: 'queued',
-        version: null,
-        finishedAt: null,
-      };
-      this.#jobs.set(job.id, job);
-      return [202, { job: jobView(job) }];
-    }
-    if (section === 'messages' && version === undefined) {
-      if (method === 'GET') return [200, { messages: project.messages }];
-      allow(method, 'POST');
-      const body = parsed(projectMessageSchema, await jsonBody(request, false));
-      const message = { id: newId('msg'), role: 'user', ...body, created_at: isoNow() };
-      project.messages.push(message);
-      return [201, message];
-    }
+    if (section === undefined) return this.#projectItself(method, project, request);
+    if (section === 'generate' && version === undefined) return this.#generate(method, project, request);
+    if (section === 'messages' && version === undefined) return this.#messages(method, project, request);
     if (section !== 'versions') throw notFound();
+    return this.#versions(method, project, version, tail);
+  }
+
+  /** `GET /ai-studio/jobs/{id}` and `POST /ai-studio/jobs/{id}/cancel`. */
+  #job(method: string, id: string, section: string | undefined): [number, unknown] {
+    const job = this.#jobs.get(id);
+    if (job === undefined) throw new HttpProblem(404, 'job_not_found', 'Job não encontrado');
+    if (section === undefined) {
+      allow(method, 'GET');
+      return [200, jobView(job)];
+    }
+    if (section !== 'cancel') throw notFound();
+    allow(method, 'POST');
+    if (job.state === 'done' || job.state === 'cancelled')
+      throw new HttpProblem(409, 'job_finished', `O job já terminou (${job.state})`);
+    job.state = 'cancelled';
+    job.finishedAt = isoNow();
+    return [200, jobView(job)];
+  }
+
+  /** `GET` and `POST /ai-studio/projects`. */
+  async #projectCollection(method: string, request: IncomingMessage): Promise<[number, unknown]> {
+    if (method === 'GET') return [200, { projects: [...this.#projects.values()].map(projectView) }];
+    allow(method, 'POST');
+    const fields = parsed(createProjectRequest, await jsonBody(request, true));
+    const project: Project = {
+      id: newId('prj'),
+      fields,
+      versions: [],
+      messages: [],
+      createdAt: isoNow(),
+      updatedAt: isoNow(),
+    };
+    this.#projects.set(project.id, project);
+    return [201, projectView(project)];
+  }
+
+  /** `GET`, `PATCH` and `DELETE /ai-studio/projects/{id}`; deleting a project cancels its unfinished jobs. */
+  async #projectItself(
+    method: string,
+    project: Project,
+    request: IncomingMessage,
+  ): Promise<[number, unknown]> {
+    if (method === 'GET') return [200, projectView(project)];
+    if (method === 'PATCH') {
+      const changes = parsed(updateProjectRequest, await jsonBody(request, true));
+      project.fields = { ...project.fields, ...changes };
+      project.updatedAt = isoNow();
+      return [200, projectView(project)];
+    }
+    allow(method, 'DELETE');
+    this.#projects.delete(project.id);
+    for (const job of this.#jobs.values()) {
+      if (job.projectId === project.id && (job.state === 'queued' || job.state === 'running'))
+        job.state = 'cancelled';
+    }
+    return [200, { id: project.id, deleted: true }];
+  }
+
+  /** `POST /ai-studio/projects/{id}/generate`: queues a job (202); `update` needs a version to update. */
+  async #generate(method: string, project: Project, request: IncomingMessage): Promise<[number, unknown]> {
+    allow(method, 'POST');
+    const body = parsed(generateRequest, await jsonBody(request, true));
+    const operation = body.operation ?? (project.versions.length === 0 ? 'create' : 'update');
+    if (operation === 'update' && project.versions.length === 0)
+      throw new HttpProblem(409, 'nothing_to_update', 'O projeto ainda não tem versão para atualizar');
+    const job: Job = {
+      id: newId('job'),
+      projectId: project.id,
+      operation,
+      prompt: body.prompt,
+      options: body.options ?? {},
+      startedAtMs: Date.now(),
+      state: 'queued',
+      version: null,
+      finishedAt: null,
+    };
+    this.#jobs.set(job.id, job);
+    return [202, { job: jobView(job) }];
+  }
+
+  /** `GET` and `POST /ai-studio/projects/{id}/messages`. */
+  async #messages(method: string, project: Project, request: IncomingMessage): Promise<[number, unknown]> {
+    if (method === 'GET') return [200, { messages: project.messages }];
+    allow(method, 'POST');
+    const body = parsed(projectMessageRequest, await jsonBody(request, false));
+    const message = { id: newId('msg'), role: 'user', ...body, created_at: isoNow() };
+    project.messages.push(message);
+    return [201, message];
+  }
+
+  /** `/ai-studio/projects/{id}/versions[/{version}[/export|/restore]]`. */
+  #versions(
+    method: string,
+    project: Project,
+    version: string | undefined,
+    tail: string | undefined,
+  ): [number, unknown] {
     if (version === undefined) {
       allow(method, 'GET');
       return [200, { versions: project.versions.map(versionSummary) }];
@@ -364,22 +394,11 @@ export class AiServiceEmulator {
     if (found === undefined) throw new HttpProblem(404, 'version_not_found', 'Versão não encontrada');
     if (tail === undefined) {
       allow(method, 'GET');
-      return [200, { ...versionSummary(found), project_id: id, content: found.content }];
+      return [200, { ...versionSummary(found), project_id: project.id, content: found.content }];
     }
     if (tail === 'export') {
       allow(method, 'GET');
-      return [
-        200,
-        {
-          project_id: id,
-          version: found.version,
-          artifact_type: project.fields.artifact_type,
-          format: 'json',
-          filename: `${id}-v${found.version}.json`,
-          exported_at: isoNow(),
-          content: found.content,
-        },
-      ];
+      return [200, exportView(project, found)];
     }
     if (tail !== 'restore') throw notFound();
     allow(method, 'POST');
@@ -388,7 +407,7 @@ export class AiServiceEmulator {
       source: 'restore',
       restoredFrom: found.version,
     });
-    return [201, { ...versionSummary(restored), project_id: id, content: restored.content }];
+    return [201, { ...versionSummary(restored), project_id: project.id, content: restored.content }];
   }
 
   #addVersion(project: Project, version: Omit<Version, 'version' | 'createdAt'>): Version {
@@ -461,7 +480,7 @@ async function jsonBody(request: IncomingMessage, required: boolean): Promise<Js
   return body;
 }
 
-/** The limits are the client's own rules, enforced again here as a real server would. */
+/** A body checked against the interface's rules, as a real server checks it; the first problem is the answer. */
 function parsed<Schema extends z.ZodType>(schema: Schema, body: Json): z.output<Schema> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
@@ -497,6 +516,18 @@ function versionSummary(version: Version): Json {
     ...(version.restoredFrom === undefined ? {} : { restored_from: version.restoredFrom }),
     ...(version.jobId === undefined ? {} : { job_id: version.jobId }),
     created_at: version.createdAt,
+  };
+}
+
+function exportView(project: Project, version: Version): Json {
+  return {
+    project_id: project.id,
+    version: version.version,
+    artifact_type: project.fields.artifact_type,
+    format: 'json',
+    filename: `${project.id}-v${version.version}.json`,
+    exported_at: isoNow(),
+    content: version.content,
   };
 }
 

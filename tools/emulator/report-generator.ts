@@ -1,17 +1,29 @@
 /**
  * Deterministic credit reports for the emulator: the same document and bureau always give the same report, with a
  * realistic spread of clean records, protests, debts, bounced cheques, high and low scores and "not calculated".
- * The output is typed by the interface's schemas, so it has every field and quirk the interface describes.
+ * The output is typed by the emulator's own picture of the answers ({@link CreditReport}), with every field and
+ * quirk the interface describes; its tests check it against the pipeline's schemas.
  */
-import { cnpjCheckDigits as cnpjDigits, formatDocument } from '../../src/domain/documents/index.ts';
 import {
   type Bureau,
-  type CreditReportBureauA,
-  type CreditReportBureauB,
-  formatBrazilianDate,
+  type Cheque,
+  type CompanyA,
+  type CompanyParticipation,
+  type CreditQueryA,
+  type CreditQueryB,
+  type CreditReport,
+  formatDate,
   formatMoney,
-  type RawCreditReport,
-} from '../../src/domain/report/index.ts';
+  type PendingDebt,
+  type PersonA,
+  type PersonB,
+  type ProtestA,
+  type ProtestB,
+  type QueryHistoryItem,
+  type Score,
+  type SummaryEntry,
+} from './credit-report-wire.ts';
+import { cnpjCheckDigits, formatDocument } from './documents.ts';
 import { hashString, SeededRandom } from './seeded-random.ts';
 
 export interface ReportGeneratorOptions {
@@ -185,7 +197,7 @@ function drift(profile: Profile, random: SeededRandom): Profile {
 }
 
 /** A document's profile at an epoch: its starting profile, drifted once per epoch. */
-export function profileAt(document: string, epoch: number): Profile {
+function profileAt(document: string, epoch: number): Profile {
   if (!Number.isSafeInteger(epoch) || epoch < 0)
     throw new RangeError(`epoch must be a whole number ≥ 0, got ${epoch}`);
   let profile = profileOf(new SeededRandom(`profile:${document}`));
@@ -195,8 +207,7 @@ export function profileAt(document: string, epoch: number): Profile {
 }
 
 function pastDate(random: SeededRandom, maxDaysBack: number): string {
-  const iso = new Date(REFERENCE_DAY - random.integer(1, maxDaysBack) * DAY).toISOString().slice(0, 10);
-  return formatBrazilianDate(iso);
+  return formatDate(REFERENCE_DAY - random.integer(1, maxDaysBack) * DAY);
 }
 
 function amountCents(random: SeededRandom): number {
@@ -226,34 +237,139 @@ function scoreMessage(profile: Profile): string {
   return 'Alto risco de inadimplência.';
 }
 
+function scoreOf(profile: Profile): Score {
+  return {
+    score: String(profile.score),
+    probabilidade: probabilityText(profile),
+    mensagem: scoreMessage(profile),
+  };
+}
+
 /** The other of two statuses when the profile says the status changed. */
 function flip(status: string, pair: readonly [string, string], changed: boolean): string {
   return changed ? (status === pair[0] ? pair[1] : pair[0]) : status;
 }
 
-/**
- * Generates the report the emulated bureau returns for `document` (normalised, a valid CPF or CNPJ).
- */
-export function generateCreditReport(
+/** Who the document belongs to and where: the same at both bureaus, drawn from the document alone. */
+interface Identity {
+  readonly city: string;
+  readonly state: string;
+  readonly name: string;
+  readonly birthDate: string;
+  readonly street: string;
+  readonly district: string;
+  readonly postalCode: string;
+}
+
+/** Everything a report is drawn from. */
+interface ReportSource {
+  readonly document: string;
+  readonly bureau: Bureau;
+  readonly isPerson: boolean;
+  readonly profile: Profile;
+  /** The identity's stream, left where {@link drawIdentity} stopped: the registration data draws on from there. */
+  readonly identityRandom: SeededRandom;
+  readonly identity: Identity;
+  /** The bureau's own stream for this document (query history, participations, the envelope). */
+  readonly random: SeededRandom;
+  readonly records: Records;
+}
+
+function drawIdentity(random: SeededRandom, isPerson: boolean): Identity {
+  const [city, state] = random.pick(CITIES);
+  const name = isPerson ? personName(random) : `${random.pick(TRADES)} ${random.pick(SURNAMES)} LTDA`;
+  const birthDate = pastDate(random, 365 * 60 + 18 * 365);
+  const street = `${random.pick(STREETS)}, ${random.integer(1, 3000)}`;
+  const district = random.pick(DISTRICTS);
+  const postalCode = `${random.digits(5)}-${random.digits(3)}`;
+  return { city, state, name, birthDate, street, district, postalCode };
+}
+
+/** The records the profile says a document has, each kind drawn from its own stream. */
+interface Records {
+  readonly protests: readonly (ProtestA | ProtestB)[];
+  readonly debts: readonly PendingDebt[];
+  readonly bounced: readonly Cheque[];
+  readonly stopped: readonly Cheque[];
+}
+
+function protestsOf(random: SeededRandom, count: number, bureau: Bureau): (ProtestA | ProtestB)[] {
+  return Array.from({ length: count }, () => {
+    const [protestCity, protestState] = random.pick(CITIES);
+    const item: ProtestA = {
+      data: pastDate(random, 1800),
+      valor: formatMoney(amountCents(random), bureau),
+      cartorio: `${random.integer(1, 10)}º TABELIONATO DE PROTESTO`,
+      cidade: protestCity,
+      tipoDocumento: random.pick(['DUPLICATA', 'NOTA PROMISSORIA', 'CHEQUE', 'CDA']),
+      numeroDocumento: random.digits(8),
+    };
+    return bureau === 'b' ? { ...item, estado: protestState } : item;
+  });
+}
+
+function debtsOf(random: SeededRandom, count: number, bureau: Bureau, city: string): PendingDebt[] {
+  return Array.from({ length: count }, () => ({
+    data: pastDate(random, 1500),
+    valor: formatMoney(amountCents(random), bureau),
+    informante: random.pick(CREDITORS),
+    tipoPendencia: random.pick(DEBT_KINDS),
+    // ASSUMPTION: bureau A's item shape is not specified; the emulator gives it bureau B's fields.
+    situacao: random.pick(['ATIVA', 'EM NEGOCIACAO']),
+    cidade: city,
+  }));
+}
+
+function chequesOf(random: SeededRandom, count: number, bureau: Bureau, withValue: boolean): Cheque[] {
+  return Array.from({ length: count }, () => ({
+    data: pastDate(random, 1200),
+    banco: random.pick(BANKS),
+    agencia: random.digits(4),
+    ...(withValue ? { valor: formatMoney(amountCents(random), bureau) } : {}),
+  }));
+}
+
+function drawRecords(
   document: string,
   bureau: Bureau,
-  options: ReportGeneratorOptions = DEFAULT_REPORT_GENERATOR_OPTIONS,
-): RawCreditReport {
-  const isPerson = document.length === 11;
-  // Identity is the same at both bureaus; what each bureau knows differs a little.
-  const identity = new SeededRandom(`identity:${document}`);
-  const profile = profileAt(document, options.epoch ?? 0);
-  const random = new SeededRandom(`report:${bureau}:${document}`);
+  profile: Profile,
+  isPerson: boolean,
+  city: string,
+): Records {
   // Each kind of record draws from its own stream, so a record that appears at a later epoch leaves the
   // earlier ones (dates, amounts) as they were.
-  const records = (kind: string) => new SeededRandom(`report:${bureau}:${document}:${kind}`);
-  const protestRandom = records('protests');
-  const debtRandom = records('debts');
-  const [city, state] = identity.pick(CITIES);
-  const name = isPerson ? personName(identity) : `${identity.pick(TRADES)} ${identity.pick(SURNAMES)} LTDA`;
+  const stream = (kind: string) => new SeededRandom(`report:${bureau}:${document}:${kind}`);
+  // ASSUMPTION: cheque items are not specified. Bureau A on a CPF gives no cheque totals, so those items carry
+  // no value either; elsewhere they carry `valor`.
+  const chequeValues = !(bureau === 'a' && isPerson);
+  return {
+    protests: protestsOf(stream('protests'), profile.protests, bureau),
+    debts: debtsOf(stream('debts'), profile.pendingDebts, bureau, city),
+    bounced: chequesOf(stream('bounced-cheques'), profile.bouncedCheques, bureau, chequeValues),
+    stopped: chequesOf(stream('stopped-cheques'), profile.stoppedCheques, bureau, chequeValues),
+  };
+}
+
+/** A `resumoConsulta` entry: the count, and the total of the items' values unless the bureau gives none. */
+function summaryOf(items: readonly { valor?: string }[], bureau: Bureau, withValue = true): SummaryEntry {
+  if (!withValue) return { quantidadeTotal: items.length };
+  const cents = items.reduce(
+    (sum, item) => sum + (item.valor ? Number(item.valor.replace(/\D/g, '')) : 0),
+    0,
+  );
+  return { quantidadeTotal: items.length, valorTotal: total(cents, bureau) };
+}
+
+/** The envelope around a query; its `cliente` is the last draw from the bureau's stream. */
+function envelope<Query extends CreditQueryA | CreditQueryB>(
+  source: ReportSource,
+  options: ReportGeneratorOptions,
+  consultaCredito: Query,
+): CreditReport<Query> {
+  const { bureau, document, random } = source;
   const queryCode = 100_000_000 + (hashString(`${bureau}:${document}`) % 900_000_000);
-  const envelope = (consultaCredito: object) => ({
-    status: 'sucesso' as const,
+  return {
+    status: 'sucesso',
     [options.serviceName]: options.docsUrl,
     dados: {
       consultaCredito,
@@ -263,134 +379,92 @@ export function generateCreditReport(
         pdf: `https://relatorios.credit-screen.invalid/${bureau}/${queryCode}.pdf`,
       },
     },
-  });
+  } as CreditReport<Query>;
+}
 
-  const protests = Array.from({ length: profile.protests }, () => {
-    const [protestCity, protestState] = protestRandom.pick(CITIES);
-    const item = {
-      data: pastDate(protestRandom, 1800),
-      valor: formatMoney(amountCents(protestRandom), bureau),
-      cartorio: `${protestRandom.integer(1, 10)}º TABELIONATO DE PROTESTO`,
-      cidade: protestCity,
-      tipoDocumento: protestRandom.pick(['DUPLICATA', 'NOTA PROMISSORIA', 'CHEQUE', 'CDA']),
-      numeroDocumento: protestRandom.digits(8),
-    };
-    return bureau === 'b' ? { ...item, estado: protestState } : item;
-  });
-  const debts = Array.from({ length: profile.pendingDebts }, () => ({
-    data: pastDate(debtRandom, 1500),
-    valor: formatMoney(amountCents(debtRandom), bureau),
-    informante: debtRandom.pick(CREDITORS),
-    tipoPendencia: debtRandom.pick(DEBT_KINDS),
-    // ASSUMPTION: bureau A's item shape is not specified; the emulator gives it bureau B's fields.
-    situacao: debtRandom.pick(['ATIVA', 'EM NEGOCIACAO']),
-    cidade: city,
-  }));
-  // ASSUMPTION: cheque items are not specified. Bureau A on a CPF gives no cheque totals, so those items carry
-  // no value either; elsewhere they carry `valor`.
-  const chequeValues = !(bureau === 'a' && isPerson);
-  const cheque = (stream: SeededRandom) => ({
-    data: pastDate(stream, 1200),
-    banco: stream.pick(BANKS),
-    agencia: stream.digits(4),
-    ...(chequeValues ? { valor: formatMoney(amountCents(stream), bureau) } : {}),
-  });
-  const bouncedRandom = records('bounced-cheques');
-  const stoppedRandom = records('stopped-cheques');
-  const bounced = Array.from({ length: profile.bouncedCheques }, () => cheque(bouncedRandom));
-  const stopped = Array.from({ length: profile.stoppedCheques }, () => cheque(stoppedRandom));
-
-  const sum = (items: readonly { valor?: string }[]) =>
-    items.reduce((cents, item) => cents + (item.valor ? Number(item.valor.replace(/\D/g, '')) : 0), 0);
-  const entry = (items: readonly { valor?: string }[], withValue = true) =>
-    withValue
-      ? { quantidadeTotal: items.length, valorTotal: total(sum(items), bureau) }
-      : { quantidadeTotal: items.length };
-  const score = {
-    score: String(profile.score),
-    probabilidade: probabilityText(profile),
-    mensagem: scoreMessage(profile),
+function personA(source: ReportSource, income: number): PersonA {
+  const { identityRandom: random, identity, document, profile } = source;
+  const incomeBand = Math.floor(income / 100000);
+  return {
+    nome: identity.name,
+    cpf: formatDocument(document, 'cpf'),
+    regiaoCPF: document.charAt(8),
+    dataNascimento: identity.birthDate,
+    estadoCivil: String(random.integer(1, 5)),
+    grauInstrucao: String(random.integer(1, 9)),
+    nomeMae: personName(random).replace(/^\S+/, random.pick(['MARIA', 'ANA', 'LUCIA', 'FRANCISCA'])),
+    numeroRG: random.chance(0.2) ? '' : random.digits(9),
+    tituloEleitor: random.chance(0.3) ? '' : random.digits(12),
+    situacao: flip(random.chance(0.95) ? '0' : '2', ['0', '2'], profile.statusChanged),
+    sexo: random.pick(['M', 'F']),
+    numeroDependentes: String(random.integer(0, 4)),
+    endereco: identity.street,
+    bairro: identity.district,
+    cidade: identity.city,
+    uf: identity.state,
+    cep: identity.postalCode,
+    telefone: random.chance(0.2)
+      ? ''
+      : `(${random.integer(11, 99)}) 9${random.digits(4)}-${random.digits(4)}`,
+    email: random.chance(0.35)
+      ? ''
+      : `${identity.name.split(' ')[0]?.toLowerCase()}${random.integer(1, 99)}@example.com`,
+    rendaPresumida: formatMoney(income, 'a'),
+    textoRendaPresumida: `DE ${formatMoney(incomeBand * 100000, 'a')} A ${formatMoney((incomeBand + 1) * 100000, 'a')}`,
   };
-  const birthDate = pastDate(identity, 365 * 60 + 18 * 365);
-  const street = `${identity.pick(STREETS)}, ${identity.integer(1, 3000)}`;
-  const district = identity.pick(DISTRICTS);
-  const postalCode = `${identity.digits(5)}-${identity.digits(3)}`;
+}
 
-  if (bureau === 'a') {
-    const income = identity.integer(1200, 25000) * 100;
-    const registration = isPerson
-      ? {
-          nome: name,
-          cpf: formatDocument(document, 'cpf'),
-          regiaoCPF: document.charAt(8),
-          dataNascimento: birthDate,
-          estadoCivil: String(identity.integer(1, 5)),
-          grauInstrucao: String(identity.integer(1, 9)),
-          nomeMae: personName(identity).replace(
-            /^\S+/,
-            identity.pick(['MARIA', 'ANA', 'LUCIA', 'FRANCISCA']),
-          ),
-          numeroRG: identity.chance(0.2) ? '' : identity.digits(9),
-          tituloEleitor: identity.chance(0.3) ? '' : identity.digits(12),
-          situacao: flip(identity.chance(0.95) ? '0' : '2', ['0', '2'], profile.statusChanged),
-          sexo: identity.pick(['M', 'F']),
-          numeroDependentes: String(identity.integer(0, 4)),
-          endereco: street,
-          bairro: district,
-          cidade: city,
-          uf: state,
-          cep: postalCode,
-          telefone: identity.chance(0.2)
-            ? ''
-            : `(${identity.integer(11, 99)}) 9${identity.digits(4)}-${identity.digits(4)}`,
-          email: identity.chance(0.35)
-            ? ''
-            : `${name.split(' ')[0]?.toLowerCase()}${identity.integer(1, 99)}@example.com`,
-          rendaPresumida: formatMoney(income, 'a'),
-          textoRendaPresumida: `DE ${formatMoney(Math.floor(income / 100000) * 100000, 'a')} A ${formatMoney((Math.floor(income / 100000) + 1) * 100000, 'a')}`,
-        }
-      : {
-          razaoSocial: name,
-          nomeFantasia: identity.chance(0.3) ? '' : name.split(' ').slice(0, 2).join(' '),
-          situacao: flip(
-            identity.chance(0.9) ? 'ATIVA' : 'BAIXADA',
-            ['ATIVA', 'BAIXADA'],
-            profile.statusChanged,
-          ),
-          naturezaJuridica: identity.pick(LEGAL_NATURES),
-          ramoAtividade: identity.pick(TRADES),
-          cnpj: formatDocument(document, 'cnpj'),
-          dataFundacao: pastDate(identity, 365 * 40),
-          endereco: street,
-          bairro: district,
-          cidade: city,
-          uf: state,
-          cep: postalCode,
-        };
-    const report: CreditReportBureauA = envelope({
-      resumoConsulta: {
-        protestos: entry(protests),
-        pendenciasFinanceiras: entry(debts),
-        chequesSemFundo: entry(bounced, !isPerson),
-        chequesSustados: entry(stopped, !isPerson),
-      },
-      dadosCadastrais: registration,
-      score,
-      protestos: protests,
-      pendenciasFinanceiras: debts,
-      chequesSemFundo: bounced,
-      chequesSustados: stopped,
-      historicoConsultas: Array.from({ length: random.integer(0, 5) }, () => ({
-        data: pastDate(random, 365),
-        empresa: random.pick(CREDITORS),
-      })),
-    }) as CreditReportBureauA;
-    return report;
-  }
+function companyA(source: ReportSource): CompanyA {
+  const { identityRandom: random, identity, document, profile } = source;
+  return {
+    razaoSocial: identity.name,
+    nomeFantasia: random.chance(0.3) ? '' : identity.name.split(' ').slice(0, 2).join(' '),
+    situacao: flip(random.chance(0.9) ? 'ATIVA' : 'BAIXADA', ['ATIVA', 'BAIXADA'], profile.statusChanged),
+    naturezaJuridica: random.pick(LEGAL_NATURES),
+    ramoAtividade: random.pick(TRADES),
+    cnpj: formatDocument(document, 'cnpj'),
+    dataFundacao: pastDate(random, 365 * 40),
+    endereco: identity.street,
+    bairro: identity.district,
+    cidade: identity.city,
+    uf: identity.state,
+    cep: identity.postalCode,
+  };
+}
 
-  const participations = Array.from({ length: random.chance(0.35) ? random.integer(1, 3) : 0 }, () => {
+function queryHistory(random: SeededRandom): QueryHistoryItem[] {
+  return Array.from({ length: random.integer(0, 5) }, () => ({
+    data: pastDate(random, 365),
+    empresa: random.pick(CREDITORS),
+  }));
+}
+
+function reportA(source: ReportSource, options: ReportGeneratorOptions): CreditReport<CreditQueryA> {
+  const { bureau, isPerson, records } = source;
+  // Drawn for companies too, so both kinds of document keep the identity stream in step.
+  const income = source.identityRandom.integer(1200, 25000) * 100;
+  const registration = isPerson ? personA(source, income) : companyA(source);
+  return envelope(source, options, {
+    resumoConsulta: {
+      protestos: summaryOf(records.protests, bureau),
+      pendenciasFinanceiras: summaryOf(records.debts, bureau),
+      chequesSemFundo: summaryOf(records.bounced, bureau, !isPerson),
+      chequesSustados: summaryOf(records.stopped, bureau, !isPerson),
+    },
+    dadosCadastrais: registration,
+    score: scoreOf(source.profile),
+    protestos: records.protests,
+    pendenciasFinanceiras: records.debts,
+    chequesSemFundo: records.bounced,
+    chequesSustados: records.stopped,
+    historicoConsultas: queryHistory(source.random),
+  });
+}
+
+function participations(random: SeededRandom): CompanyParticipation[] {
+  return Array.from({ length: random.chance(0.35) ? random.integer(1, 3) : 0 }, () => {
     const base = `${random.digits(8)}0001`;
-    const cnpj = `${base}${cnpjDigits(base)}`;
+    const cnpj = `${base}${cnpjCheckDigits(base)}`;
     return {
       empresa: `${random.pick(TRADES)} ${random.pick(SURNAMES)} LTDA`,
       cnpj: formatDocument(cnpj, 'cnpj'),
@@ -401,25 +475,72 @@ export function generateCreditReport(
       dataEntrada: random.chance(0.3) ? '-' : pastDate(random, 365 * 20),
     };
   });
-  const report: CreditReportBureauB = envelope({
+}
+
+function personB(source: ReportSource): PersonB {
+  return {
+    nome: source.identity.name,
+    cpf: formatDocument(source.document, 'cpf'),
+    dataNascimento: source.identity.birthDate,
+    nomeMae: personName(source.identityRandom),
+  };
+}
+
+function reportB(source: ReportSource, options: ReportGeneratorOptions): CreditReport<CreditQueryB> {
+  const { bureau, records } = source;
+  const companies = participations(source.random);
+  return envelope(source, options, {
     resumoConsulta: {
-      protestos: entry(protests),
-      pendenciasFinanceiras: entry(debts),
-      chequesSemFundo: entry(bounced),
+      protestos: summaryOf(records.protests, bureau),
+      pendenciasFinanceiras: summaryOf(records.debts, bureau),
+      chequesSemFundo: summaryOf(records.bounced, bureau),
     },
-    dadosCadastrais: isPerson
-      ? {
-          nome: name,
-          cpf: formatDocument(document, 'cpf'),
-          dataNascimento: birthDate,
-          nomeMae: personName(identity),
-        }
-      : [],
-    score,
-    protestos: protests,
-    pendenciasFinanceiras: debts,
-    chequesSemFundo: bounced,
-    participacaoEmEmpresas: participations,
-  }) as CreditReportBureauB;
-  return report;
+    dadosCadastrais: source.isPerson ? personB(source) : [],
+    score: scoreOf(source.profile),
+    protestos: records.protests as ProtestB[],
+    pendenciasFinanceiras: records.debts,
+    chequesSemFundo: records.bounced,
+    participacaoEmEmpresas: companies,
+  });
+}
+
+/**
+ * Generates the report the emulated bureau returns for `document` (normalised, a valid CPF or CNPJ).
+ */
+export function generateCreditReport(
+  document: string,
+  bureau: 'a',
+  options?: ReportGeneratorOptions,
+): CreditReport<CreditQueryA>;
+export function generateCreditReport(
+  document: string,
+  bureau: 'b',
+  options?: ReportGeneratorOptions,
+): CreditReport<CreditQueryB>;
+export function generateCreditReport(
+  document: string,
+  bureau: Bureau,
+  options?: ReportGeneratorOptions,
+): CreditReport;
+export function generateCreditReport(
+  document: string,
+  bureau: Bureau,
+  options: ReportGeneratorOptions = DEFAULT_REPORT_GENERATOR_OPTIONS,
+): CreditReport {
+  const isPerson = document.length === 11;
+  const profile = profileAt(document, options.epoch ?? 0);
+  // Identity is the same at both bureaus; what each bureau knows differs a little.
+  const identityRandom = new SeededRandom(`identity:${document}`);
+  const identity = drawIdentity(identityRandom, isPerson);
+  const source: ReportSource = {
+    document,
+    bureau,
+    isPerson,
+    profile,
+    identityRandom,
+    identity,
+    random: new SeededRandom(`report:${bureau}:${document}`),
+    records: drawRecords(document, bureau, profile, isPerson, identity.city),
+  };
+  return bureau === 'a' ? reportA(source, options) : reportB(source, options);
 }

@@ -1,4 +1,4 @@
-import { assertValidLimits, type TokenBucketLimits } from './token-bucket.ts';
+import { assertValidLimits, type TokenBucketLimits } from './rate-limits.ts';
 
 /**
  * The token bucket in its GCRA form (generic cell rate algorithm): the whole state is one number, the theoretical

@@ -1,2 +1,2 @@
 export * from './gcra.ts';
-export * from './token-bucket.ts';
+export * from './rate-limits.ts';

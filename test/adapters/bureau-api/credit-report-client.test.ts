@@ -11,12 +11,12 @@ import {
   TransientError,
 } from '../../../service-client/index.ts';
 import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
-import { BureauEmulator } from '../../../tools/emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../../../tools/emulator/service-emulator.ts';
 import { scriptedRandom } from '../../factories/scripted-random.ts';
 import { ScriptedServer } from '../../factories/scripted-server.ts';
 
 const TOKEN = 'sk-test-6f1b2c3d-very-secret';
-let emulator: BureauEmulator;
+let emulator: ServiceEmulator;
 let scripted: ScriptedServer;
 
 const clientFor = (baseUrl: string, token = TOKEN, timeoutMs = 2_000) =>
@@ -44,7 +44,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ServiceError> {
 }
 
 beforeAll(async () => {
-  emulator = await BureauEmulator.start({ token: TOKEN });
+  emulator = await ServiceEmulator.start({ token: TOKEN });
   scripted = await ScriptedServer.start();
 });
 afterAll(async () => {
@@ -89,7 +89,7 @@ describe('CreditReportClient against the emulator', () => {
   });
 
   it('raises TransientError on 5xx and RejectedError on a 200 whose status is not success', async () => {
-    const faulty = await BureauEmulator.start({
+    const faulty = await ServiceEmulator.start({
       token: TOKEN,
       errorRate: 1,
       random: scriptedRandom(0.9, 0, 0.1, 0.9, 0, 0.6, 0.9, 0, 0.9),

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LazyBureauGateway } from '../../../src/adapters/bureau/lazy-bureau-gateway.ts';
 import type { TokenSource } from '../../../src/domain/ports/index.ts';
-import { BureauEmulator } from '../../../tools/emulator/bureau-emulator.ts';
 import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
+import { ServiceEmulator } from '../../../tools/emulator/service-emulator.ts';
 import { makeCpf } from '../../factories/documents.ts';
 
 const TOKEN = 'lazy-gateway-test-token';
-let emulator: BureauEmulator;
+let emulator: ServiceEmulator;
 const random = new SeededRandom('lazy-bureau-gateway');
 
 /** A token source that fails its first `failures` reads (a Secrets Manager outage or AccessDenied), then answers. */
@@ -24,7 +24,7 @@ class FlakyTokenSource implements TokenSource {
 }
 
 beforeAll(async () => {
-  emulator = await BureauEmulator.start({ token: TOKEN });
+  emulator = await ServiceEmulator.start({ token: TOKEN });
 });
 afterAll(async () => {
   await emulator.close();

@@ -60,4 +60,12 @@ describe('GCRA', () => {
     const oldTat = reserve(state, 1_000, 1, gcra.intervalMs);
     expect(slotTime(gcra, oldTat, 1_000, 0)).toBe(5_000);
   });
+
+  it('refuses limits that cannot work', () => {
+    expect(() => gcraOf({ ratePerSecond: 0, capacity: 1 })).toThrow('rate must be a positive number');
+    expect(() => gcraOf({ ratePerSecond: Number.POSITIVE_INFINITY, capacity: 1 })).toThrow(
+      'rate must be a positive number',
+    );
+    expect(() => gcraOf({ ratePerSecond: 1, capacity: 0.5 })).toThrow('capacity must be at least 1');
+  });
 });

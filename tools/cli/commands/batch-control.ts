@@ -12,7 +12,7 @@ import {
   MAX_BATCH_ID_LENGTH,
 } from '../../../src/domain/batch/index.ts';
 import { formatBrl } from '../../../src/domain/spend/index.ts';
-import { BureauEmulator } from '../../emulator/bureau-emulator.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { abortOnInterrupt } from '../interruption.ts';
@@ -93,7 +93,7 @@ function withTarget<T>(
 ): Promise<T> {
   if (options.stack) return withConnection(options, body);
   return (async () => {
-    const emulator = await BureauEmulator.start({ epoch: options.epoch });
+    const emulator = await ServiceEmulator.start({ epoch: options.epoch });
     try {
       return await withConnection(options, body, { bureauBaseUrl: emulator.url, token: emulator.token });
     } finally {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BureauEmulator, DEFAULT_EMULATOR_TOKEN } from '../../emulator/bureau-emulator.ts';
+import { DEFAULT_EMULATOR_TOKEN, ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { nonNegativeInteger, nonNegativeNumber, probability } from '../option-parsers.ts';
 
 interface EmulatorOptions {
@@ -15,7 +15,7 @@ interface EmulatorOptions {
 }
 
 async function runEmulator(options: EmulatorOptions): Promise<void> {
-  const emulator = await BureauEmulator.start({
+  const emulator = await ServiceEmulator.start({
     port: options.port,
     host: options.host,
     token: options.token,

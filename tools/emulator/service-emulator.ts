@@ -1,23 +1,16 @@
 /**
- * A local stand-in for the bureau API's credit-report queries, faithful to the service interface: both endpoints,
- * Bearer auth answering `400 Token inválido!`, spec-shaped reports from {@link generateCreditReport}, and
- * accounting like the real service (only a successful query is charged). Fault injection (latency, errors,
- * rate limit, hangs) is off by default. The AI status, agent and AI Studio routes are served by
- * {@link AiServiceEmulator} with the same token. Listens on loopback only.
+ * A local stand-in for the whole service interface, on one port and one token. The credit-report queries are
+ * served here, faithful to the interface: both endpoints, Bearer auth answering `400 Token inválido!`,
+ * spec-shaped reports from {@link generateCreditReport}, and accounting like the real service (only a successful
+ * query is charged), with fault injection (latency, errors, rate limit, hangs) off by default. The AI status,
+ * agent and AI Studio routes are served by {@link AiServiceEmulator}. Listens on loopback only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseDocument } from '../../src/domain/documents/index.ts';
-import {
-  assertValidLimits,
-  fullBucket,
-  type TokenBucketLimits,
-  type TokenBucketState,
-  takeTokens,
-} from '../../src/domain/rate-limit/index.ts';
-import type { Bureau } from '../../src/domain/report/index.ts';
 import { type AiEmulatorOptions, AiServiceEmulator } from './ai-service-emulator.ts';
+import type { Bureau } from './credit-report-wire.ts';
+import { readDocument } from './documents.ts';
 import { readBody, sendJson } from './http-io.ts';
 import {
   DEFAULT_REPORT_GENERATOR_OPTIONS,
@@ -25,6 +18,13 @@ import {
   type ReportGeneratorOptions,
 } from './report-generator.ts';
 import { PeakRateMeter } from './request-rate.ts';
+import {
+  assertValidLimits,
+  fullBucket,
+  type TokenBucketLimits,
+  type TokenBucketState,
+  takeTokens,
+} from './token-bucket.ts';
 
 /** The token the emulator accepts unless told otherwise. Not a secret: it only opens the local emulator. */
 export const DEFAULT_EMULATOR_TOKEN = 'credit-screen-dev-token';
@@ -46,7 +46,7 @@ export interface EmulatorFaults {
   readonly hangRate?: number;
 }
 
-export interface BureauEmulatorOptions extends EmulatorFaults {
+export interface ServiceEmulatorOptions extends EmulatorFaults {
   /** 0 picks a free port. @default 0 */
   readonly port?: number;
   /** @default '127.0.0.1' */
@@ -93,7 +93,8 @@ function validateFaults(faults: EmulatorFaults): void {
 
 const errorBody = (message: string) => ({ status: 'error', message });
 
-export class BureauEmulator {
+/** The service emulator: start it with {@link ServiceEmulator.start}, point a client at {@link ServiceEmulator.url}. */
+export class ServiceEmulator {
   readonly #server: Server;
   readonly #token: string;
   readonly #reportOptions: ReportGeneratorOptions;
@@ -112,7 +113,7 @@ export class BureauEmulator {
   #byStatus = new Map<number, number>();
   #chargesByDocument = new Map<string, number>();
 
-  private constructor(options: BureauEmulatorOptions) {
+  private constructor(options: ServiceEmulatorOptions) {
     this.#token = options.token ?? DEFAULT_EMULATOR_TOKEN;
     this.#reportOptions = options.report ?? DEFAULT_REPORT_GENERATOR_OPTIONS;
     this.#random = options.random ?? Math.random;
@@ -131,8 +132,8 @@ export class BureauEmulator {
   }
 
   /** Starts an emulator and resolves once it listens. */
-  static async start(options: BureauEmulatorOptions = {}): Promise<BureauEmulator> {
-    const emulator = new BureauEmulator(options);
+  static async start(options: ServiceEmulatorOptions = {}): Promise<ServiceEmulator> {
+    const emulator = new ServiceEmulator(options);
     await new Promise<void>((resolve, reject) => {
       emulator.#server.once('error', reject);
       emulator.#server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -267,9 +268,8 @@ export class BureauEmulator {
     const rawDocument = (body as { document?: unknown }).document;
     if (typeof rawDocument !== 'string')
       return this.#reply(response, 400, errorBody('O campo document é obrigatório'));
-    // The interface does not say which written forms the service accepts; the emulator takes bare and punctuated.
-    const check = parseDocument(rawDocument);
-    if (!check.valid) return this.#reply(response, 400, errorBody('Documento inválido'));
+    const check = readDocument(rawDocument);
+    if (check === null) return this.#reply(response, 400, errorBody('Documento inválido'));
 
     if (this.#random() < this.#faults.hangRate) {
       this.#hung++;

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
 import {
-  BureauEmulator,
   DEFAULT_EMULATOR_TOKEN,
   type EmulatorStats,
-} from '../../tools/emulator/bureau-emulator.ts';
-import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
+  ServiceEmulator,
+} from '../../tools/emulator/service-emulator.ts';
 import { postQuery } from '../factories/emulator-requests.ts';
 import { scriptedRandom } from '../factories/scripted-random.ts';
 
-let emulator: BureauEmulator;
+let emulator: ServiceEmulator;
 beforeAll(async () => {
-  emulator = await BureauEmulator.start();
+  emulator = await ServiceEmulator.start();
 });
 afterAll(async () => {
   await emulator.close();
@@ -20,7 +20,7 @@ beforeEach(() => {
   emulator.reset();
 });
 
-describe('BureauEmulator', () => {
+describe('ServiceEmulator', () => {
   it('answers both endpoints with the deterministic report, for bare and punctuated documents', async () => {
     const a = await postQuery(emulator.url, 'ap-bureau-a', {
       document: '519.540.222-12',
@@ -81,7 +81,7 @@ describe('BureauEmulator', () => {
   });
 
   it('injects 500, 502, 503 and a 200 whose status is not success, none charged', async () => {
-    const faulty = await BureauEmulator.start({
+    const faulty = await ServiceEmulator.start({
       errorRate: 1,
       random: scriptedRandom(0.9, 0, 0.1, 0.9, 0, 0.3, 0.9, 0, 0.6, 0.9, 0, 0.9),
     });
@@ -98,7 +98,7 @@ describe('BureauEmulator', () => {
   });
 
   it('adds latency and leaves hung queries unanswered until closed', async () => {
-    const slow = await BureauEmulator.start({ latencyMs: 120 });
+    const slow = await ServiceEmulator.start({ latencyMs: 120 });
     const started = Date.now();
     await postQuery(slow.url, 'ap-bureau-a', { document: '51954022212' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(85);

@@ -1,6 +1,7 @@
 /**
- * Token-bucket arithmetic, free of any storage: the state is two numbers, so the same rules run in memory (the
- * emulator) and in a DynamoDB item shared by every worker (the pipeline's global rate limit).
+ * The emulator's own rate limit: token-bucket arithmetic on a state of two numbers, kept in memory. The pipeline
+ * does not use it (its shared DynamoDB limiter keeps the same kind of limit in GCRA form, `src/domain/rate-limit`);
+ * the emulator has its own so that the limit it enforces is not computed by the code it tests.
  */
 
 export interface TokenBucketLimits {
@@ -42,7 +43,7 @@ export function fullBucket(limits: TokenBucketLimits, nowMs: number): TokenBucke
 }
 
 /** The state at `nowMs`: tokens added for the time passed, up to capacity. A clock going backwards adds nothing. */
-export function refill(state: TokenBucketState, limits: TokenBucketLimits, nowMs: number): TokenBucketState {
+function refill(state: TokenBucketState, limits: TokenBucketLimits, nowMs: number): TokenBucketState {
   const elapsedMs = Math.max(0, nowMs - state.updatedAtMs);
   const tokens = Math.min(limits.capacity, state.tokens + (elapsedMs * limits.ratePerSecond) / 1000);
   return { tokens, updatedAtMs: Math.max(nowMs, state.updatedAtMs) };
