@@ -160,5 +160,6 @@ export const creditReportBureauBSchema = creditReportEnvelopeSchema(creditQueryB
 
 export type CreditReportBureauA = z.infer<typeof creditReportBureauASchema>;
 export type CreditReportBureauB = z.infer<typeof creditReportBureauBSchema>;
+
 /** Success is the literal `sucesso` in the body, whatever the HTTP status (the legacy rule). */
 export const SUCCESS_STATUS = 'sucesso';
