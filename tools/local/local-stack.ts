@@ -278,7 +278,10 @@ export class LocalStack {
     }
     const exited = new Promise((resolve) => this.dynamoProcess.once('exit', resolve));
     this.dynamoProcess.kill('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    // The grace timer is cleared once Java has exited: left pending, it kept every command alive three more seconds.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 3000)))]);
+    clearTimeout(grace);
     if (this.dynamoProcess.exitCode === null) this.dynamoProcess.kill('SIGKILL');
     this.watchdog?.release();
     await this.fauxqs.stop();
