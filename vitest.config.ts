@@ -35,6 +35,7 @@ export default defineConfig({
     // tests when other work loaded the machine: the suite needs about 1,570 s of CPU. Vitest's default (cores - 1)
     // stays until that comes down; see README, Test suite.
     sequence: { sequencer: SlowFilesFirstSequencer },
+    globalSetup: ['test/setup/shared-dynamodb-local.ts'],
     // Property-based and CLI tests spawn processes or run many iterations; the default 5 s is too tight on 2 cores,
     // and 30 s timed out a CLI test with files side by side.
     testTimeout: 60_000,

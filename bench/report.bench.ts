@@ -119,14 +119,14 @@ const summaryText = summaryWriter.header() + rows.map((line) => summaryWriter.ro
 const changesWriter = new ChangesCsvWriter('standard', passThroughHeaders);
 const changesText = changesWriter.header() + changes.map((change) => changesWriter.row(change)).join('');
 
-function timed<T>(work: () => T): { result: T; seconds: number } {
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number }> {
   const started = process.hrtime.bigint();
-  const result = work();
+  const result = await work();
   return { result, seconds: Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(3)) };
 }
 
 // The finaliser: every row gathered as the summary is written, then the page rendered.
-const finaliser = timed(() => {
+const finaliser = await timed(() => {
   const collector = new SummaryStatisticsCollector();
   for (const line of rows) collector.add(line);
   for (const change of changes) collector.addChange(change);
@@ -138,13 +138,13 @@ const finaliser = timed(() => {
   });
 });
 // `credit-screen report`: summary.csv and changes.csv parsed back, gathered and rendered.
-const command = timed(() =>
+const command = await timed(() =>
   renderReportFromResults(
     { manifest: portfolioManifest, summary: summaryText, changes: changesText },
     { language: 'pt-BR' },
   ),
 );
-const warm = timed(() =>
+const warm = await timed(() =>
   renderReportFromResults(
     { manifest: portfolioManifest, summary: summaryText, changes: changesText },
     { language: 'en' },

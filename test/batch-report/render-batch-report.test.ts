@@ -22,7 +22,7 @@ function page(
   rows: readonly StatisticsRow[],
   language: 'pt-BR' | 'en' = 'pt-BR',
   manifest: ReportManifest = manifestFor(rows),
-): string {
+): Promise<string> {
   return renderBatchReport({
     manifest,
     statistics: statisticsOf(rows),
@@ -63,8 +63,8 @@ const riskyRows: StatisticsRow[] = [
 ];
 
 describe('renderBatchReport', () => {
-  it('writes Brazilian Portuguese by default: labels, R$ 1.234,56 and 23/11/2026', () => {
-    const html = page(riskyRows);
+  it('writes Brazilian Portuguese by default: labels, R$ 1.234,56 and 23/11/2026', async () => {
+    const html = await page(riskyRows);
 
     expect(html).toContain('<html lang="pt-BR">');
     expect(html).toContain('Relatório do lote');
@@ -73,8 +73,8 @@ describe('renderBatchReport', () => {
     expect(html).toContain('519.540.222-12');
   });
 
-  it('writes English when asked, with English number and date forms', () => {
-    const html = page(riskyRows, 'en');
+  it('writes English when asked, with English number and date forms', async () => {
+    const html = await page(riskyRows, 'en');
 
     expect(html).toContain('<html lang="en">');
     expect(html).toContain('Batch report');
@@ -83,8 +83,8 @@ describe('renderBatchReport', () => {
     expect(html).not.toContain('Relatório');
   });
 
-  it('shows the manifest’s counts and the statistics’ figures, each with its raw value', () => {
-    const found = figures(page(riskyRows));
+  it('shows the manifest’s counts and the statistics’ figures, each with its raw value', async () => {
+    const found = figures(await page(riskyRows));
 
     expect(found).toMatchObject({
       rows: 3,
@@ -100,8 +100,8 @@ describe('renderBatchReport', () => {
     });
   });
 
-  it('is self-contained: a restrictive CSP, no script, no external reference, charts as inline SVG with text alternatives', () => {
-    const html = page(riskyRows);
+  it('is self-contained: a restrictive CSP, no script, no external reference, charts as inline SVG with text alternatives', async () => {
+    const html = await page(riskyRows);
 
     expect(html).toContain(
       `<meta http-equiv="Content-Security-Policy" content="${REPORT_CONTENT_SECURITY_POLICY.replaceAll("'", '&#39;')}">`,
@@ -114,7 +114,7 @@ describe('renderBatchReport', () => {
     expect(charts).toHaveLength(3); // score, default probability, risk mix
   });
 
-  it('shows hostile names and cells as text, and a formula as the summary shows it', () => {
+  it('shows hostile names and cells as text, and a formula as the summary shows it', async () => {
     const hostile = [
       summaryRowWith({
         row: 1,
@@ -128,7 +128,7 @@ describe('renderBatchReport', () => {
       }),
       invalidRowWith(3, HOSTILE_CELL),
     ];
-    const html = page(hostile);
+    const html = await page(hostile);
 
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img');
@@ -137,11 +137,11 @@ describe('renderBatchReport', () => {
     expect(html).toContain('&#39;=HYPERLINK(&quot;http://evil.invalid&quot;,&quot;clique&quot;)');
   });
 
-  it('caps the customer tables and says how many are not shown', () => {
+  it('caps the customer tables and says how many are not shown', async () => {
     const rows = Array.from({ length: 60 }, (_, index) =>
       summaryRowWith({ row: index + 1, report: reportColumnsWith({ score: index }) }),
     );
-    const html = page(rows);
+    const html = await page(rows);
 
     const lowest = html.slice(
       html.indexOf('id="lowest-scores"'),
@@ -165,16 +165,16 @@ describe('renderBatchReport', () => {
       { status: 'cancelled' as const },
     ],
     ['empty', [], {}],
-  ])('gives a sensible page for a batch that is %s', (_, rows, overrides) => {
-    const html = page(rows, 'pt-BR', manifestFor(rows, overrides));
+  ])('gives a sensible page for a batch that is %s', async (_, rows, overrides) => {
+    const html = await page(rows, 'pt-BR', manifestFor(rows, overrides));
 
     expect(html).toContain('</html>');
     expect(html).not.toMatch(/NaN|undefined|Infinity|null/);
     expect(figures(html)['status:rows']).toBe(rows.length);
   });
 
-  it('explains a refused file instead of showing empty sections', () => {
-    const html = page(
+  it('explains a refused file instead of showing empty sections', async () => {
+    const html = await page(
       [],
       'pt-BR',
       manifestFor([], {
@@ -189,7 +189,7 @@ describe('renderBatchReport', () => {
     expect(html).not.toContain('Distribuição de score');
   });
 
-  it('shows the quote made before buying, and what the answered queries cost at its price', () => {
+  it('shows the quote made before buying, and what the answered queries cost at its price', async () => {
     const manifest = {
       ...manifestFor(riskyRows),
       quote: {
@@ -205,7 +205,7 @@ describe('renderBatchReport', () => {
     };
     const screened = manifest.counts.screened;
 
-    const text = page(riskyRows, 'pt-BR', manifest).replace(/\u00a0/g, ' ');
+    const text = (await page(riskyRows, 'pt-BR', manifest)).replace(/\u00a0/g, ' ');
 
     expect(text).toContain('Cotação antes da compra: 3 consultas a R$ 2,70 = R$ 8,10.');
     expect(text).toContain(
@@ -213,36 +213,36 @@ describe('renderBatchReport', () => {
     );
   });
 
-  it('shows the charge states the manifest carries, and says when it carries none', () => {
+  it('shows the charge states the manifest carries, and says when it carries none', async () => {
     const manifest = {
       ...manifestFor(riskyRows),
       charges: { charged: 1, not_charged: 1, charge_unknown: 1 },
     };
 
-    expect(figures(page(riskyRows, 'pt-BR', manifest))).toMatchObject({
+    expect(figures(await page(riskyRows, 'pt-BR', manifest))).toMatchObject({
       'charge:charge_unknown': 1,
       'charge:charged': 1,
     });
     const { charges: _kept, ...olderManifest } = manifestFor(riskyRows);
-    expect(page(riskyRows, 'pt-BR', olderManifest)).toContain(
+    expect(await page(riskyRows, 'pt-BR', olderManifest)).toContain(
       'Este lote não registra a cobrança de cada linha.',
     );
   });
 });
 
 describe('renderReportFromResults', () => {
-  it('gives the same page from summary.csv as from the rows it was written from', () => {
+  it('gives the same page from summary.csv as from the rows it was written from', async () => {
     const writer = new SummaryCsvWriter('excel', ['customer_id']);
     const summary = writer.header() + riskyRows.map((row) => writer.row(row)).join('');
     const manifest = manifestFor(riskyRows);
 
-    const fromFiles = renderReportFromResults(
+    const fromFiles = await renderReportFromResults(
       { manifest, summary, changes: null },
       { language: 'pt-BR', generatedAt: '2026-11-23T13:03:00.000Z' },
     );
 
     // The zrender instance numbers its SVG classes; everything else is identical.
     const normalise = (html: string) => html.replace(/zr\d+-cls-\d+/g, 'zr-cls');
-    expect(normalise(fromFiles)).toBe(normalise(page(riskyRows)));
+    expect(normalise(fromFiles)).toBe(normalise(await page(riskyRows)));
   });
 });

@@ -8,6 +8,7 @@ import { LocalStack } from '../../tools/local/local-stack.ts';
 import { SqsEventSource } from '../../tools/local/sqs-event-source.ts';
 import type { StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 import { FakeScheduler } from '../factories/fake-scheduler.ts';
+import { sharedDynamoDb } from '../factories/shared-dynamodb.ts';
 import { FakeAwsServices } from './fake-aws-services.ts';
 import type { ServiceInvocation } from './iam-evaluation.ts';
 import { RecordingProxy } from './recording-proxy.ts';
@@ -126,7 +127,10 @@ export class DeployedStack {
     const emulator = await ServiceEmulator.start({ random: options.emulatorRandom });
     const fakes = await FakeAwsServices.start();
     const scheduler = await FakeScheduler.start();
-    const stack = await LocalStack.start(settings, { strict: options.strict });
+    const stack = await LocalStack.start(settings, {
+      strict: options.strict,
+      sharedDynamoDb: sharedDynamoDb(),
+    });
     const deployed = new DeployedStack(
       assembly,
       settings,

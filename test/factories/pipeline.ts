@@ -7,6 +7,7 @@ import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
 import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { LocalPipeline, type UploadOptions } from '../../tools/local/local-pipeline.ts';
 import type { StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
+import { sharedDynamoDb } from './shared-dynamodb.ts';
 
 /** Settings that make a local batch finish in seconds: high limits, short timeouts. */
 export const FAST_SETTINGS: PipelineSettings = {
@@ -56,6 +57,8 @@ export async function startTestPipeline(
       bureau: options.bureau?.(emulator),
       eventSources: options.eventSources,
       stateDirectory: options.stateDirectory,
+      // A state directory keeps its database in a DynamoDB Local of its own; anything else shares the run's.
+      sharedDynamoDb: options.stateDirectory === undefined ? sharedDynamoDb() : undefined,
       fresh: options.fresh,
       watchUploads: options.watchUploads,
       sweepIntervalSeconds: options.sweepIntervalSeconds,

@@ -29,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalStack } from '../../tools/local/local-stack.ts';
 import { keyShape, StrictAwsProxy, type StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 import { FAST_SETTINGS } from '../factories/pipeline.ts';
+import { sharedDynamoDb } from '../factories/shared-dynamodb.ts';
 
 const REGION = 'us-east-1';
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -38,7 +39,7 @@ let emulators: LocalStack;
 const proxies: StrictAwsProxy[] = [];
 
 beforeAll(async () => {
-  emulators = await LocalStack.start(FAST_SETTINGS);
+  emulators = await LocalStack.start(FAST_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(proxies.map((proxy) => proxy.close()));
@@ -362,7 +363,10 @@ describe('StrictAwsProxy: injected faults', () => {
 
 describe('LocalStack in strict mode', () => {
   it('routes every client of the pipeline through the strict endpoint', async () => {
-    const stack = await LocalStack.start(FAST_SETTINGS, { strict: { seed: 1 } });
+    const stack = await LocalStack.start(FAST_SETTINGS, {
+      strict: { seed: 1 },
+      sharedDynamoDb: sharedDynamoDb(),
+    });
     try {
       await stack.clients.dynamo.send(
         new GetCommand({ TableName: stack.resources.tableName, Key: { pk: 'NONE', sk: 'META' } }),

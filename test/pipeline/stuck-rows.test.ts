@@ -13,6 +13,7 @@ import { LocalPipeline } from '../../tools/local/local-pipeline.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { FAST_SETTINGS, writeCsv } from '../factories/pipeline.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
+import { sharedDynamoDb } from '../factories/shared-dynamodb.ts';
 
 const open: { stop(): Promise<unknown> }[] = [];
 afterEach(async () => {
@@ -35,6 +36,7 @@ async function startPipeline(
     bureauBaseUrl: emulator.url,
     token: emulator.token,
     stateDirectory,
+    sharedDynamoDb: stateDirectory === undefined ? sharedDynamoDb() : undefined,
     sweepIntervalSeconds: 1,
     eventSources: options.eventSources,
   });

@@ -52,7 +52,7 @@ import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch }
 
 export type { BatchProgress } from './batch-results.ts';
 
-import { LocalStack } from './local-stack.ts';
+import { LocalStack, type SharedDynamoDb } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
 import type { StrictModeOptions } from './strict-aws-proxy.ts';
@@ -89,6 +89,8 @@ export interface LocalPipelineOptions {
    * AWS faults, duplicate deliveries); `stack.strictStats()` reports what it did. @default off
    */
   readonly strict?: StrictModeOptions;
+  /** Run on this DynamoDB Local, already running, in a table of its own (not with a state directory). @default one of its own */
+  readonly sharedDynamoDb?: SharedDynamoDb;
 }
 
 /** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
@@ -193,6 +195,7 @@ export class LocalPipeline {
       stateDirectory: options.stateDirectory,
       fresh: options.fresh,
       strict: options.strict,
+      sharedDynamoDb: options.sharedDynamoDb,
     });
     const pipeline = new LocalPipeline(stack, settings, options);
     if (options.eventSources !== false) {

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   type GlobalSecondaryIndex,
@@ -151,12 +152,12 @@ function assertJavaAvailable(): void {
 
 async function waitForDynamo(
   client: DynamoDBClient,
-  process: ChildProcess,
+  process: ChildProcess | null,
   output: () => string,
 ): Promise<void> {
   const deadline = Date.now() + DYNAMODB_START_TIMEOUT_MS;
   for (;;) {
-    if (process.exitCode !== null)
+    if (process !== null && process.exitCode !== null)
       throw new LocalStackError(`DynamoDB Local exited (${process.exitCode}): ${output()}`);
     try {
       await client.send(new ListTablesCommand({}));
@@ -180,8 +181,7 @@ export class LocalStack {
     readonly endpoints: { readonly dynamodb: string; readonly s3AndSqs: string },
     /** What was created, and how the event sources must poll it. */
     readonly description: LocalPipelineDescription,
-    private readonly dynamoProcess: ChildProcess,
-    private readonly watchdog: ChildWatchdog | null,
+    private readonly dynamo: DynamoDbLocal,
     private readonly fauxqs: FauxqsServer,
     /** Where data is kept between runs; null when everything lives in memory. */
     readonly state: LocalStateDirectory | null,
@@ -209,18 +209,25 @@ export class LocalStack {
       readonly fresh?: boolean;
       /** Put the strict endpoint between the pipeline's clients and the emulators (AWS's semantics, faults). */
       readonly strict?: StrictModeOptions;
+      /** Use this DynamoDB Local, already running, rather than starting one. @default a DynamoDB Local of its own */
+      readonly sharedDynamoDb?: SharedDynamoDb;
     } = {},
   ): Promise<LocalStack> {
-    assertJavaAvailable();
+    if (options.sharedDynamoDb !== undefined && options.stateDirectory !== undefined)
+      throw new LocalStackError('a state directory needs a DynamoDB Local of its own, not a shared one');
+    if (options.sharedDynamoDb === undefined) assertJavaAvailable();
     const state =
       options.stateDirectory === undefined
         ? null
         : await LocalStateDirectory.open(options.stateDirectory, { fresh: options.fresh });
-    const dynamo = await launchDynamoDbLocal(state);
+    const dynamo =
+      options.sharedDynamoDb === undefined
+        ? await launchDynamoDbLocal(state)
+        : await useSharedDynamoDb(options.sharedDynamoDb);
     let fauxqs: FauxqsServer | undefined;
     let proxy: StrictAwsProxy | null = null;
     try {
-      if (state && dynamo.process.pid !== undefined) await state.recordChild(dynamo.process.pid);
+      if (state && dynamo.process?.pid !== undefined) await state.recordChild(dynamo.process.pid);
       fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
       const direct = { dynamodb: dynamo.endpoint, s3AndSqs: `http://127.0.0.1:${fauxqs.port}` };
       const dynamoClient = localDynamoDbClient(direct.dynamodb);
@@ -228,7 +235,7 @@ export class LocalStack {
       const directClients = pipelineClients(dynamoClient, direct.s3AndSqs);
       await waitForDynamo(dynamoClient, dynamo.process, dynamo.output);
       const description = describeLocalPipeline(settings);
-      const resources = await createResources(directClients, dynamoClient, description);
+      const resources = await createResources(directClients, dynamoClient, description, dynamo.tableName);
       if (state) {
         await state.restoreObjects(directClients.s3, resources.bucketName, settings.retentionDays);
         await deleteExpiredItems(directClients.dynamo, resources.tableName);
@@ -242,14 +249,13 @@ export class LocalStack {
         resources,
         endpoints,
         description,
-        dynamo.process,
-        dynamo.watchdog,
+        dynamo,
         fauxqs,
         state,
         proxy === null ? null : { proxy, direct: directClients },
       );
     } catch (error) {
-      dynamo.process.kill('SIGKILL');
+      dynamo.process?.kill('SIGKILL');
       dynamo.watchdog?.release();
       await proxy?.close();
       await fauxqs?.stop();
@@ -276,29 +282,101 @@ export class LocalStack {
       for (const client of Object.values(this.strict.direct)) client.destroy();
       await this.strict.proxy.close();
     }
-    const exited = new Promise((resolve) => this.dynamoProcess.once('exit', resolve));
-    this.dynamoProcess.kill('SIGTERM');
-    // The grace timer is cleared once Java has exited: left pending, it kept every command alive three more seconds.
-    let grace: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 3000)))]);
-    clearTimeout(grace);
-    if (this.dynamoProcess.exitCode === null) this.dynamoProcess.kill('SIGKILL');
-    this.watchdog?.release();
+    await this.#stopDynamoDb();
     await this.fauxqs.stop();
+  }
+
+  /** Stops the stack's own DynamoDB Local, or drops its table from a shared one (which others go on using). */
+  async #stopDynamoDb(): Promise<void> {
+    const { process: dynamoProcess, tableName } = this.dynamo;
+    if (dynamoProcess === null) {
+      const client = localDynamoDbClient(this.dynamo.endpoint);
+      await client.send(new DeleteTableCommand({ TableName: tableName })).finally(() => client.destroy());
+      return;
+    }
+    await stopProcess(dynamoProcess);
+    this.dynamo.watchdog?.release();
   }
 }
 
-/** DynamoDB Local as started for a stack: its process, its watchdog, its endpoint and the tail of its output. */
+/** SIGTERM, then SIGKILL if Java has not exited within three seconds. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  // The grace timer is cleared once Java has exited: left pending, it kept every command alive three more seconds.
+  let grace: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 3000)))]);
+  clearTimeout(grace);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * A DynamoDB Local that outlives the stacks using it (the test suite starts one for all its in-memory stacks: a
+ * Java start per stack cost about two seconds). Each stack creates its own table on it and drops it at stop.
+ */
+export interface SharedDynamoDb {
+  readonly endpoint: string;
+  /** The stack's table; it must not exist yet. */
+  readonly tableName: string;
+}
+
+/** A DynamoDB Local of its own, for one process that outlives the stacks run on it (see {@link SharedDynamoDb}). */
+export interface RunningDynamoDbLocal {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a DynamoDB Local in memory, for stacks started with {@link SharedDynamoDb}. */
+export async function startSharedDynamoDbLocal(): Promise<RunningDynamoDbLocal> {
+  assertJavaAvailable();
+  const dynamo = await launchDynamoDbLocal(null);
+  const client = localDynamoDbClient(dynamo.endpoint);
+  try {
+    await waitForDynamo(client, dynamo.process, dynamo.output);
+  } catch (error) {
+    dynamo.process?.kill('SIGKILL');
+    dynamo.watchdog?.release();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return {
+    endpoint: dynamo.endpoint,
+    stop: async () => {
+      if (dynamo.process !== null) await stopProcess(dynamo.process);
+      dynamo.watchdog?.release();
+    },
+  };
+}
+
+/**
+ * DynamoDB Local as a stack uses it: its process and watchdog (null on a shared one, which the stack does not
+ * own), its endpoint, the stack's table and the tail of its output.
+ */
 interface DynamoDbLocal {
-  readonly process: ChildProcess;
+  readonly process: ChildProcess | null;
   readonly watchdog: ChildWatchdog | null;
   readonly endpoint: string;
+  readonly tableName: string;
   /** The last 2000 characters it wrote, for the error when it does not start. */
   output(): string;
 }
 
+/** A shared DynamoDB Local, as a stack uses it. */
+async function useSharedDynamoDb(shared: SharedDynamoDb): Promise<DynamoDbLocal> {
+  return {
+    process: null,
+    watchdog: null,
+    endpoint: shared.endpoint,
+    tableName: shared.tableName,
+    output: () => '',
+  };
+}
+
 /** Starts DynamoDB Local on a free loopback port (its database in `state`, or in memory). */
-async function launchDynamoDbLocal(state: LocalStateDirectory | null): Promise<DynamoDbLocal> {
+async function launchDynamoDbLocal(
+  state: LocalStateDirectory | null,
+): Promise<DynamoDbLocal & { readonly process: ChildProcess }> {
   const port = await freePort();
   const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
   // DynamoDB Local dies with this process, however it ends, and the lock names it for the next run.
@@ -309,7 +387,13 @@ async function launchDynamoDbLocal(state: LocalStateDirectory | null): Promise<D
   };
   dynamoProcess.stdout?.on('data', keep);
   dynamoProcess.stderr?.on('data', keep);
-  return { process: dynamoProcess, watchdog, endpoint: `http://127.0.0.1:${port}`, output: () => output };
+  return {
+    process: dynamoProcess,
+    watchdog,
+    endpoint: `http://127.0.0.1:${port}`,
+    tableName: LOCAL_NAMES.table,
+    output: () => output,
+  };
 }
 
 function localDynamoDbClient(endpoint: string): DynamoDBClient {
@@ -384,17 +468,18 @@ async function createResources(
   clients: PipelineClients,
   dynamo: DynamoDBClient,
   description: LocalPipelineDescription,
+  tableName: string,
 ): Promise<LocalResources> {
   // A kept database already has the table (and its TTL setting) from an earlier run; one kept from before the
   // claimed-rows index existed gets it added.
-  const indexes = await describeIndexes(dynamo, LOCAL_NAMES.table);
-  if (indexes === null) await createTable(dynamo, description.table);
+  const indexes = await describeIndexes(dynamo, tableName);
+  if (indexes === null) await createTable(dynamo, description.table, tableName);
   else if (!indexes.includes(description.table.claimedRowsIndex.name))
-    await addClaimedRowsIndex(dynamo, description.table);
+    await addClaimedRowsIndex(dynamo, description.table, tableName);
   await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
   const urls = await createQueues(clients.sqs, description.queues);
   return {
-    tableName: LOCAL_NAMES.table,
+    tableName,
     bucketName: LOCAL_NAMES.bucket,
     workQueueUrl: urls.work,
     workDeadLetterQueueUrl: urls.workDeadLetter,
@@ -422,11 +507,15 @@ function claimedRowsIndex(table: LocalPipelineDescription['table']) {
   };
 }
 
-async function createTable(dynamo: DynamoDBClient, table: LocalPipelineDescription['table']): Promise<void> {
+async function createTable(
+  dynamo: DynamoDBClient,
+  table: LocalPipelineDescription['table'],
+  tableName: string,
+): Promise<void> {
   const claimedRows = claimedRowsIndex(table);
   await dynamo.send(
     new CreateTableCommand({
-      TableName: LOCAL_NAMES.table,
+      TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [
         { AttributeName: table.partitionKey, AttributeType: 'S' },
@@ -442,7 +531,7 @@ async function createTable(dynamo: DynamoDBClient, table: LocalPipelineDescripti
   );
   await dynamo.send(
     new UpdateTimeToLiveCommand({
-      TableName: LOCAL_NAMES.table,
+      TableName: tableName,
       TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
     }),
   );
@@ -451,11 +540,12 @@ async function createTable(dynamo: DynamoDBClient, table: LocalPipelineDescripti
 async function addClaimedRowsIndex(
   dynamo: DynamoDBClient,
   table: LocalPipelineDescription['table'],
+  tableName: string,
 ): Promise<void> {
   const claimedRows = claimedRowsIndex(table);
   await dynamo.send(
     new UpdateTableCommand({
-      TableName: LOCAL_NAMES.table,
+      TableName: tableName,
       AttributeDefinitions: [...claimedRows.attributes],
       GlobalSecondaryIndexUpdates: [{ Create: claimedRows.index }],
     }),

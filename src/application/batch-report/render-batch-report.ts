@@ -17,7 +17,7 @@ import {
   SCORE_BANDS,
 } from '../../domain/summary/index.ts';
 import { html, SafeHtml } from './html.ts';
-import { barChart, type ChartBar, columnChart, groupedColumnChart } from './report-charts.ts';
+import type { ChartBar } from './report-charts.ts';
 import { type ReportFormat, reportFormat } from './report-format.ts';
 import { REPORT_MESSAGES, type ReportMessages } from './report-messages.ts';
 import { REPORT_STYLE } from './report-style.ts';
@@ -62,7 +62,16 @@ const CHANGE_COLORS: Readonly<Record<string, string>> = {
   first_screening: MISSING_COLOR,
 };
 
+/** The chart renderers: ECharts takes about a second to load, so only a command that renders a page loads it. */
+type ReportCharts = typeof import('./report-charts.ts');
+let chartsLoading: Promise<ReportCharts> | undefined;
+const loadCharts = (): Promise<ReportCharts> => {
+  chartsLoading ??= import('./report-charts.ts');
+  return chartsLoading;
+};
+
 interface Context {
+  readonly charts: ReportCharts;
   readonly input: BatchReportInput;
   readonly manifest: ReportManifest;
   readonly statistics: BatchStatistics;
@@ -293,7 +302,7 @@ function distribution(
   )}</tbody></table>`;
   return html`<section id="${options.id}"><h2>${options.title}</h2>
 <p class="intro">${options.intro}</p>
-${chartFigure(options.title, columnChart(bars), table, context)}</section>`;
+${chartFigure(options.title, context.charts.columnChart(bars), table, context)}</section>`;
 }
 
 function riskMix(context: Context): SafeHtml {
@@ -311,7 +320,7 @@ function riskMix(context: Context): SafeHtml {
     [text.bouncedCheques, 'withBouncedCheques', 'bouncedChequesCents', 'bounced-cheques', 'bouncedCheques'],
   ];
   const shown = segments.filter(([, segment, key]) => key === 'all' || segment.documents > 0);
-  const chart = groupedColumnChart(
+  const chart = context.charts.groupedColumnChart(
     restrictions.map(([label]) => label),
     shown
       .filter(([, , key]) => key !== 'all')
@@ -431,7 +440,7 @@ function changes(context: Context): SafeHtml {
         )}</tbody></table></div>${notShown(list, context)}`;
   return html`<section id="changes"><h2>${text.changesTitle}</h2>
 <p class="intro">${text.changesIntro(format.whole(manifest.changes.documentsChanged))}</p>
-${chartFigure(text.changesTitle, barChart(bars), table, context)}
+${chartFigure(text.changesTitle, context.charts.barChart(bars), table, context)}
 <h3>${text.mostSevereTitle}</h3>${listTable}</section>`;
 }
 
@@ -447,8 +456,9 @@ ${files.length > 0 ? html`<p>${text.filesNote}: ${files.map((key, index) => html
  * no request) with the batch, its statuses and reasons, spend, score and default-probability distributions, risk
  * mix, the riskiest customers and, for a portfolio re-screen, what changed.
  */
-export function renderBatchReport(input: BatchReportInput): string {
+export async function renderBatchReport(input: BatchReportInput): Promise<string> {
   const context: Context = {
+    charts: await loadCharts(),
     input,
     manifest: input.manifest,
     statistics: input.statistics,

@@ -23,7 +23,7 @@ export function renderReportFromResults(
     readonly generatedAt?: string;
     readonly limits?: StatisticsLimits;
   },
-): string {
+): Promise<string> {
   const statistics = new SummaryStatisticsCollector(options.limits);
   const layout = files.summary === null ? null : readSummaryCsv(files.summary, (row) => statistics.add(row));
   if (files.changes !== null) readChangesCsv(files.changes, (change) => statistics.addChange(change));

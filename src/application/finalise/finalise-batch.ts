@@ -292,7 +292,7 @@ async function writeReportPage(
   results: BatchResults,
   deps: FinaliseDependencies,
 ): Promise<void> {
-  const page = renderBatchReport({
+  const page = await renderBatchReport({
     manifest,
     statistics: results.statistics.result(),
     passThroughHeaders: passThroughHeaders(batch.layout?.passThroughColumns ?? []),

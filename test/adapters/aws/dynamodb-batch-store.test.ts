@@ -3,6 +3,7 @@ import { DynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-sto
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
+import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 
@@ -12,7 +13,7 @@ afterAll(async () => {
 });
 
 describeBatchStoreContract('DynamoDbBatchStore (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS);
+  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   let clock = Date.now();
   return {
@@ -29,7 +30,7 @@ describeBatchStoreContract('DynamoDbBatchStore (DynamoDB Local)', async () => {
 });
 
 describeChargeBudgetContract('DynamoDbChargeBudget (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS);
+  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   const table = { client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 };
   return { budget: new DynamoDbChargeBudget(table), store: new DynamoDbBatchStore(table) };

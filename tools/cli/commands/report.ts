@@ -85,7 +85,7 @@ async function report(target: string, options: ReportOptions): Promise<void> {
   const files = folder ? await filesFromFolder(resolve(target)) : await filesFromBucket(target, options);
   let page: string;
   try {
-    page = renderReportFromResults(files, { language: options.lang });
+    page = await renderReportFromResults(files, { language: options.lang });
   } catch (error) {
     if (error instanceof ResultsFileError) throw new CliError(`${target}: summary.csv: ${error.message}`);
     throw error;
