@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -31,9 +32,10 @@ class SlowFilesFirstSequencer extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Files side by side (`--maxWorkers=4` on 2 cores) took 751 s rather than 810–940 s, but timed out pipeline
-    // tests when other work loaded the machine: the suite needs about 1,570 s of CPU. Vitest's default (cores - 1)
-    // stays until that comes down; see README, Test suite.
+    // One file more than there are cores: pipeline and CLI files spend part of their time waiting on child processes,
+    // the emulators and timers, and the file beside them uses that CPU. On 2 cores, vitest's default (cores - 1 = one
+    // file at a time) took 842 s; two files 396 s; three 381 s (README, Test suite).
+    maxWorkers: availableParallelism() + 1,
     sequence: { sequencer: SlowFilesFirstSequencer },
     globalSetup: ['test/setup/shared-dynamodb-local.ts'],
     // Property-based and CLI tests spawn processes or run many iterations; the default 5 s is too tight on 2 cores,

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_FILES } from '../../scripts/generate-samples.ts';
-import { parseSummary } from '../factories/pipeline.ts';
+import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
+import { parseSummary, writeCsv } from '../factories/pipeline.ts';
 import { runCli } from '../factories/run-cli.ts';
 
 describe('credit-screen screen', () => {
@@ -45,9 +46,9 @@ describe('credit-screen screen', () => {
 
   it('exits non-zero with one clear line when the bureau rejects the token, after at most a couple of requests', async () => {
     const out = await mkdtemp(join(tmpdir(), 'credit-screen-cli-'));
-    const result = await runCli(['screen', SAMPLE_FILES.standard, '--token', 'wrong', '--out', out], {
-      cwd: out,
-    });
+    // Sixty documents: enough that one request per row would show, few enough that settling them stays quick.
+    const file = await writeCsv('list.csv', customerListCsv(distinctDocuments(60, 'cli token')));
+    const result = await runCli(['screen', file, '--token', 'wrong', '--out', out], { cwd: out });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/credit-screen: the bureau rejected the token/);
     const stats = JSON.parse(await readFile(join(out, 'emulator-stats.json'), 'utf8'));

@@ -13,7 +13,6 @@ import { BUREAUS, type Bureau } from '../../../src/domain/report/index.ts';
 import { formatBrl, formatDuration, type Quote, quoteOf } from '../../../src/domain/spend/index.ts';
 import { DEFAULT_STATE_DIRECTORY } from '../../local/local-state.ts';
 import { nonNegativeNumber, positiveInteger, priceInBrl, requestRate } from '../option-parsers.ts';
-import { withConnection } from '../pipeline-connection.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
 import { printable } from '../terminal-text.ts';
 
@@ -46,6 +45,8 @@ async function quoteList(
   let reusable: number | null = null;
   if (options.state !== undefined || options.stack !== undefined) {
     const target = { stack: options.stack, state: options.state ?? DEFAULT_STATE_DIRECTORY };
+    // Loaded only here: the AWS SDK and the local stack cost a check without --state or --stack most of its start.
+    const { withConnection } = await import('../pipeline-connection.ts');
     reusable = await withConnection(target, async (connection) => {
       const request = { bureau, documents, freshnessHours, nowMs: Date.now() };
       return (await freshReports(connection.store, request)).size;
