@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -7,6 +7,23 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import { LocalStack, LocalStackError } from '../../tools/local/local-stack.ts';
 import { sharedDynamoDb } from '../factories/shared-dynamodb.ts';
+
+/** This process's established TCP connections to `port` on loopback (Linux: /proc/net/tcp and /proc/self/fd). */
+async function connectionsTo(port: number): Promise<number> {
+  const links = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  const ownSockets = new Set(links.flatMap((link) => /^socket:\[(\d+)\]$/.exec(link)?.[1] ?? []));
+  const portHex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  return (await readFile('/proc/net/tcp', 'utf8'))
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(
+      ([, , remote, state, , , , , , inode]) =>
+        remote?.endsWith(portHex) && state === '01' && ownSockets.has(inode ?? ''),
+    ).length;
+}
 
 describe('LocalStack on a shared DynamoDB Local', () => {
   it('keeps each stack in its own table, and drops only that table when it stops', async () => {
@@ -32,6 +49,25 @@ describe('LocalStack on a shared DynamoDB Local', () => {
       await second.stop();
     }
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'leaves no connection open to the shared server once stopped, in strict mode or not',
+    async () => {
+      const shared = sharedDynamoDb();
+      const port = Number(new URL(shared.endpoint).port);
+      const counts: number[] = [];
+
+      for (const strict of [undefined, {}]) {
+        const stack = await LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb(), strict });
+        await stack.stop();
+        counts.push(await connectionsTo(port));
+      }
+
+      // A document client's destroy() leaves its base client's keep-alive connections open: each stack used to
+      // leave one or two, for as long as the shared server ran.
+      expect(counts).toEqual([0, 0]);
+    },
+  );
 
   it('refuses a state directory, whose database needs a DynamoDB Local of its own', async () => {
     const stateDirectory = await mkdtemp(join(tmpdir(), 'credit-screen-shared-'));

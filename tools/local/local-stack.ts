@@ -185,16 +185,12 @@ export class LocalStack {
     private readonly fauxqs: FauxqsServer,
     /** Where data is kept between runs; null when everything lives in memory. */
     readonly state: LocalStateDirectory | null,
-    /** In strict mode, the strict endpoint and the clients that bypass it (setup and teardown). */
-    private readonly strict: {
-      readonly proxy: StrictAwsProxy;
-      readonly direct: PipelineClients;
-    } | null = null,
+    private readonly connections: StackConnections,
   ) {}
 
   /** What the strict endpoint saw and injected (conflicts, faults, duplicates); null when strict mode is off. */
   strictStats(): StrictStats | null {
-    return this.strict?.proxy.stats() ?? null;
+    return this.connections.proxy?.stats() ?? null;
   }
 
   /**
@@ -223,9 +219,10 @@ export class LocalStack {
     const dynamo =
       options.sharedDynamoDb === undefined
         ? await launchDynamoDbLocal(state)
-        : await useSharedDynamoDb(options.sharedDynamoDb);
+        : useSharedDynamoDb(options.sharedDynamoDb);
     let fauxqs: FauxqsServer | undefined;
     let proxy: StrictAwsProxy | null = null;
+    const sdkClients: { destroy(): void }[] = [];
     try {
       if (state && dynamo.process?.pid !== undefined) await state.recordChild(dynamo.process.pid);
       fauxqs = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
@@ -233,6 +230,7 @@ export class LocalStack {
       const dynamoClient = localDynamoDbClient(direct.dynamodb);
       // Setup (tables, bucket, queues, the kept state) talks to the emulators directly, even in strict mode.
       const directClients = pipelineClients(dynamoClient, direct.s3AndSqs);
+      sdkClients.push(dynamoClient, directClients.s3, directClients.sqs);
       await waitForDynamo(dynamoClient, dynamo.process, dynamo.output);
       const description = describeLocalPipeline(settings);
       const resources = await createResources(directClients, dynamoClient, description, dynamo.tableName);
@@ -243,18 +241,20 @@ export class LocalStack {
       // In strict mode every client the pipeline gets goes through the strict endpoint (see StrictAwsProxy).
       proxy = options.strict ? await startStrictProxy(options.strict, direct) : null;
       const endpoints = proxy ? { dynamodb: proxy.url, s3AndSqs: proxy.url } : direct;
-      const clients = proxy ? pipelineClients(localDynamoDbClient(proxy.url), proxy.url) : directClients;
-      return new LocalStack(
-        clients,
-        resources,
-        endpoints,
-        description,
-        dynamo,
-        fauxqs,
-        state,
-        proxy === null ? null : { proxy, direct: directClients },
-      );
+      let clients = directClients;
+      if (proxy) {
+        const proxiedDynamoClient = localDynamoDbClient(proxy.url);
+        clients = pipelineClients(proxiedDynamoClient, proxy.url);
+        sdkClients.push(proxiedDynamoClient, clients.s3, clients.sqs);
+      }
+      return new LocalStack(clients, resources, endpoints, description, dynamo, fauxqs, state, {
+        direct: directClients,
+        directDynamoDb: dynamoClient,
+        proxy,
+        sdkClients,
+      });
     } catch (error) {
+      for (const client of sdkClients) client.destroy();
       dynamo.process?.kill('SIGKILL');
       dynamo.watchdog?.release();
       await proxy?.close();
@@ -266,8 +266,7 @@ export class LocalStack {
 
   async stop(): Promise<void> {
     try {
-      if (this.state)
-        await this.state.saveObjects((this.strict?.direct ?? this.clients).s3, this.resources.bucketName);
+      if (this.state) await this.state.saveObjects(this.connections.direct.s3, this.resources.bucketName);
     } finally {
       await this.#stopServices();
       await this.state?.release();
@@ -275,28 +274,39 @@ export class LocalStack {
   }
 
   async #stopServices(): Promise<void> {
-    this.clients.dynamo.destroy();
-    this.clients.s3.destroy();
-    this.clients.sqs.destroy();
-    if (this.strict) {
-      for (const client of Object.values(this.strict.direct)) client.destroy();
-      await this.strict.proxy.close();
+    try {
+      await this.#releaseDynamoDb();
+    } finally {
+      // The base DynamoDB clients are destroyed themselves: a document client's destroy() leaves its base client's
+      // connections open, and a shared DynamoDB Local, which outlives the stack, would keep them.
+      for (const client of this.connections.sdkClients) client.destroy();
+      await this.connections.proxy?.close();
+      await this.fauxqs.stop();
     }
-    await this.#stopDynamoDb();
-    await this.fauxqs.stop();
   }
 
   /** Stops the stack's own DynamoDB Local, or drops its table from a shared one (which others go on using). */
-  async #stopDynamoDb(): Promise<void> {
+  async #releaseDynamoDb(): Promise<void> {
     const { process: dynamoProcess, tableName } = this.dynamo;
     if (dynamoProcess === null) {
-      const client = localDynamoDbClient(this.dynamo.endpoint);
-      await client.send(new DeleteTableCommand({ TableName: tableName })).finally(() => client.destroy());
+      await this.connections.directDynamoDb.send(new DeleteTableCommand({ TableName: tableName }));
       return;
     }
     await stopProcess(dynamoProcess);
     this.dynamo.watchdog?.release();
   }
+}
+
+/** The clients a stack built and the strict endpoint, for its setup, its teardown and {@link LocalStack.stop}. */
+interface StackConnections {
+  /** Clients straight to the emulators: setup and teardown bypass the strict endpoint. */
+  readonly direct: PipelineClients;
+  /** The base client of `direct.dynamo`. */
+  readonly directDynamoDb: DynamoDBClient;
+  /** The strict endpoint; null when strict mode is off (the pipeline's clients are then `direct`). */
+  readonly proxy: StrictAwsProxy | null;
+  /** Every SDK client built, base DynamoDB clients included, to destroy at stop. */
+  readonly sdkClients: readonly { destroy(): void }[];
 }
 
 /** SIGTERM, then SIGKILL if Java has not exited within three seconds. */
@@ -320,7 +330,7 @@ export interface SharedDynamoDb {
   readonly tableName: string;
 }
 
-/** A DynamoDB Local of its own, for one process that outlives the stacks run on it (see {@link SharedDynamoDb}). */
+/** A DynamoDB Local started to be shared by stacks (see {@link SharedDynamoDb}); it outlives each of them. */
 export interface RunningDynamoDbLocal {
   readonly endpoint: string;
   stop(): Promise<void>;
@@ -334,7 +344,7 @@ export async function startSharedDynamoDbLocal(): Promise<RunningDynamoDbLocal> 
   try {
     await waitForDynamo(client, dynamo.process, dynamo.output);
   } catch (error) {
-    dynamo.process?.kill('SIGKILL');
+    dynamo.process.kill('SIGKILL');
     dynamo.watchdog?.release();
     throw error;
   } finally {
@@ -343,7 +353,7 @@ export async function startSharedDynamoDbLocal(): Promise<RunningDynamoDbLocal> 
   return {
     endpoint: dynamo.endpoint,
     stop: async () => {
-      if (dynamo.process !== null) await stopProcess(dynamo.process);
+      await stopProcess(dynamo.process);
       dynamo.watchdog?.release();
     },
   };
@@ -363,7 +373,7 @@ interface DynamoDbLocal {
 }
 
 /** A shared DynamoDB Local, as a stack uses it. */
-async function useSharedDynamoDb(shared: SharedDynamoDb): Promise<DynamoDbLocal> {
+function useSharedDynamoDb(shared: SharedDynamoDb): DynamoDbLocal {
   return {
     process: null,
     watchdog: null,
