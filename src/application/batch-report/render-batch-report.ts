@@ -62,7 +62,7 @@ const CHANGE_COLORS: Readonly<Record<string, string>> = {
   first_screening: MISSING_COLOR,
 };
 
-/** The chart renderers: ECharts takes about a second to load, so only a command that renders a page loads it. */
+/** The chart renderers: ECharts takes most of a second to load, so only a process that renders a page loads it. */
 type ReportCharts = typeof import('./report-charts.ts');
 let chartsLoading: Promise<ReportCharts> | undefined;
 const loadCharts = (): Promise<ReportCharts> => {
