@@ -2,7 +2,11 @@ import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.ts';
 import { printable } from './terminal-text.ts';
 
-type RegisterCommands = (program: Command) => void;
+/** A module of commands: the names it registers, and its registration, imported on demand. */
+interface CommandModule {
+  readonly names: readonly string[];
+  load(): Promise<(program: Command) => void>;
+}
 
 /**
  * Every command module, in the order `--help` lists them, with the command names each registers. A module is
@@ -10,7 +14,7 @@ type RegisterCommands = (program: Command) => void;
  * about 0.7 s of CPU on every start, `ai status` and `check` included. A name missing here still works (an
  * unknown name loads every module) but slowly; a test keeps the lists equal to what the modules register.
  */
-export const COMMAND_MODULES: readonly { readonly names: readonly string[]; load(): Promise<RegisterCommands> }[] = [
+export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['check'], load: async () => (await import('./commands/check.ts')).registerCheckCommand },
   { names: ['emulator'], load: async () => (await import('./commands/emulator.ts')).registerEmulatorCommand },
   {
@@ -34,7 +38,7 @@ export const COMMAND_MODULES: readonly { readonly names: readonly string[]; load
  * The modules to load for `argv`: the one that registers the command named, or all of them when no command is
  * named (`--help`, `help`, a mistyped name, which commander answers from the full list).
  */
-function modulesFor(argv: readonly string[]): readonly (typeof COMMAND_MODULES)[number][] {
+function modulesFor(argv: readonly string[]): readonly CommandModule[] {
   const named = argv.slice(2).find((argument) => !argument.startsWith('-'));
   const module = COMMAND_MODULES.find((candidate) => named !== undefined && candidate.names.includes(named));
   return module === undefined ? COMMAND_MODULES : [module];
