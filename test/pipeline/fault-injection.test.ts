@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
+import { AWS_FAULTS } from '../factories/aws-faults.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
@@ -22,20 +23,6 @@ function expectNothingLost(summary: Record<string, string>[], rows: number) {
     if (line.status === 'failed') expect(line.status_detail?.length).toBeGreaterThan(5);
   }
 }
-
-/**
- * AWS misbehaving too, on top of the bureau's faults: DynamoDB's transaction conflicts (strict mode), throttling
- * and 500s, S3 SlowDown, SQS 500s, and work messages delivered twice. The SDK retries what AWS says to retry; what
- * gets through its retries is the pipeline's to survive.
- */
-const AWS_FAULTS = {
-  seed: 'fault injection',
-  faults: {
-    dynamodb: { throttling: 0.01, internalServerError: 0.005 },
-    s3: { slowDown: 0.01 },
-    sqs: { internalFailure: 0.005, duplicateDelivery: 0.05 },
-  },
-} as const;
 
 const charges = (t: TestPipeline) => Object.values(t.emulator.stats().chargesByDocument);
 
@@ -102,22 +89,6 @@ describe('fault injection on the whole local pipeline', () => {
       charged: 120,
       unknown: 0,
     });
-  }, 120_000);
-
-  it('equal limits: at most a handful of 429s', async () => {
-    test = await startTestPipeline({
-      strict: AWS_FAULTS,
-      emulator: { rateLimitPerSecond: 30, rateLimitBurst: 30 },
-      settings: { rateLimitPerSecond: { a: 30, b: 30 }, rateLimitBurst: { a: 6, b: 6 } },
-    });
-    const { manifest, summary } = await screenFile(
-      test,
-      await writeCsv('equal.csv', customerListCsv(distinctDocuments(150, 'equal'))),
-    );
-    expect(manifest.counts).toMatchObject({ screened: 150 });
-    expect(expectChargesReconciled(summary, test.emulator.stats().chargesByDocument).charged).toBe(150);
-    expect(test.emulator.stats().byStatus['429'] ?? 0).toBeLessThanOrEqual(5);
-    expect(test.emulator.stats().maxObservedRatePerSec).toBeLessThanOrEqual(30 + 6);
   }, 120_000);
 
   it('a hanging upstream: timeouts fire, queries are retried, nothing waits forever', async () => {
