@@ -38,8 +38,10 @@ describe('credit-screen resume', () => {
     const state = join(cwd, 'state');
     const file = await writeCsv('list.csv', customerListCsv(distinctDocuments(40, 'ctrl-c')));
 
+    // Two a second: the interruption must land mid-batch even when a loaded machine reads the progress late (at
+    // eight a second, a run beside two other test files once finished all 40 before Ctrl-C arrived).
     const code = await interruptedCli(
-      ['screen', file, '--state', state, '--rate-limit', '8', '--concurrency', '2'],
+      ['screen', file, '--state', state, '--rate-limit', '2', '--concurrency', '2'],
       cwd,
       5,
     );

@@ -11,9 +11,10 @@ afterEach(async () => {
 });
 
 /**
- * The pace the bureau sees, measured by the emulator as requests arrive. The emulator shares the pipeline's event
- * loop, so a machine too busy to run it on time bunches arrivals that left on time: `vitest.config.ts` runs this
- * file on its own, after the others (beside two other files on 2 cores it once saw 41 where 36 is the bound).
+ * The pace the bureau sees, measured by the emulator as requests arrive. The emulator times arrivals on the
+ * pipeline's own event loop, so a machine too busy to run that loop on time bunches them (whether they also left
+ * bunched, it cannot tell): `vitest.config.ts` runs this file on its own, after the others. Beside two other files on
+ * 2 cores it once saw 41 where 36 is the bound.
  */
 describe('the global rate limit as the bureau sees it', () => {
   it('equal limits: at most a handful of 429s', async () => {
