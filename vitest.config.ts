@@ -29,12 +29,6 @@ class SlowFilesFirstSequencer extends BaseSequencer {
   }
 }
 
-/**
- * Files whose assertions are on time as the emulator sees it, in the same process as the pipeline: they run after the
- * others, one at a time, on a machine no other test file is loading.
- */
-const PACE_FILES = ['test/pipeline/rate-limit-pace.test.ts'];
-
 export default defineConfig({
   test: {
     // One file more than there are cores: pipeline and CLI files spend part of their time waiting on child processes,
@@ -46,25 +40,11 @@ export default defineConfig({
     // changes module state: handlers, stores and stacks are built by factories per test, nothing is mocked, and no
     // test writes process.env.
     isolate: false,
+    include: ['test/**/*.test.ts'],
     sequence: { sequencer: SlowFilesFirstSequencer },
     globalSetup: ['test/setup/shared-dynamodb-local.ts'],
     // Property-based and CLI tests spawn processes or run many iterations; the default 5 s is too tight on 2 cores,
     // and 30 s timed out a CLI test with files side by side.
     testTimeout: 60_000,
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'suite',
-          include: ['test/**/*.test.ts'],
-          exclude: PACE_FILES,
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        extends: true,
-        test: { name: 'pace', include: PACE_FILES, maxWorkers: 1, sequence: { groupOrder: 1 } },
-      },
-    ],
   },
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRateLimiter } from '../../../src/adapters/aws/dynamodb-rate-limiter.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
+import { watchEventLoopLag } from '../../factories/event-loop-lag.ts';
 import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 
 let stack: LocalStack;
@@ -28,14 +29,9 @@ describe('DynamoDbRateLimiter (shared through DynamoDB Local)', () => {
     const workers = [limiterFor(40, 4), limiterFor(40, 4)];
     const granted: number[] = [];
     const started = Date.now();
-    // How late this process runs its callbacks (a loaded machine): a grant is stamped when its callback runs, so a
-    // stall can stamp several slots together, pulling up to rate × lag more into one window.
-    let maxLagMs = 0;
-    let expected = Date.now() + 10;
-    const lagMonitor = setInterval(() => {
-      maxLagMs = Math.max(maxLagMs, Date.now() - expected);
-      expected = Date.now() + 10;
-    }, 10);
+    // A grant is stamped when its callback runs, so a stall can stamp several slots together, pulling up to
+    // rate × lag more into one window.
+    const lag = watchEventLoopLag();
     await Promise.all(
       Array.from({ length: 80 }, (_, index) =>
         (workers[index % 2] as DynamoDbRateLimiter)
@@ -43,7 +39,7 @@ describe('DynamoDbRateLimiter (shared through DynamoDB Local)', () => {
           .then(() => granted.push(Date.now() - started)),
       ),
     );
-    clearInterval(lagMonitor);
+    const maxLagMs = lag.stop();
     granted.sort((first, second) => first - second);
     // 80 requests at 40/s with a burst of 4 take at least (80 − 4) / 40 s.
     expect(granted.at(-1) as number).toBeGreaterThanOrEqual(1_850);
