@@ -33,7 +33,8 @@ describe('the global rate limit as the bureau sees it', () => {
     expect(manifest.counts).toMatchObject({ screened: 150 });
     expect(expectChargesReconciled(summary, test.emulator.stats().chargesByDocument).charged).toBe(150);
     expect(test.emulator.stats().byStatus['429'] ?? 0).toBeLessThanOrEqual(5);
-    expect(test.emulator.stats().maxObservedRatePerSec).toBeLessThanOrEqual(30 + 6 + allowance);
+    // Timer jitter of a few milliseconds can pull one more into a window (as in the rate limiter's own test).
+    expect(test.emulator.stats().maxObservedRatePerSec).toBeLessThanOrEqual(30 + 6 + 1 + allowance);
     // On a machine that runs the loop on time the allowance is small: the bound stays a real one.
     expect(allowance).toBeLessThan(30);
   }, 120_000);
