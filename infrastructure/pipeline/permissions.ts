@@ -46,6 +46,8 @@ export function grantLeastPrivilege(
   resources.tokenSecret.grantRead(worker);
   grantTokenSecretKey(scope, worker, tokenSecretProps);
   queues.finalise.grantSendMessages(worker);
+  // A row waiting for another batch's purchase of its document comes back as a new, delayed message.
+  queues.work.grantSendMessages(worker);
   // Budget alerts (BudgetExhausted at 80 % and 100 % of a cap).
   eventBus.grantPutEventsTo(worker);
 

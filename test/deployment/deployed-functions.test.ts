@@ -174,6 +174,27 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     }
   }, 120_000);
 
+  it('buys each document once when two uploads with overlapping customers run at once', async () => {
+    deployed.emulator.reset();
+    // Slow answers: both batches' workers are surely at the shared documents at the same time.
+    deployed.emulator.configure({ latencyMs: 150 });
+    const shared = distinctDocuments(30, 'overlapping uploads');
+    try {
+      const [weekly, newCustomers] = await Promise.all([upload(shared), upload([...shared].reverse())]);
+      const manifests = await Promise.all([manifestOf(weekly), manifestOf(newCustomers)]);
+
+      const stats = deployed.emulator.stats();
+      expect(stats.charged).toBe(30);
+      expect(Object.values(stats.chargesByDocument)).toEqual(Array(30).fill(1));
+      for (const manifest of manifests) expect(manifest.counts).toMatchObject({ rows: 30, failed: 0 });
+      const [first, second] = manifests as [BatchManifest, BatchManifest];
+      expect(first.counts.screened + second.counts.screened).toBe(30);
+      expect(first.counts.cached + second.counts.cached).toBe(30);
+    } finally {
+      deployed.emulator.configure({ latencyMs: 0 });
+    }
+  }, 120_000);
+
   it('runs a portfolio: its file sets a schedule, whose invocation of ingest screens the list', async () => {
     const name = 'deploy-test';
     const documents = distinctDocuments(4, 'portfolio');

@@ -49,6 +49,7 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     cancelled: 0,
     notQueried: 0,
     maxCharges: null,
+    freshnessHours: 0,
     quote: null,
     approval: null,
     cancelRequested: false,

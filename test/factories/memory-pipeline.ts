@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MemoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
+import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-document-purchases.ts';
 import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
@@ -27,6 +28,7 @@ export async function startMemoryPipeline(
     b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
   });
   const budget = new MemoryChargeBudget();
+  const purchases = new MemoryDocumentPurchases();
   const events = new RecordingEventPublisher();
   let uploads = 0;
   return {
@@ -36,7 +38,8 @@ export async function startMemoryPipeline(
     objects,
     budget,
     events,
-    adapters: { store, objects, limiter, budget, events },
+    purchases,
+    adapters: { store, purchases, objects, limiter, budget, events },
     /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
     upload(csv: string, bureau: Bureau): UploadedObject {
       uploads++;

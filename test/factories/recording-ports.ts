@@ -15,6 +15,14 @@ export class RecordingWorkQueue implements WorkQueue {
     this.work.push(...messages);
   }
 
+  /** Messages sent again with a delay (a row waiting for another batch's purchase), in order. */
+  readonly deferred: { message: WorkMessage; delaySeconds: number }[] = [];
+
+  async deferWork(message: WorkMessage, delaySeconds: number): Promise<void> {
+    this.deferred.push({ message, delaySeconds });
+    this.work.push(message);
+  }
+
   async sendFinalise(message: FinaliseMessage): Promise<void> {
     this.finalise.push(message);
   }

@@ -1,9 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-  TransactionConflictException,
-} from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -33,6 +29,8 @@ import {
   type Settlement,
   type StoredReport,
   settlementAnswered,
+  settlementDetail,
+  settlementReport,
 } from '../../domain/batch/index.ts';
 import type {
   BatchStore,
@@ -44,6 +42,7 @@ import type {
 } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 import { reportColumns } from '../../domain/report/index.ts';
+import { isConditionFailure } from './dynamodb-conditions.ts';
 import { toBatch, toRow, toStoredReport } from './dynamodb-items.ts';
 
 export interface DynamoDbBatchStoreConfig {
@@ -146,10 +145,6 @@ function batchStatusIn(transition: BatchTransition) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
-
 /**
  * The batch store on one DynamoDB table (see `src/contract/table-keys.ts`): a `META` item per batch with its
  * counters, one item per input row, `REPORT#<bureau>#<document>` items per report date. Every item carries a TTL.
@@ -246,6 +241,7 @@ export class DynamoDbBatchStore implements BatchStore {
             ...batch,
             portfolio: batch.portfolio ?? null,
             maxCharges: batch.maxCharges ?? null,
+            freshnessHours: batch.freshnessHours ?? 0,
             status: 'ingesting',
             createdAt,
             tokenState: 'unverified',
@@ -616,8 +612,8 @@ export class DynamoDbBatchStore implements BatchStore {
     claimToken: string,
     settlement: Settlement,
   ): Promise<boolean> {
-    const report = settlement.outcome === 'screened' ? settlement.report : null;
-    const detail = settlement.outcome === 'screened' ? null : settlement.reason;
+    const report = settlementReport(settlement);
+    const detail = settlementDetail(settlement);
     const answered = settlementAnswered(settlement);
     // The holder knows what became of its call now: nothing is pending any more; a paid answer is recorded.
     const transactItems: TransactItems = [
@@ -642,17 +638,19 @@ export class DynamoDbBatchStore implements BatchStore {
       },
       this.#countOnShard(batchId, row, counterOf(settlement.outcome), 1),
     ];
-    if (settlement.outcome === 'screened') {
+    if (report !== null) {
+      // A shared report (`cached`) is written too: its buyer may not have settled yet, and the same key and
+      // content make the two writes one.
       const stored = {
-        ...settlement.report.key,
-        report: JSON.stringify(settlement.report.report),
-        rawKey: settlement.report.rawKey,
+        ...report.key,
+        report: JSON.stringify(report.report),
+        rawKey: report.rawKey,
         expiresAt: this.#expiresAt(),
       };
       // The dated item keeps the history (the previous report is always known); LATEST is found without a query.
       transactItems.push(
-        { Put: { TableName: this.#table, Item: { ...reportKeyOf(settlement.report.key), ...stored } } },
-        { Put: { TableName: this.#table, Item: { ...latestKeyOf(settlement.report.key), ...stored } } },
+        { Put: { TableName: this.#table, Item: { ...reportKeyOf(report.key), ...stored } } },
+        { Put: { TableName: this.#table, Item: { ...latestKeyOf(report.key), ...stored } } },
       );
     }
     return this.#transactIfClaimed(transactItems);

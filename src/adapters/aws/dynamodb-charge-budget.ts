@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChargeBudget } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
@@ -9,6 +8,7 @@ import {
   type BudgetReservation,
   type BudgetScope,
 } from '../../domain/spend/index.ts';
+import { isConditionFailure } from './dynamodb-conditions.ts';
 
 export interface DynamoDbChargeBudgetConfig {
   readonly client: DynamoDBDocumentClient;
@@ -22,10 +22,6 @@ export interface DynamoDbChargeBudgetConfig {
 // The batch's units sit on its batch item; the month's on one item per bureau and month.
 const batchKey = (batchId: string) => ({ pk: `BATCH#${batchId}`, sk: 'META' });
 const monthKey = (bureau: Bureau, month: string) => ({ pk: `BUDGET#${bureau}`, sk: month });
-
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
 
 /**
  * The spending caps on the pipeline table. A reservation is one conditional `ADD` per cap (`used < cap`), which

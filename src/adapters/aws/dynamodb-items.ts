@@ -88,6 +88,10 @@ const batchItemSchema = z.object({
   sourceSha256: optionalText,
   bureau: z.enum(BUREAUS),
   createdAt: z.string(),
+  freshnessHours: z
+    .number()
+    .nullish()
+    .transform((value) => value ?? 0),
   status: z.enum(['ingesting', 'awaiting_approval', 'running', 'finalising', 'completed', 'failed']),
   failure: z
     .object({ code: z.string(), message: z.string() })

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimiter } from '../../domain/ports/index.ts';
 import {
@@ -9,6 +8,7 @@ import {
   type TokenBucketLimits,
 } from '../../domain/rate-limit/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
+import { isConditionFailure } from './dynamodb-conditions.ts';
 
 export interface DynamoDbRateLimiterConfig {
   readonly client: DynamoDBDocumentClient;
@@ -110,7 +110,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
       );
       return { oldTat: (result.Attributes?.tat as number) - add };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailure(error)) throw error;
       const tat = tatOf(error.Item as Record<string, unknown> | undefined);
       if (tat !== null && tat >= now)
         return { waitMs: tat - (now + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS) };
@@ -133,7 +133,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
       );
       return true;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailure(error)) throw error;
       return false;
     }
   }

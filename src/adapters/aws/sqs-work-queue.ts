@@ -22,6 +22,8 @@ export interface SqsWorkQueueConfig {
 
 const SQS_BATCH = 10;
 const MAX_SEND_ATTEMPTS = 6;
+/** SQS's longest `DelaySeconds`. */
+const MAX_DELAY_SECONDS = 900;
 
 export class SqsWorkQueue implements WorkQueue {
   readonly #client: SQSClient;
@@ -72,6 +74,18 @@ export class SqsWorkQueue implements WorkQueue {
       }
       if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
     }
+  }
+
+  async deferWork(message: WorkMessage, delaySeconds: number): Promise<void> {
+    const group = this.#fairQueues ? messageGroupFor(message) : undefined;
+    await this.#client.send(
+      new SendMessageCommand({
+        QueueUrl: this.#workQueueUrl,
+        MessageBody: JSON.stringify(message),
+        DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds))),
+        ...(group === undefined ? {} : { MessageGroupId: group }),
+      }),
+    );
   }
 
   async sendFinalise(message: FinaliseMessage): Promise<void> {

@@ -16,6 +16,8 @@ import {
   type Settlement,
   type StoredReport,
   settlementAnswered,
+  settlementDetail,
+  settlementReport,
 } from '../../domain/batch/index.ts';
 import type {
   BatchStore,
@@ -83,6 +85,7 @@ export class MemoryBatchStore implements BatchStore {
       cancelled: 0,
       notQueried: 0,
       maxCharges: batch.maxCharges ?? null,
+      freshnessHours: batch.freshnessHours ?? 0,
       quote: null,
       approval: null,
       cancelRequested: false,
@@ -281,11 +284,11 @@ export class MemoryBatchStore implements BatchStore {
   ): Promise<boolean> {
     const current = this.#held(batchId, row, claimToken);
     if (current === null || !rowMay('settle', current.state)) return false;
-    const report = settlement.outcome === 'screened' ? settlement.report : null;
+    const report = settlementReport(settlement);
     this.#putRow({
       ...current,
       state: settlement.outcome,
-      detail: settlement.outcome === 'screened' ? null : settlement.reason,
+      detail: settlementDetail(settlement),
       report: report ? reportColumns(report.report) : null,
       reportKey: report ? report.key : null,
       callPending: false,

@@ -216,6 +216,7 @@ async function startBatch(
     excelSummary: settings.excelSummary,
     portfolio: upload.portfolio?.name ?? null,
     maxCharges: maxCharges === 'invalid' ? 0 : maxCharges,
+    freshnessHours,
   });
   const existing = created ? null : await store.getBatch(batchId);
   if (existing && existing.status !== 'ingesting') {

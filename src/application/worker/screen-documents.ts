@@ -1,36 +1,14 @@
-import { answerKey } from '../../contract/index.ts';
 import {
   type BatchRecord,
   backoffSeconds,
   CANCELLED_DETAIL,
-  type CallOutcome,
   parseMessage,
-  type RetryPolicy,
-  type RowRecord,
-  rateLimitDelaySeconds,
   SETTLED_STATES,
-  type Settlement,
-  type StoredReport,
   type WorkMessage,
   workMessageSchema,
 } from '../../domain/batch/index.ts';
 import { BureauCallError } from '../../domain/bureau/index.ts';
-import { maskDocument } from '../../domain/documents/index.ts';
-import type {
-  BatchStore,
-  BureauGateway,
-  BureauResponse,
-  ChargeBudget,
-  EventPublisher,
-  Logger,
-  MessageVisibility,
-  ObjectStore,
-  QueueRecord,
-  RateLimiter,
-  RowRelease,
-  WorkQueue,
-} from '../../domain/ports/index.ts';
-import { type Bureau, normaliseCreditReport, type ReportArchive } from '../../domain/report/index.ts';
+import type { BureauResponse, QueueRecord } from '../../domain/ports/index.ts';
 import {
   BUDGET_EXHAUSTED_DETAIL,
   type BudgetScope,
@@ -38,54 +16,34 @@ import {
   SPENDING_CAP_ALERT,
 } from '../../domain/spend/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
+import { CALL_AGAIN, handleBureauFailure } from './bureau-failure-policies.ts';
 import { CallSlots } from './call-slots.ts';
+import { takePurchase } from './document-purchase.ts';
+import {
+  DONE,
+  describe,
+  HeldRow,
+  type Invocation,
+  logFields,
+  type Outcome,
+  retryAfter,
+  sleep,
+  type WorkerDependencies,
+} from './held-row.ts';
+import { persistAndSettle, recoverInheritedCall } from './paid-answers.ts';
 
-export interface WorkerSettings {
-  readonly retry: RetryPolicy;
-  /** How long a claim on a row lasts (a crash frees the row after this). */
-  readonly claimLeaseSeconds: number;
-  readonly callsPerInvocation: number;
-  /** 429s retried inside one invocation (waiting on the shared bucket) before the message goes back to the queue. */
-  readonly rateLimitRetriesPerInvocation: number;
-  /** How long a worker waits for another worker's token probe before giving its message back. */
-  readonly probeWaitSeconds: number;
-  /** Timeout of one bureau call; no call starts later than this before the invocation's deadline. */
-  readonly bureauTimeoutSeconds: number;
-  /** Most queries per bureau per month (null: no cap); the batch's own cap comes with the batch. */
-  readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
-}
-
-export interface WorkerDependencies {
-  readonly store: BatchStore;
-  readonly objects: ObjectStore;
-  readonly bureau: BureauGateway;
-  readonly limiter: RateLimiter;
-  readonly budget: ChargeBudget;
-  readonly events: EventPublisher;
-  readonly queue: WorkQueue;
-  readonly visibility: MessageVisibility;
-  readonly logger: Logger;
-  readonly settings: WorkerSettings;
-  readonly now?: () => number;
-  readonly random?: () => number;
-}
-
-/** What became of one message: done (delete it), or back to the queue after `delaySeconds`. */
-type Outcome = { readonly done: true } | { readonly done: false; readonly delaySeconds: number | null };
-const DONE: Outcome = { done: true };
-const retryAfter = (delaySeconds: number | null): Outcome => ({ done: false, delaySeconds });
+export type { WorkerDependencies, WorkerSettings } from './held-row.ts';
 
 const TOKEN_REJECTED = 'not queried: the bureau token was rejected';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Screens the documents of one SQS batch and says which messages must come back (ReportBatchItemFailures).
  *
- * Per message: claim the row (conditional, with a lease), reuse a fresh stored report if there is one, wait for the
- * global rate limit, call the bureau, archive the raw response, and settle the row together with the batch counters.
- * Nothing is charged twice: a duplicate delivery finds the row claimed or settled; a retry after a crash can repeat
- * only a call whose result was never settled.
+ * Per message: claim the row (conditional, with a lease), take its document's purchase (or settle from another
+ * batch's, or wait for it), wait for the global rate limit, call the bureau, archive the raw response, and settle the
+ * row together with the batch counters. Nothing is charged twice: a duplicate delivery finds the row claimed or
+ * settled; another batch finds the document's purchase held or answered; a retry after a crash can repeat only a
+ * call whose result was never persisted.
  */
 export async function screenDocuments(
   records: readonly QueueRecord[],
@@ -143,21 +101,6 @@ export async function screenDocuments(
   return { batchItemFailures: failures };
 }
 
-/** What one invocation shares between its messages. */
-interface Invocation {
-  /** Batch records read once per invocation (most messages of an invocation belong to the same batch). */
-  readonly batches: Map<string, Promise<BatchRecord | null>>;
-  /** Batches in which this invocation settled rows, to check once at the end whether they are complete. */
-  readonly settledBatches: Set<string>;
-  /** Bounds the bureau calls in flight in this invocation (`callsPerInvocation`), each behind its token. */
-  readonly calls: CallSlots;
-}
-
-function describe(error: unknown): Record<string, unknown> {
-  if (error instanceof BureauCallError) return error.toJSON();
-  return error instanceof Error ? { name: error.name, message: error.message } : { value: String(error) };
-}
-
 async function screenOne(
   record: QueueRecord,
   deps: WorkerDependencies,
@@ -201,7 +144,10 @@ async function screenOne(
   }
 }
 
-/** Everything after the claim: a persisted answer first, then the batch's state, the token probe, the call. */
+/**
+ * Everything after the claim: a persisted answer first, then the batch's state, the document's purchase, the token
+ * probe, the call.
+ */
 async function screenHeldRow(
   held: HeldRow,
   batch: BatchRecord,
@@ -216,6 +162,9 @@ async function screenHeldRow(
   }
   if (batch.cancelRequested) return held.settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
   if (batch.tokenState === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
+  // One purchase per document across batches: another batch's answer settles this row, or it waits for one.
+  const shared = await takePurchase(held, batch, deps);
+  if (shared !== null) return shared;
 
   // Until the token has worked once for this batch, one request at a time: a wrong token costs one request.
   let probing = false;
@@ -229,113 +178,6 @@ async function screenHeldRow(
     probing = gate === 'probe';
   }
   return callBureau(held, deps, invocation, { probing, signal, maxCharges: batch.maxCharges });
-}
-
-const logFields = (message: WorkMessage) => ({
-  batchId: message.batchId,
-  row: message.row,
-  document: maskDocument(message.document),
-});
-
-/** Settles retried within the invocation before the row is given back: a paid answer is never dropped lightly. */
-const SETTLE_ATTEMPTS = 4;
-const SETTLE_BACKOFF_MS = 100;
-
-/**
- * A row this worker holds: it settles or releases the row under its claim, and remembers what became of its
- * bureau call, so that whatever happens the row's charge evidence stays true.
- */
-class HeldRow {
-  /**
-   * What became of this holder's call so far: `unknown` while an inherited call is unresolved, and once a paid
-   * answer is persisted and not yet settled (the next holder must look for it).
-   */
-  call: CallOutcome;
-  uncertainCalls: number;
-
-  constructor(
-    readonly message: WorkMessage,
-    readonly claimToken: string,
-    readonly row: RowRecord,
-    /** The previous holder left a call unaccounted for: its answer may be waiting under the row's key. */
-    readonly inheritedCall: boolean,
-    readonly deps: WorkerDependencies,
-    readonly invocation: Invocation,
-  ) {
-    this.uncertainCalls = row.uncertainCalls;
-    this.call = inheritedCall ? 'unknown' : 'not_sent';
-  }
-
-  get log() {
-    return logFields(this.message);
-  }
-
-  /**
-   * Settles the row, retrying what fails (a transaction conflict that outlasted the store's own retries, throttling,
-   * a 500). If it still fails, the row is given back with what is known of the call: a persisted answer is then
-   * found by the next holder, not bought again.
-   */
-  async settle(settlement: Settlement): Promise<Outcome> {
-    const { store, logger } = this.deps;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const settled = await store.settleRow(
-          this.message.batchId,
-          this.message.row,
-          this.claimToken,
-          settlement,
-        );
-        if (!settled)
-          logger.warn(
-            'claim lost before settling (lease expired); the other holder settles the row',
-            this.log,
-          );
-        // Checked even when the claim was lost: a settle that went through on an attempt that seemed to fail
-        // looks the same, and may have been the batch's last.
-        this.invocation.settledBatches.add(this.message.batchId);
-        return DONE;
-      } catch (error) {
-        if (attempt >= SETTLE_ATTEMPTS) {
-          logger.error('could not settle the row; it is given back with its call recorded', {
-            ...this.log,
-            error: describe(error),
-          });
-          await this.release({ call: this.call, transientFailure: false }).catch(() => undefined);
-          return retryAfter(1);
-        }
-        await sleep(SETTLE_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + (this.deps.random ?? Math.random)()));
-      }
-    }
-  }
-
-  async release(release: RowRelease): Promise<void> {
-    await this.deps.store.releaseRow(this.message.batchId, this.message.row, this.claimToken, release);
-  }
-}
-
-/**
- * The previous holder of the row left a call unaccounted for (it crashed, ran out of time, or could not settle).
- * If its answer was persisted, the row is settled from it without calling the bureau again; otherwise that call
- * may have been charged, which the row records before going on. Null to go on screening.
- */
-async function recoverInheritedCall(held: HeldRow, deps: WorkerDependencies): Promise<Outcome | null> {
-  const { message } = held;
-  const text = await deps.objects.readTextIfExists(answerKey(message.bureau, message.batchId, message.row));
-  if (text !== null) {
-    const archive = JSON.parse(text) as ReportArchive;
-    deps.logger.info('settling from the answer a previous attempt persisted; no new bureau call', held.log);
-    held.call = 'unknown';
-    return settleAnswer(held, {
-      body: archive.response as Record<string, unknown>,
-      httpStatus: archive.httpStatus,
-      receivedAt: archive.fetchedAt,
-    });
-  }
-  if (!(await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
-  held.uncertainCalls++;
-  held.call = 'not_sent'; // the inherited call is accounted for; this holder has sent nothing yet
-  deps.logger.warn('a previous attempt may have been charged without an answer we kept', held.log);
-  return null;
 }
 
 async function callBureau(
@@ -428,131 +270,6 @@ async function giveBackIfUncharged(
   });
 }
 
-/** Said by a failure handler when the call may be tried again in this invocation (after a 429, within bounds). */
-const CALL_AGAIN = Symbol('call again');
-
-/** What the worker does with each kind of bureau failure. */
-async function handleBureauFailure(
-  held: HeldRow,
-  error: BureauCallError,
-  deps: WorkerDependencies,
-  context: { readonly probing: boolean; readonly rateLimited: number },
-): Promise<Outcome | typeof CALL_AGAIN> {
-  switch (error.kind) {
-    case 'rate_limited':
-      return handleRateLimited(held, error, deps, context);
-    case 'invalid_token':
-      return handleInvalidToken(held, error, deps);
-    case 'rejected':
-      return handleRejected(held, error, deps, context.probing);
-    case 'transient':
-      return handleTransient(held, error, deps, context.probing);
-    case 'oversized':
-      return handleOversized(held, error, deps, context.probing);
-    default: {
-      const unhandled: never = error.kind;
-      throw new Error(`unhandled bureau failure: ${String(unhandled)}`);
-    }
-  }
-}
-
-/** A 429: every worker pauses; this one waits on the shared bucket a few times, then gives the message back. */
-async function handleRateLimited(
-  held: HeldRow,
-  error: BureauCallError,
-  deps: WorkerDependencies,
-  context: { readonly probing: boolean; readonly rateLimited: number },
-): Promise<Outcome | typeof CALL_AGAIN> {
-  const { message } = held;
-  const now = deps.now ?? Date.now;
-  await deps.limiter.pauseUntil(message.bureau, now() + (error.retryAfterSeconds ?? 1) * 1000);
-  if (context.rateLimited < deps.settings.rateLimitRetriesPerInvocation) return CALL_AGAIN;
-  if (context.probing) await deps.store.releaseTokenProbe(message.batchId);
-  await held.release({ call: 'answered', transientFailure: false });
-  return retryAfter(rateLimitDelaySeconds(error.retryAfterSeconds, deps.random));
-}
-
-/** The token was refused: the batch stops querying, and this row fails. */
-async function handleInvalidToken(
-  held: HeldRow,
-  error: BureauCallError,
-  deps: WorkerDependencies,
-): Promise<Outcome> {
-  deps.logger.error('bureau token rejected; the batch stops querying', {
-    ...held.log,
-    error: error.toJSON(),
-  });
-  await deps.store.markToken(held.message.batchId, 'rejected');
-  return held.settle({
-    outcome: 'failed',
-    reason: `bureau token rejected: ${error.serviceMessage ?? `HTTP ${error.status}`}`,
-  });
-}
-
-/** The bureau refused this query: asking again will not help. */
-async function handleRejected(
-  held: HeldRow,
-  error: BureauCallError,
-  deps: WorkerDependencies,
-  probing: boolean,
-): Promise<Outcome> {
-  if (probing) await deps.store.releaseTokenProbe(held.message.batchId);
-  deps.logger.warn('bureau rejected the query', { ...held.log, error: error.toJSON() });
-  return held.settle({
-    outcome: 'failed',
-    reason: `rejected by the bureau: ${error.serviceMessage ?? error.message}`,
-  });
-}
-
-/** 5xx, a timeout, a network failure: back off and retry, up to the policy's attempts, then fail the row. */
-async function handleTransient(
-  held: HeldRow,
-  error: BureauCallError,
-  deps: WorkerDependencies,
-  probing: boolean,
-): Promise<Outcome> {
-  const { message } = held;
-  const { settings } = deps;
-  if (probing) await deps.store.releaseTokenProbe(message.batchId);
-  const attempt = held.row.transientFailures + 1;
-  if (attempt < settings.retry.maxAttempts) {
-    await held.release({ call: held.call, transientFailure: true });
-    return retryAfter(backoffSeconds(settings.retry, attempt, deps.random));
-  }
-  deps.logger.warn('giving up after repeated transient failures', {
-    ...held.log,
-    attempt,
-    error: error.toJSON(),
-  });
-  if (held.call === 'unanswered') {
-    // This last call got no answer: it counts as uncertain on the row like the earlier ones.
-    await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken);
-  }
-  return held.settle({
-    outcome: 'failed',
-    reason: `bureau unavailable after ${attempt} attempts: ${error.message}`,
-  });
-}
-
-/** An answer too large to read: it was a report (the token works), it was charged, and it cannot be used. */
-async function handleOversized(
-  held: HeldRow,
-  error: BureauCallError,
-  deps: WorkerDependencies,
-  probing: boolean,
-): Promise<Outcome> {
-  if (probing) await deps.store.markToken(held.message.batchId, 'verified');
-  deps.logger.error('bureau answer too large to read; settled as failed, and it was charged', {
-    ...held.log,
-    error: error.toJSON(),
-  });
-  return held.settle({
-    outcome: 'failed',
-    reason: `the bureau's answer is larger than ${error.maxBytes} bytes and was not read (it was charged)`,
-    answered: true,
-  });
-}
-
 /** The invocation ending before the call, or our own fault (storage, a bug, a token that could not be read). */
 async function handleOwnFailure(
   held: HeldRow,
@@ -582,68 +299,4 @@ async function waitForToken(
     if ((deps.now ?? Date.now)() > deadline || signal?.aborted) return 'undecided';
     await sleep(100);
   }
-}
-
-const ANSWER_PERSIST_ATTEMPTS = 3;
-
-/**
- * A paid answer: persisted first, under the row's own key, before anything can fail on our side; then normalised
- * and settled. If the persist itself keeps failing, the answer is still settled (its normalised report kept in
- * DynamoDB) and only the raw archive is missing; a settle that keeps failing leaves the answer to the next holder.
- */
-async function persistAndSettle(
-  held: HeldRow,
-  response: BureauResponse,
-  deps: WorkerDependencies,
-): Promise<Outcome> {
-  const { message } = held;
-  const key = answerKey(message.bureau, message.batchId, message.row);
-  const archive: ReportArchive = {
-    archiveVersion: 1,
-    bureau: message.bureau,
-    document: message.document,
-    fetchedAt: response.receivedAt,
-    httpStatus: response.httpStatus,
-    response: response.body,
-  };
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await deps.objects.putJson(key, archive);
-      held.call = 'unknown'; // the answer waits under its key for whoever holds the row next
-      break;
-    } catch (error) {
-      if (attempt >= ANSWER_PERSIST_ATTEMPTS) {
-        deps.logger.error('raw answer not persisted; settling from memory', {
-          ...held.log,
-          error: describe(error),
-        });
-        break;
-      }
-      await sleep(SETTLE_BACKOFF_MS * attempt);
-    }
-  }
-  return settleAnswer(held, response);
-}
-
-/** Normalises a paid answer and settles the row with its report. */
-async function settleAnswer(held: HeldRow, response: BureauResponse): Promise<Outcome> {
-  const { message, deps } = held;
-  const report = normaliseCreditReport(response.body, {
-    bureau: message.bureau,
-    document: message.document,
-    fetchedAt: response.receivedAt,
-  });
-  if (report.warnings.length > 0) {
-    deps.logger.warn('report normalised with warnings', {
-      batchId: message.batchId,
-      row: message.row,
-      warnings: report.warnings.slice(0, 10),
-    });
-  }
-  const stored: StoredReport = {
-    key: { bureau: message.bureau, document: message.document, fetchedAt: response.receivedAt },
-    report,
-    rawKey: answerKey(message.bureau, message.batchId, message.row),
-  };
-  return held.settle({ outcome: 'screened', report: stored });
 }

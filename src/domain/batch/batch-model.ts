@@ -67,6 +67,11 @@ export interface BatchRecord {
   readonly notQueried: number;
   /** Most queries this batch may buy (the upload's own cap); null for no cap of its own. */
   readonly maxCharges: number | null;
+  /**
+   * How old a report bought for another batch may be and still be reused by this one's workers (0: only a purchase
+   * made since this batch was created). Batches stored before it was recorded read 0.
+   */
+  readonly freshnessHours: number;
   /** The quote of a batch that had to wait for approval (what it would buy, at what cost); null otherwise. */
   readonly quote: Quote | null;
   readonly approval: ApprovalDecision | null;
@@ -174,6 +179,8 @@ export const chargeStateOfRow = (row: RowRecord): ChargeState =>
  */
 export type Settlement =
   | { readonly outcome: 'screened'; readonly report: StoredReport }
+  /** Another batch's purchase of the same document answered this row: nothing was bought for it. */
+  | { readonly outcome: 'cached'; readonly report: StoredReport }
   | { readonly outcome: 'failed'; readonly reason: string; readonly answered?: boolean }
   | { readonly outcome: 'cancelled'; readonly reason: string }
   | { readonly outcome: 'not_queried'; readonly reason: string };
@@ -181,7 +188,12 @@ export type Settlement =
 /** The batch counter a settled outcome adds to. */
 export const counterOf = (
   outcome: Settlement['outcome'],
-): 'screened' | 'failed' | 'cancelled' | 'notQueried' => (outcome === 'not_queried' ? 'notQueried' : outcome);
+): 'screened' | 'cached' | 'failed' | 'cancelled' | 'notQueried' =>
+  outcome === 'not_queried' ? 'notQueried' : outcome;
+
+/** The report a settlement stores on its row (a screened or a shared one); null for the others. */
+export const settlementReport = (settlement: Settlement): StoredReport | null =>
+  settlement.outcome === 'screened' || settlement.outcome === 'cached' ? settlement.report : null;
 
 /** Whether a settlement records a paid answer. */
 export const settlementAnswered = (settlement: Settlement): boolean =>
@@ -201,6 +213,13 @@ export const CANCELLED_DETAIL = 'batch cancelled before this document was screen
 
 /** The status detail of a row that reuses a stored report. */
 export const cachedDetail = (report: StoredReport): string => `report of ${report.key.fetchedAt} reused`;
+
+/** The status detail a settlement leaves on its row: none for a screened row, the reuse or the reason otherwise. */
+export function settlementDetail(settlement: Settlement): string | null {
+  if (settlement.outcome === 'screened') return null;
+  if (settlement.outcome === 'cached') return cachedDetail(settlement.report);
+  return settlement.reason;
+}
 
 /** The result of a finished batch, as the manifest and the `BatchCompleted` event carry it. */
 export interface BatchCounts {

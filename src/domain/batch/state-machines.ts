@@ -15,7 +15,7 @@ import type { BatchStatus, RowState } from './batch-model.ts';
 export const ROW_TRANSITIONS = {
   claim: { from: ['queued', 'claimed'], to: ['claimed'] },
   release: { from: ['claimed'], to: ['queued'] },
-  settle: { from: ['claimed'], to: ['screened', 'failed', 'cancelled', 'not_queried'] },
+  settle: { from: ['claimed'], to: ['screened', 'cached', 'failed', 'cancelled', 'not_queried'] },
   abandon: { from: ['queued', 'claimed'], to: ['failed'] },
   withhold: { from: ['queued'], to: ['cancelled', 'not_queried'] },
   requeue: { from: ['failed'], to: ['queued'] },

@@ -4,28 +4,9 @@ import { CustomerListError } from './customer-list-errors.ts';
 /** A row longer than this is not a customer record: an unbalanced quote, or a file that is not a CSV at all. */
 const MAX_ROW_CHARACTERS = 1 << 20;
 
-export type LineBreak = '\n' | '\r\n' | '\r';
-
-/**
- * The line break of a text, from its first one outside quotes (Excel writes CRLF, Unix tools LF).
- * @deprecated {@link parseCsvRows} no longer needs it: any row of a file may end with any of the three.
- */
-export function detectLineBreak(sample: string): LineBreak {
-  let inQuotes = false;
-  for (let index = 0; index < sample.length; index++) {
-    const character = sample[index];
-    if (character === '"') inQuotes = !inQuotes;
-    else if (!inQuotes && character === '\n') return '\n';
-    else if (!inQuotes && character === '\r') return sample[index + 1] === '\n' ? '\r\n' : '\r';
-  }
-  return '\n';
-}
-
 export interface CsvRowsOptions {
   /** The field delimiter, one character. */
   readonly delimiter: string;
-  /** @deprecated Ignored: CRLF, LF and a lone CR each end a row, in any mix within a file. */
-  readonly lineBreak?: LineBreak;
   /** @default MAX_ROW_CHARACTERS */
   readonly maxRowCharacters?: number;
 }

@@ -4,7 +4,7 @@ import {
   parseDocument,
   type RejectionCode,
 } from '../documents/index.ts';
-import { detectLineBreak, parseCsvRows } from './csv-rows.ts';
+import { parseCsvRows } from './csv-rows.ts';
 import { CustomerListError } from './customer-list-errors.ts';
 import {
   type ColumnHolds,
@@ -322,7 +322,10 @@ export async function openCustomerList(
   return { layout, rows };
 }
 
-/** Sniffs the delimiter and line break from the text's first lines, and parses the whole text with them. */
+/**
+ * Sniffs the delimiter from the text's first lines and parses the whole text with it (any row may end with CRLF, LF
+ * or CR: see `parseCsvRows`).
+ */
 async function parseText(
   text: AsyncIterator<string>,
 ): Promise<{ delimiter: Delimiter | null; parsed: NonBlankRows }> {
@@ -331,7 +334,6 @@ async function parseText(
   const parsed = new NonBlankRows(
     parseCsvRows(prepend(head, text), {
       delimiter: delimiter ?? NO_DELIMITER,
-      lineBreak: detectLineBreak(head),
     }),
   );
   return { delimiter, parsed };

@@ -32,6 +32,8 @@ export interface NewBatch {
   readonly portfolio?: string | null;
   /** Most queries this batch may buy (from the upload); absent or null for no cap of its own. */
   readonly maxCharges?: number | null;
+  /** How old a reused report may be (see `BatchRecord.freshnessHours`); absent is 0. */
+  readonly freshnessHours?: number;
 }
 
 /** The quote ingest made of a batch, and whether the batch must wait for approval because of it. */
@@ -196,6 +198,70 @@ export interface ChargeBudget {
   spent(month: string): Promise<Record<Bureau, number>>;
 }
 
+/** The row of a batch that buys a document. */
+export interface PurchaseHolder {
+  readonly batchId: string;
+  readonly row: number;
+}
+
+/** A paid answer of the bureau for a document, persisted where any batch can read it. */
+export interface PurchasedAnswer {
+  /** Where the raw answer is kept (the buyer's `raw/…` key). */
+  readonly answerKey: string;
+  /** When the bureau answered (ISO 8601, UTC). */
+  readonly fetchedAt: string;
+}
+
+/**
+ * What a row found when it asked to buy its document: it may buy (`held`); another row is buying it (`busy`: wait
+ * for that answer); or an answer recent enough is already paid for (`answered`: use it, buy nothing).
+ */
+export type PurchaseClaim =
+  | {
+      readonly kind: 'held';
+      /**
+       * The raw answer key of another holder whose lease ran out: it may have persisted a paid answer before it
+       * died, which must be used rather than bought again. Null when nobody else held the purchase.
+       */
+      readonly abandonedAnswerKey: string | null;
+    }
+  | { readonly kind: 'busy'; readonly holder: PurchaseHolder; readonly leaseUntil: number }
+  | ({ readonly kind: 'answered' } & PurchasedAnswer);
+
+/**
+ * One bureau purchase in flight per bureau and document, across batches, files, reruns and workers: a row takes
+ * the document's purchase (a lease) before it buys, and records the paid answer on it, so a row of any other batch
+ * waits for that answer instead of paying for its own. Every change is conditional (on the holder, on the lease).
+ */
+export interface DocumentPurchases {
+  /**
+   * Takes the purchase of `document` for `holder` for `leaseSeconds`: when nobody holds it, its lease ran out, the
+   * holder is the same row (a retry), or its answer is older than `acceptAnswersSince` (ISO 8601).
+   * `answerKey` is where this holder will persist its answer (told to a later taker if this holder dies).
+   */
+  claim(
+    bureau: Bureau,
+    document: string,
+    holder: PurchaseHolder,
+    options: {
+      readonly leaseSeconds: number;
+      readonly answerKey: string;
+      readonly acceptAnswersSince: string;
+    },
+  ): Promise<PurchaseClaim>;
+  /** Records the holder's persisted answer: from now on it answers every batch; false if the purchase was lost. */
+  recordAnswer(
+    bureau: Bureau,
+    document: string,
+    holder: PurchaseHolder,
+    answer: PurchasedAnswer,
+  ): Promise<boolean>;
+  /** Keeps the purchase for the holder until `untilMs` (it retries later); false if the purchase was lost. */
+  extend(bureau: Bureau, document: string, holder: PurchaseHolder, untilMs: number): Promise<boolean>;
+  /** Gives up an unanswered purchase (the holder will not buy): the next row may. No-op unless held by `holder`. */
+  release(bureau: Bureau, document: string, holder: PurchaseHolder): Promise<void>;
+}
+
 /** How a holder gives its row back. */
 export interface RowRelease {
   readonly call: CallOutcome;
@@ -221,6 +287,12 @@ export interface ObjectStore {
 export interface WorkQueue {
   /** Sends work messages in batches of ten, several calls in flight; resolves when all are accepted. */
   sendWork(messages: readonly WorkMessage[]): Promise<void>;
+  /**
+   * Sends one work message again, delivered after `delaySeconds` (at most 900, SQS's longest delay): a row that
+   * waits for another batch's purchase comes back as a new message, so its waits never count towards the queue's
+   * `maxReceiveCount`.
+   */
+  deferWork(message: WorkMessage, delaySeconds: number): Promise<void>;
   sendFinalise(message: FinaliseMessage): Promise<void>;
 }
 

@@ -3,12 +3,13 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbBatchStore } from '../../adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../adapters/aws/dynamodb-charge-budget.ts';
+import { DynamoDbDocumentPurchases } from '../../adapters/aws/dynamodb-document-purchases.ts';
 import { DynamoDbRateLimiter } from '../../adapters/aws/dynamodb-rate-limiter.ts';
 import { S3ObjectStore } from '../../adapters/aws/s3-object-store.ts';
 import { SqsMessageVisibility } from '../../adapters/aws/sqs-message-visibility.ts';
 import { SqsWorkQueue } from '../../adapters/aws/sqs-work-queue.ts';
 import type { IngestSettings } from '../../application/ingest/ingest-upload.ts';
-import type { WorkerSettings } from '../../application/worker/screen-documents.ts';
+import type { WorkerSettings } from '../../application/worker/held-row.ts';
 import { claimLeaseSeconds, type PipelineSettings } from '../../contract/index.ts';
 import { DEFAULT_RETRY_POLICY } from '../../domain/batch/index.ts';
 
@@ -34,6 +35,11 @@ export function createPipelineAdapters(
 ) {
   return {
     store: new DynamoDbBatchStore({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.retentionDays,
+    }),
+    purchases: new DynamoDbDocumentPurchases({
       client: clients.dynamo,
       tableName: resources.tableName,
       retentionDays: settings.retentionDays,

@@ -1,11 +1,13 @@
 import { afterAll } from 'vitest';
 import { DynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
+import { DynamoDbDocumentPurchases } from '../../../src/adapters/aws/dynamodb-document-purchases.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
 import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
+import { describeDocumentPurchasesContract } from '../document-purchases-contract.ts';
 
 let stack: Promise<LocalStack> | undefined;
 afterAll(async () => {
@@ -34,4 +36,22 @@ describeChargeBudgetContract('DynamoDbChargeBudget (DynamoDB Local)', async () =
   const { clients, resources } = await stack;
   const table = { client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 };
   return { budget: new DynamoDbChargeBudget(table), store: new DynamoDbBatchStore(table) };
+});
+
+describeDocumentPurchasesContract('DynamoDbDocumentPurchases (DynamoDB Local)', async () => {
+  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  const { clients, resources } = await stack;
+  let clock = Date.now();
+  return {
+    purchases: new DynamoDbDocumentPurchases({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: 1,
+      now: () => clock,
+    }),
+    now: () => clock,
+    advance: (milliseconds) => {
+      clock += milliseconds;
+    },
+  };
 });

@@ -1,7 +1,9 @@
 import { MemoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../../src/adapters/memory/memory-charge-budget.ts';
+import { MemoryDocumentPurchases } from '../../../src/adapters/memory/memory-document-purchases.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
+import { describeDocumentPurchasesContract } from '../document-purchases-contract.ts';
 
 describeBatchStoreContract('MemoryBatchStore', async () => {
   let clock = Date.parse('2026-11-23T12:00:00.000Z');
@@ -17,3 +19,14 @@ describeChargeBudgetContract('MemoryChargeBudget', async () => ({
   budget: new MemoryChargeBudget(),
   store: new MemoryBatchStore(),
 }));
+
+describeDocumentPurchasesContract('MemoryDocumentPurchases', async () => {
+  let clock = Date.parse('2026-11-23T12:00:00.000Z');
+  return {
+    purchases: new MemoryDocumentPurchases({ now: () => clock }),
+    now: () => clock,
+    advance: (milliseconds) => {
+      clock += milliseconds;
+    },
+  };
+});
