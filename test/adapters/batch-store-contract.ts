@@ -60,7 +60,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       return result;
     };
 
-    describe('batches', () => {
+    describe('batch records (BatchRecords)', () => {
       it('creates a batch once; the same id again changes nothing', async () => {
         const again = await store.createBatch({
           batchId,
@@ -225,7 +225,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       });
     });
 
-    describe('token probe', () => {
+    describe('token probes (TokenProbes)', () => {
       it('has one holder at a time, another once its lease ran out, and a rejection is final', async () => {
         expect(await store.acquireTokenProbe(batchId, 10)).toBe(true);
         expect(await store.acquireTokenProbe(batchId, 10)).toBe(false);
@@ -240,7 +240,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       });
     });
 
-    describe('rows', () => {
+    describe('rows (BatchRows)', () => {
       it('reads rows in input order, all of them or some', async () => {
         const pages: number[] = [];
         for await (const page of store.rows(batchId)) pages.push(...page.map((row) => row.row));
@@ -342,6 +342,24 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         );
       });
 
+      it('settles a row from another batch’s purchase as cached: its report kept, nothing charged to it', async () => {
+        const document = rows[1]?.document as string;
+        const held = await claim(2);
+        const { report } = screened(document, '2026-11-20T11:00:00.000Z');
+
+        expect(await store.settleRow(batchId, 2, held.claimToken, { outcome: 'cached', report })).toBe(true);
+
+        expect((await store.getRows(batchId, [2]))[0]).toMatchObject({
+          state: 'cached',
+          answered: false,
+          callPending: false,
+          reportKey: report.key,
+          detail: 'report of 2026-11-20T11:00:00.000Z reused',
+        });
+        expect(await store.getBatch(batchId)).toMatchObject({ settled: 1, cached: 1, screened: 0 });
+        expect((await store.getReports([report.key])).size).toBe(1);
+      });
+
       it('records an uncertain call on a held row, and a failed settlement that was answered as charged', async () => {
         const held = await claim();
 
@@ -428,7 +446,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       });
     });
 
-    describe('report history', () => {
+    describe('report history (ReportHistory)', () => {
       it('keeps every dated report of a document and answers the newest and the one before', async () => {
         const document = rows[0]?.document as string;
         const older = screened(document, '2026-10-01T10:00:00.000Z');

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
+import { memoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { redriveBatch } from '../../src/application/batch-control/batch-control.ts';
 import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
 import { resumeInterruptedBatches } from '../../src/application/sweeper/sweep-stuck-rows.ts';
-import { queuedRows } from '../factories/batch-records.ts';
+import type { BatchStore } from '../../src/domain/ports/index.ts';
+import { asStores, queuedRows } from '../factories/batch-records.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
 
 /** A completed batch whose rows all failed (the bureau was down), its finalisation done. */
-async function completedBatch(store: MemoryBatchStore, queue: RecordingWorkQueue, rows: number) {
+async function completedBatch(store: BatchStore, queue: RecordingWorkQueue, rows: number) {
   const batchId = 'batch-redrive';
   await store.createBatch({ batchId, sourceBucket: 'b', sourceKey: 'k', bureau: 'a', excelSummary: false });
   await store.writeRows(batchId, queuedRows(rows, batchId));
@@ -21,7 +22,7 @@ async function completedBatch(store: MemoryBatchStore, queue: RecordingWorkQueue
       reason: 'bureau unavailable',
     });
   }
-  await finaliseIfLast(batchId, { store, queue });
+  await finaliseIfLast(batchId, { ...asStores(store), queue });
   await store.completeBatch(batchId, 'manifest');
   queue.finalise.length = 0;
   return batchId;
@@ -29,7 +30,7 @@ async function completedBatch(store: MemoryBatchStore, queue: RecordingWorkQueue
 
 describe('redriveBatch', () => {
   it('cannot be finalised by a settle or a sweep that comes while its failed rows are being sent back', async () => {
-    const store = new MemoryBatchStore();
+    const store = memoryBatchStore();
     const queue = new RecordingWorkQueue();
     const batchId = await completedBatch(store, queue, 5);
     const claimsDuringRequeue: boolean[] = [];
@@ -38,13 +39,13 @@ describe('redriveBatch', () => {
     const requeue = store.requeueFailedRow.bind(store);
     store.requeueFailedRow = async (id, row) => {
       if (row === 1) {
-        await finaliseIfLast(id, { store, queue });
+        await finaliseIfLast(id, { ...asStores(store), queue });
         claimsDuringRequeue.push((await store.getBatch(id))?.status === 'finalising');
       }
       return requeue(id, row);
     };
 
-    const outcome = await redriveBatch(batchId, { store, queue, logger: new MemoryLogger() });
+    const outcome = await redriveBatch(batchId, { ...asStores(store), queue, logger: new MemoryLogger() });
     const batch = await store.getBatch(batchId);
 
     expect(outcome).toMatchObject({ outcome: 'redriven', requeued: 5, revision: 2 });
@@ -55,12 +56,12 @@ describe('redriveBatch', () => {
   });
 
   it('finalises at once when no failed row can be sent back, once requeuing is over', async () => {
-    const store = new MemoryBatchStore();
+    const store = memoryBatchStore();
     const queue = new RecordingWorkQueue();
     const batchId = await completedBatch(store, queue, 2);
     store.requeueFailedRow = async () => false;
 
-    await redriveBatch(batchId, { store, queue, logger: new MemoryLogger() });
+    await redriveBatch(batchId, { ...asStores(store), queue, logger: new MemoryLogger() });
 
     expect(queue.finalise).toEqual([{ version: 1, batchId }]);
     expect(await store.getBatch(batchId)).toMatchObject({
@@ -71,7 +72,7 @@ describe('redriveBatch', () => {
   });
 
   it('is finished by the next local resume when it was interrupted halfway', async () => {
-    const store = new MemoryBatchStore();
+    const store = memoryBatchStore();
     const queue = new RecordingWorkQueue();
     const batchId = await completedBatch(store, queue, 4);
     // The redrive reopened the batch and sent one row back, then its process died.
@@ -79,7 +80,7 @@ describe('redriveBatch', () => {
     await store.requeueFailedRow(batchId, 1);
 
     await resumeInterruptedBatches({
-      store,
+      ...asStores(store),
       queue,
       logger: new MemoryLogger(),
       settings: { stuckClaimSeconds: 60 },

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
+import { memoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { decideBatchApproval, redriveBatch } from '../../src/application/batch-control/batch-control.ts';
 import { sweepStuckRows } from '../../src/application/sweeper/sweep-stuck-rows.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
-import { queuedRows } from '../factories/batch-records.ts';
+import { asStores, queuedRows } from '../factories/batch-records.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
 
 const PRIORITY_UPLOAD = 'incoming/a/priority/list.csv';
 
 /** A store with one batch of three queued rows being ingested, started by `sourceKey` (or a portfolio). */
 async function runningBatch(sourceKey: string, portfolio?: string, now = () => 0) {
-  const store = new MemoryBatchStore({ now });
+  const store = memoryBatchStore({ now });
   const queue = new RecordingWorkQueue();
   const batchId = 'batch-lanes';
   await store.createBatch({
@@ -36,7 +36,7 @@ describe('messages sent again after ingest keep their batch’s lane', () => {
       { quote, awaitingApproval: true },
     );
 
-    await decideBatchApproval(batchId, 'approved', { store, queue, logger });
+    await decideBatchApproval(batchId, 'approved', { ...asStores(store), queue, logger });
 
     expect(queue.work.map((message) => message.lane)).toEqual(['priority', 'priority', 'priority']);
   });
@@ -48,7 +48,13 @@ describe('messages sent again after ingest keep their batch’s lane', () => {
     await store.claimRow(batchId, 1, 30);
     now += 3_600_000;
 
-    await sweepStuckRows({ store, queue, logger, settings: { stuckClaimSeconds: 60 }, now: () => now });
+    await sweepStuckRows({
+      ...asStores(store),
+      queue,
+      logger,
+      settings: { stuckClaimSeconds: 60 },
+      now: () => now,
+    });
 
     expect(queue.work).toMatchObject([{ row: 1, lane: 'priority' }]);
   });
@@ -64,7 +70,7 @@ describe('messages sent again after ingest keep their batch’s lane', () => {
     await store.claimFinalisation(batchId);
     await store.completeBatch(batchId, 'manifest');
 
-    await redriveBatch(batchId, { store, queue, logger });
+    await redriveBatch(batchId, { ...asStores(store), queue, logger });
 
     expect(queue.work.map((message) => message.lane)).toEqual(['scheduled', 'scheduled', 'scheduled']);
   });

@@ -1,4 +1,5 @@
 import type { BatchRecord, NewRow, RowRecord } from '../../src/domain/batch/index.ts';
+import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { distinctDocuments } from './customer-lists.ts';
 
 /** A row item as the store returns it: a queued CPF unless told otherwise. */
@@ -79,4 +80,9 @@ export function queuedRows(
     duplicateOf: null,
     passThrough: passThrough(index + 1),
   }));
+}
+
+/** One object that holds every batch store (a joined store, a test double) given as each of the four ports. */
+export function asStores<Store extends BatchStore>(store: Store) {
+  return { batchRecords: store, batchRows: store, tokenProbes: store, reportHistory: store };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { MemoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
+import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
+import { memoryBatchStores } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
 import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-document-purchases.ts';
 import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
@@ -21,7 +22,8 @@ export async function startMemoryPipeline(
 ) {
   const settings = { ...FAST_SETTINGS, ...options.settings };
   const emulator = await ServiceEmulator.start(options.emulator);
-  const store = new MemoryBatchStore();
+  const stores = memoryBatchStores();
+  const store = joinBatchStores(stores);
   const objects = new MemoryObjectStore();
   const limiter = new MemoryRateLimiter({
     a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
@@ -39,7 +41,7 @@ export async function startMemoryPipeline(
     budget,
     events,
     purchases,
-    adapters: { store, purchases, objects, limiter, budget, events },
+    adapters: { ...stores, purchases, objects, limiter, budget, events },
     /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
     upload(csv: string, bureau: Bureau): UploadedObject {
       uploads++;

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const control = () => ({
-  store: test.pipeline.store,
+  ...test.pipeline.adapters,
   queue: test.pipeline.adapters.queue,
   logger: test.pipeline.logger,
 });

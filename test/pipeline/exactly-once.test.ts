@@ -12,6 +12,7 @@ import type { WorkMessage } from '../../src/domain/batch/index.ts';
 import { BureauCallError } from '../../src/domain/bureau/index.ts';
 import type { BatchStore, BureauGateway } from '../../src/domain/ports/index.ts';
 import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
+import { asStores } from '../factories/batch-records.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../factories/memory-pipeline.ts';
 import { parseSummary } from '../factories/pipeline.ts';
@@ -289,7 +290,7 @@ describe('a paid answer is never bought again because of us', () => {
 
     const first = await screenDocuments([deliveryOf(message)], {
       ...workerDeps(queue),
-      store: contended.store,
+      batchRows: contended.store,
     });
     const redelivered = await screenDocuments([deliveryOf(message)], workerDeps(queue));
 
@@ -310,7 +311,7 @@ describe('a paid answer is never bought again because of us', () => {
 
     const outcome = await screenDocuments([deliveryOf(queue.work[0] as WorkMessage)], {
       ...workerDeps(queue),
-      store: contended.store,
+      batchRows: contended.store,
     });
 
     expect(outcome.batchItemFailures).toEqual([]);
@@ -332,7 +333,7 @@ describe('a paid answer is never bought again because of us', () => {
     });
     void screenDocuments([deliveryOf(message)], {
       ...workerDeps(queue, { settings: { claimLeaseSeconds: 1 } }),
-      store: dyingStore,
+      batchRows: dyingStore,
     });
     await expect.poll(() => chargesOf(document as string), { timeout: 5000 }).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 1200));
@@ -378,7 +379,10 @@ describe('a paid answer is never bought again because of us', () => {
     const { batchId } = await ingest();
     const [answered, neverCalled] = queue.work as [WorkMessage, WorkMessage];
     // The first row's settle keeps failing after its answer was persisted, until SQS gives up on it.
-    await screenDocuments([deliveryOf(answered)], { ...workerDeps(queue), store: contendedStore(99).store });
+    await screenDocuments([deliveryOf(answered)], {
+      ...workerDeps(queue),
+      batchRows: contendedStore(99).store,
+    });
     const deps = workerDeps(queue);
 
     await settleDeadLetters([deliveryOf(answered), deliveryOf(neverCalled)], deps);
@@ -426,7 +430,10 @@ describe('a paid answer is never bought again because of us', () => {
       },
     });
 
-    const first = await screenDocuments([deliveryOf(message)], { ...workerDeps(queue), store: failingProbe });
+    const first = await screenDocuments([deliveryOf(message)], {
+      ...workerDeps(queue),
+      ...asStores(failingProbe),
+    });
     const [afterFailure] = await test.store.getRows(batchId, [message.row]);
     const second = await screenDocuments([deliveryOf(message)], workerDeps(queue));
 

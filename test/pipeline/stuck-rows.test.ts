@@ -10,6 +10,7 @@ import { type PipelineSettings, stuckClaimSeconds } from '../../src/contract/ind
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { LocalPipeline } from '../../tools/local/local-pipeline.ts';
+import { asStores } from '../factories/batch-records.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { FAST_SETTINGS, writeCsv } from '../factories/pipeline.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
@@ -115,7 +116,7 @@ describe('stuck rows', () => {
     const queue = new RecordingWorkQueue();
 
     const report = await sweepStuckRows({
-      store: racing,
+      ...asStores(racing),
       queue,
       logger: new MemoryLogger(),
       settings: { stuckClaimSeconds: stuckClaimSeconds(FAST_SETTINGS) },
@@ -150,7 +151,7 @@ describe('stuck rows', () => {
     const queue = new RecordingWorkQueue();
 
     const sweep = sweepStuckRows({
-      store: failing,
+      ...asStores(failing),
       queue,
       logger: new MemoryLogger(),
       settings: { stuckClaimSeconds: stuckClaimSeconds(FAST_SETTINGS) },

@@ -12,12 +12,13 @@ import {
   NOT_APPROVED_DETAIL,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
-import type { BatchStore, Logger, WorkQueue } from '../../domain/ports/index.ts';
+import type { BatchRecords, BatchRows, Logger, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { sendQueuedRows } from '../queueing/send-queued-rows.ts';
 
 export interface BatchControlDependencies {
-  readonly store: BatchStore;
+  readonly batchRecords: BatchRecords;
+  readonly batchRows: BatchRows;
   readonly queue: WorkQueue;
   readonly logger: Logger;
 }
@@ -37,13 +38,13 @@ export type CancelOutcome =
  * is in the summary with its final status.
  */
 export async function cancelBatch(batchId: string, deps: BatchControlDependencies): Promise<CancelOutcome> {
-  const { store, logger } = deps;
-  const batch = await store.getBatch(batchId);
+  const { batchRecords, logger } = deps;
+  const batch = await batchRecords.getBatch(batchId);
   if (batch === null) return { outcome: 'not_found', batchId };
   // While ingest is still writing rows, some would escape the cancellation: it waits for ingest to finish.
   if (batch.status === 'ingesting') return { outcome: 'still_ingesting', batchId };
   if (batch.status !== 'running') return { outcome: 'already_finished', batchId };
-  await store.markCancelRequested(batchId);
+  await batchRecords.markCancelRequested(batchId);
   const cancelledRows = await withholdQueuedRows(
     batchId,
     { outcome: 'cancelled', reason: CANCELLED_DETAIL },
@@ -62,12 +63,12 @@ async function withholdQueuedRows(
   const limit = pLimit(PARALLEL_UPDATES);
   let settled = 0;
   let unsettled = 0;
-  for await (const page of deps.store.rows(batchId)) {
+  for await (const page of deps.batchRows.rows(batchId)) {
     const queued = page.filter((row) => row.state === 'queued');
     const results = await Promise.all(
       queued.map((row) =>
         limit(() =>
-          deps.store.withholdQueuedRow(batchId, row.row, withheld).catch((error: unknown) => {
+          deps.batchRows.withholdQueuedRow(batchId, row.row, withheld).catch((error: unknown) => {
             deps.logger.warn('row not withheld now', { batchId, row: row.row, error: String(error) });
             unsettled++;
             return false;
@@ -111,12 +112,12 @@ export async function decideBatchApproval(
   decision: ApprovalDecision,
   deps: BatchControlDependencies,
 ): Promise<ApprovalOutcome> {
-  const batch = await deps.store.getBatch(batchId);
+  const batch = await deps.batchRecords.getBatch(batchId);
   if (batch === null) return { outcome: 'not_found', batchId };
   const repeated = batch.status === 'running' && batch.approval === decision;
   if (
     !repeated &&
-    !(batch.status === 'awaiting_approval' && (await deps.store.decideApproval(batchId, decision)))
+    !(batch.status === 'awaiting_approval' && (await deps.batchRecords.decideApproval(batchId, decision)))
   )
     return { outcome: 'not_awaiting_approval', batchId, status: batch.status };
   const rows =
@@ -147,28 +148,28 @@ export type RedriveOutcome =
  * interrupted redrive get their messages again (a duplicate message is harmless).
  */
 export async function redriveBatch(batchId: string, deps: BatchControlDependencies): Promise<RedriveOutcome> {
-  const { store, queue, logger } = deps;
-  const batch = await store.getBatch(batchId);
+  const { batchRecords, batchRows, queue, logger } = deps;
+  const batch = await batchRecords.getBatch(batchId);
   if (batch === null) return { outcome: 'not_found', batchId };
   if (batch.failure !== null) return { outcome: 'not_completed', batchId };
   // The revision this redrive produces: the next one, or the current one when resuming an interrupted redrive.
   let revision = batch.revision;
   if (batch.status === 'completed') {
     if (batch.failed === 0) return { outcome: 'nothing_to_redrive', batchId };
-    if (!(await store.reopenForRedrive(batchId))) return { outcome: 'not_completed', batchId };
+    if (!(await batchRecords.reopenForRedrive(batchId))) return { outcome: 'not_completed', batchId };
     revision = batch.revision + 1;
   } else if (!(batch.status === 'running' && batch.revision > 1)) {
     return { outcome: 'not_completed', batchId };
   }
   const limit = pLimit(PARALLEL_UPDATES);
   let requeued = 0;
-  for await (const page of store.rows(batchId)) {
+  for await (const page of batchRows.rows(batchId)) {
     const candidates = page.filter(
       (row) => (row.state === 'failed' || row.state === 'queued') && row.document !== null,
     );
     const back = await Promise.all(
       candidates.map((row) =>
-        limit(async () => (row.state === 'queued' ? true : store.requeueFailedRow(batchId, row.row))),
+        limit(async () => (row.state === 'queued' ? true : batchRows.requeueFailedRow(batchId, row.row))),
       ),
     );
     const messages: WorkMessage[] = candidates
@@ -186,7 +187,7 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
     requeued += messages.length;
   }
   // Only now may the batch be finalised: until every failed row was back in the queue, the counts could still fall.
-  await store.finishRequeue(batchId);
+  await batchRecords.finishRequeue(batchId);
   // Nothing could be sent back (rows without a document are failed for good): finish the revision at once.
   await finaliseIfLast(batchId, deps);
   logger.info('batch redriven', { batchId, requeued, revision });

@@ -1,4 +1,4 @@
-import type { BatchStore, WorkQueue } from '../../domain/ports/index.ts';
+import type { BatchRecords, WorkQueue } from '../../domain/ports/index.ts';
 
 /**
  * After rows of a batch were settled (by a worker, the dead-letter handler, a cancellation, the sweeper, or ingest
@@ -7,9 +7,13 @@ import type { BatchStore, WorkQueue } from '../../domain/ports/index.ts';
  */
 export async function finaliseIfLast(
   batchId: string,
-  deps: { readonly store: BatchStore; readonly queue: WorkQueue },
+  deps: {
+    readonly batchRecords: Pick<BatchRecords, 'getBatch' | 'claimFinalisation'>;
+    readonly queue: WorkQueue;
+  },
 ): Promise<void> {
-  const batch = await deps.store.getBatch(batchId);
+  const batch = await deps.batchRecords.getBatch(batchId);
   if (batch?.status !== 'running' || batch.toScreen === null || batch.settled < batch.toScreen) return;
-  if (await deps.store.claimFinalisation(batchId)) await deps.queue.sendFinalise({ version: 1, batchId });
+  if (await deps.batchRecords.claimFinalisation(batchId))
+    await deps.queue.sendFinalise({ version: 1, batchId });
 }

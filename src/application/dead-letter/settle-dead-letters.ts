@@ -1,10 +1,18 @@
 import { answerKey } from '../../contract/index.ts';
 import { parseMessage, workMessageSchema } from '../../domain/batch/index.ts';
-import type { BatchStore, Logger, ObjectStore, QueueRecord, WorkQueue } from '../../domain/ports/index.ts';
+import type {
+  BatchRecords,
+  BatchRows,
+  Logger,
+  ObjectStore,
+  QueueRecord,
+  WorkQueue,
+} from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 
 export interface DeadLetterDependencies {
-  readonly store: BatchStore;
+  readonly batchRecords: BatchRecords;
+  readonly batchRows: BatchRows;
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
   readonly logger: Logger;
@@ -30,7 +38,9 @@ export async function settleDeadLetters(
     }
     try {
       const answered = await deps.objects.exists(answerKey(message.bureau, message.batchId, message.row));
-      if (await deps.store.settleAbandonedRow(message.batchId, message.row, { reason: REASON, answered })) {
+      if (
+        await deps.batchRows.settleAbandonedRow(message.batchId, message.row, { reason: REASON, answered })
+      ) {
         deps.logger.warn('row settled as failed from the dead-letter queue', {
           batchId: message.batchId,
           row: message.row,

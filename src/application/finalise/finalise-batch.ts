@@ -18,7 +18,14 @@ import {
   detectChanges,
   emptyChangeCounts,
 } from '../../domain/monitoring/index.ts';
-import type { BatchStore, EventPublisher, Logger, ObjectStore } from '../../domain/ports/index.ts';
+import type {
+  BatchRecords,
+  BatchRows,
+  EventPublisher,
+  Logger,
+  ObjectStore,
+  ReportHistory,
+} from '../../domain/ports/index.ts';
 import {
   emptyStatusCounts,
   passThroughHeaders,
@@ -31,7 +38,9 @@ import {
 import { DEFAULT_REPORT_LANGUAGE, type ReportLanguage, renderBatchReport } from '../batch-report/index.ts';
 
 export interface FinaliseDependencies {
-  readonly store: BatchStore;
+  readonly batchRecords: BatchRecords;
+  readonly batchRows: BatchRows;
+  readonly reportHistory: ReportHistory;
   readonly objects: ObjectStore;
   readonly events: EventPublisher;
   readonly logger: Logger;
@@ -58,13 +67,16 @@ function statusOf(row: RowRecord): SummaryStatus {
   }
 }
 
+/** The rows of a batch and the reports they point at: what its result files are written from. */
+type StoredRows = Pick<FinaliseDependencies, 'batchRows' | 'reportHistory'>;
+
 /** Rows settled at ingest (invalid, duplicate, cached) never reached the bureau; the others say for themselves. */
 const chargeStateOf = (row: RowRecord, status: SummaryStatus): ChargeState =>
   status === 'duplicate' || status === 'invalid_document' ? 'not_charged' : chargeStateOfRow(row);
 
 async function* summaryLines(
   batch: BatchRecord,
-  store: BatchStore,
+  { batchRows }: Pick<StoredRows, 'batchRows'>,
   duplicateTargets: ReadonlySet<number>,
   tally: { readonly counts: Record<SummaryStatus, number>; readonly charges: ChargeCounts },
   statistics: SummaryStatisticsCollector,
@@ -77,7 +89,7 @@ async function* summaryLines(
   yield writer.header();
   // Only rows that have duplicates are remembered, and only their few report figures.
   const firstReports = new Map<number, ReportColumns | null>();
-  for await (const page of store.rows(batch.batchId)) {
+  for await (const page of batchRows.rows(batch.batchId)) {
     let text = '';
     for (const row of page) {
       const status = statusOf(row);
@@ -105,13 +117,16 @@ async function* summaryLines(
   }
 }
 
-async function* reportLines(batch: BatchRecord, store: BatchStore): AsyncGenerator<string> {
-  for await (const page of store.rows(batch.batchId)) {
+async function* reportLines(
+  batch: BatchRecord,
+  { batchRows, reportHistory }: StoredRows,
+): AsyncGenerator<string> {
+  for await (const page of batchRows.rows(batch.batchId)) {
     const keys = page.flatMap((row) =>
       row.reportKey && (row.state === 'screened' || row.state === 'cached') ? [row.reportKey] : [],
     );
     if (keys.length === 0) continue;
-    const reports = await store.getReports(keys);
+    const reports = await reportHistory.getReports(keys);
     let text = '';
     for (const key of keys) {
       const stored = reports.get(reportKeyId(key));
@@ -131,7 +146,7 @@ const PREVIOUS_REPORT_LOOKUPS = 8;
  */
 async function* changeLines(
   batch: BatchRecord,
-  store: BatchStore,
+  { batchRows, reportHistory }: StoredRows,
   thresholds: ChangeThresholds,
   tally: { counts: ChangeCounts; documentsChanged: number },
   statistics: SummaryStatisticsCollector,
@@ -142,15 +157,15 @@ async function* changeLines(
   );
   yield writer.header();
   const limit = pLimit(PREVIOUS_REPORT_LOOKUPS);
-  for await (const page of store.rows(batch.batchId)) {
+  for await (const page of batchRows.rows(batch.batchId)) {
     const screened = page.filter(
       (row): row is RowRecord & { reportKey: ReportKey; document: string } =>
         row.state === 'screened' && row.reportKey !== null && row.document !== null,
     );
     if (screened.length === 0) continue;
     const [current, previous] = await Promise.all([
-      store.getReports(screened.map((row) => row.reportKey)),
-      Promise.all(screened.map((row) => limit(() => store.previousReport(row.reportKey)))),
+      reportHistory.getReports(screened.map((row) => row.reportKey)),
+      Promise.all(screened.map((row) => limit(() => reportHistory.previousReport(row.reportKey)))),
     ]);
     let text = '';
     screened.forEach((row, index) => {
@@ -179,8 +194,8 @@ export async function finaliseBatch(
   batchId: string,
   deps: FinaliseDependencies,
 ): Promise<BatchManifest | null> {
-  const { store, objects, logger } = deps;
-  const batch = await store.getBatch(batchId);
+  const { batchRecords, objects, logger } = deps;
+  const batch = await batchRecords.getBatch(batchId);
   if (batch === null || batch.status === 'completed' || batch.status === 'failed') return null;
   if (batch.status !== 'finalising') {
     logger.warn('finalise message for a batch that is still running; ignored', {
@@ -196,7 +211,7 @@ export async function finaliseBatch(
   if (reportKey !== undefined) await writeReportPage(reportKey, batch, manifest, results, deps);
   await objects.putJson(keys.manifest, manifest);
   // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
-  if (!(await store.completeBatch(batchId, keys.manifest))) return null;
+  if (!(await batchRecords.completeBatch(batchId, keys.manifest))) return null;
   await announceCompletion(batch, manifest, keys, deps);
   logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
   return manifest;
@@ -222,7 +237,7 @@ async function writeResultFiles(
   keys: ResultKeys,
   deps: FinaliseDependencies,
 ): Promise<BatchResults> {
-  const { store, objects, logger } = deps;
+  const { objects, logger } = deps;
   const results = {
     files: null as BatchManifest['files'],
     counts: emptyStatusCounts(),
@@ -237,16 +252,16 @@ async function writeResultFiles(
   await objects.writeStream(
     keys.summary,
     contentType,
-    summaryLines(batch, store, new Set(targets), { counts, charges }, statistics, logger),
+    summaryLines(batch, deps, new Set(targets), { counts, charges }, statistics, logger),
   );
-  await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, store));
+  await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, deps));
   let files: NonNullable<BatchManifest['files']> = { summary: keys.summary, reports: keys.reports };
   if (batch.portfolio !== null) {
     const thresholds = deps.changeThresholds ?? DEFAULT_CHANGE_THRESHOLDS;
     await objects.writeStream(
       keys.changes,
       contentType,
-      changeLines(batch, store, thresholds, results.changeTally, statistics),
+      changeLines(batch, deps, thresholds, results.changeTally, statistics),
     );
     files = { ...files, changes: keys.changes };
   }

@@ -16,7 +16,15 @@ import {
   IntakeTally,
   openCustomerList,
 } from '../../domain/intake/index.ts';
-import type { BatchStore, EventPublisher, Logger, ObjectStore, WorkQueue } from '../../domain/ports/index.ts';
+import type {
+  BatchRecords,
+  BatchRows,
+  EventPublisher,
+  Logger,
+  ObjectStore,
+  ReportHistory,
+  WorkQueue,
+} from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 import { MAX_CHARGES_METADATA, maxChargesOf, type Quote, quoteOf } from '../../domain/spend/index.ts';
 import { reportColumns } from '../../domain/summary/index.ts';
@@ -61,7 +69,9 @@ interface ApprovalSettings {
 }
 
 export interface IngestDependencies {
-  readonly store: BatchStore;
+  readonly batchRecords: BatchRecords;
+  readonly batchRows: BatchRows;
+  readonly reportHistory: ReportHistory;
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
   readonly events: EventPublisher;
@@ -89,7 +99,7 @@ async function reuseFreshReports(
   deps: IngestDependencies,
 ): Promise<NewRow[]> {
   const queued = rows.filter((row) => row.state === 'queued' && row.document !== null);
-  const fresh = await freshReports(deps.store, {
+  const fresh = await freshReports(deps.reportHistory, {
     bureau,
     documents: queued.map((row) => row.document as string),
     freshnessHours: hours,
@@ -156,7 +166,7 @@ async function refuseFile(
 ): Promise<IngestOutcome> {
   // The reason is for the customer (batch record, manifest), not for logs: it may quote the file's first row.
   deps.logger.warn('file rejected', { batchId, code: failure.code });
-  await deps.store.failFile(batchId, failure);
+  await deps.batchRecords.failFile(batchId, failure);
   await deps.queue.sendFinalise({ version: 1, batchId });
   return { batchId, outcome: 'file_rejected', reason: failure.message };
 }
@@ -200,7 +210,7 @@ async function startBatch(
   upload: UploadedObject,
   deps: IngestDependencies,
 ): Promise<IngestBatch | IngestOutcome> {
-  const { store, objects, logger, settings } = deps;
+  const { batchRecords, objects, logger, settings } = deps;
   const bureau = upload.portfolio?.bureau ?? bureauForKey(upload.key, settings.defaultBureau);
   // A portfolio says how old a reused report may be (by default it asks again); an upload uses the deployment's.
   const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
@@ -208,7 +218,7 @@ async function startBatch(
   const batchId = batchIdFor(upload);
   // An upload may cap what its batch buys; a portfolio run is bounded by the monthly cap alone.
   const maxCharges = upload.portfolio ? null : maxChargesOf(await objects.metadataOf(upload.key));
-  const created = await store.createBatch({
+  const created = await batchRecords.createBatch({
     batchId,
     sourceBucket: upload.bucket,
     sourceKey: upload.key,
@@ -218,7 +228,7 @@ async function startBatch(
     maxCharges: maxCharges === 'invalid' ? 0 : maxCharges,
     freshnessHours,
   });
-  const existing = created ? null : await store.getBatch(batchId);
+  const existing = created ? null : await batchRecords.getBatch(batchId);
   if (existing && existing.status !== 'ingesting') {
     logger.info('upload already ingested', { batchId });
     return { batchId, outcome: 'already_ingested' };
@@ -270,7 +280,7 @@ async function checkWholeFile(
     return refuseFile(batch.batchId, { code: error.code, message: error.message }, deps);
   }
   const sha256 = hash.digest('hex');
-  await deps.store.recordSourceCheck(batch.batchId, sha256, {
+  await deps.batchRecords.recordSourceCheck(batch.batchId, sha256, {
     documentColumns: layout.documentColumns.map((column) => column.header),
     passThroughColumns: layout.passThroughColumns,
     encoding: layout.encoding,
@@ -362,10 +372,10 @@ class ChunkWriter {
       const { fresh, requeue } = await this.#rowsToWrite(chunk);
       const rows = await reuseFreshReports(fresh, bureau, freshnessHours, this.deps);
       this.#cached += rows.filter((row) => row.state === 'cached').length;
-      await this.deps.store.writeRows(batchId, rows);
+      await this.deps.batchRows.writeRows(batchId, rows);
       if (!this.options.heldMessages)
         await this.deps.queue.sendWork(this.#messagesFor([...rows, ...requeue]));
-      await this.deps.store.saveIngestCheckpoint(batchId, last, this.#cached);
+      await this.deps.batchRecords.saveIngestCheckpoint(batchId, last, this.#cached);
     }
     this.#chunk = [];
   }
@@ -378,7 +388,7 @@ class ChunkWriter {
     const rows = chunk.filter((row) => row.row > this.batch.checkpoint).map(newRow);
     if (this.batch.checkpoint === 0 || this.#resumed) return { fresh: rows, requeue: [] };
     this.#resumed = true;
-    const existingRows = await this.deps.store.getRows(
+    const existingRows = await this.deps.batchRows.getRows(
       this.batch.batchId,
       rows.map((row) => row.row),
     );
@@ -406,7 +416,7 @@ async function finishBatch(
   written: WrittenRows,
   deps: IngestDependencies,
 ): Promise<IngestOutcome> {
-  const { store, queue, logger, settings } = deps;
+  const { batchRecords, queue, logger, settings } = deps;
   const { batchId, bureau, lane, threshold } = batch;
   const { counts } = written;
   const quote = quoteOf({
@@ -427,7 +437,7 @@ async function finishBatch(
     toScreen: counts.unique,
     cached: written.cached,
   };
-  await store.finishIngest(batchId, totals, { quote, awaitingApproval });
+  await batchRecords.finishIngest(batchId, totals, { quote, awaitingApproval });
   if (awaitingApproval) {
     logger.info('batch awaits approval', { batchId, toBuy: quote.to_buy, threshold });
     return { batchId, outcome: 'awaiting_approval', quote };
@@ -440,6 +450,6 @@ async function finishBatch(
     duplicates: counts.duplicates,
   });
   // Fast workers (or a file without a single valid document) may have settled everything already.
-  await finaliseIfLast(batchId, { store, queue });
+  await finaliseIfLast(batchId, { batchRecords, queue });
   return { batchId, outcome: 'queued', rows: counts.rows, toScreen: counts.unique };
 }

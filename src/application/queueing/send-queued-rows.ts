@@ -11,7 +11,7 @@ const SEND_CHUNK = 500;
  */
 export async function sendQueuedRows(
   batch: { readonly batchId: string; readonly bureau: Bureau; readonly lane: DeliveryLane },
-  deps: { readonly store: Pick<BatchRows, 'rows'>; readonly queue: WorkQueue },
+  deps: { readonly batchRows: Pick<BatchRows, 'rows'>; readonly queue: WorkQueue },
 ): Promise<number> {
   let sent = 0;
   let pending: WorkMessage[] = [];
@@ -20,7 +20,7 @@ export async function sendQueuedRows(
     sent += pending.length;
     pending = [];
   };
-  for await (const page of deps.store.rows(batch.batchId)) {
+  for await (const page of deps.batchRows.rows(batch.batchId)) {
     for (const row of page) {
       if (row.state !== 'queued' || row.document === null) continue;
       pending.push({

@@ -8,7 +8,7 @@ import {
   stuckClaimsBefore,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
-import type { BatchStore, Logger, WorkQueue } from '../../domain/ports/index.ts';
+import type { BatchRecords, BatchRows, Logger, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 
 interface SweeperSettings {
@@ -19,7 +19,8 @@ interface SweeperSettings {
 }
 
 export interface SweeperDependencies {
-  readonly store: BatchStore;
+  readonly batchRecords: BatchRecords;
+  readonly batchRows: BatchRows;
   readonly queue: WorkQueue;
   readonly logger: Logger;
   readonly settings: SweeperSettings;
@@ -60,12 +61,12 @@ export async function sweepStuckRows(deps: SweeperDependencies): Promise<SweepRe
   const before = stuckClaimsBefore(now, deps.settings.stuckClaimSeconds);
   const batches = await recentBatches(deps);
   return sweep(batches, deps, 'stuck rows queued again', (batch) =>
-    claimsToRequeue(batch, before, deps.store),
+    claimsToRequeue(batch, before, deps.batchRows),
   );
 }
 
 function recentBatches(deps: SweeperDependencies): Promise<BatchRecord[]> {
-  return deps.store.listBatches(deps.settings.batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP);
+  return deps.batchRecords.listBatches(deps.settings.batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP);
 }
 
 /**
@@ -80,18 +81,18 @@ export async function resumeInterruptedBatches(deps: SweeperDependencies): Promi
   for (const batch of finalising) await deps.queue.sendFinalise({ version: 1, batchId: batch.batchId });
   const report = await sweep(batches, deps, 'interrupted batch resumed', async (batch) => {
     const claims = new Map(
-      (await deps.store.expiredClaims(batch.batchId, Number.MAX_SAFE_INTEGER)).map((claim) => [
+      (await deps.batchRows.expiredClaims(batch.batchId, Number.MAX_SAFE_INTEGER)).map((claim) => [
         claim.row,
         claim,
       ]),
     );
     const rows: Requeue[] = [];
-    for await (const page of deps.store.rows(batch.batchId)) {
+    for await (const page of deps.batchRows.rows(batch.batchId)) {
       for (const row of page) {
         // A redrive stopped halfway: its remaining failed rows go back too, as the redrive would have sent them.
         const redriven =
           batch.requeuing && row.state === 'failed' && row.document !== null
-            ? await deps.store.requeueFailedRow(batch.batchId, row.row)
+            ? await deps.batchRows.requeueFailedRow(batch.batchId, row.row)
             : false;
         if (!redriven && !awaitsScreening(row)) continue;
         rows.push({
@@ -102,14 +103,18 @@ export async function resumeInterruptedBatches(deps: SweeperDependencies): Promi
       }
     }
     // Every failed row is back in the queue: the redrive's revision may now be finalised.
-    if (batch.requeuing) await deps.store.finishRequeue(batch.batchId);
+    if (batch.requeuing) await deps.batchRecords.finishRequeue(batch.batchId);
     return rows;
   });
   return { ...report, finalisations: finalising.length };
 }
 
-async function claimsToRequeue(batch: BatchRecord, before: number, store: BatchStore): Promise<Requeue[]> {
-  const claims = await store.expiredClaims(batch.batchId, before);
+async function claimsToRequeue(
+  batch: BatchRecord,
+  before: number,
+  batchRows: Pick<BatchRows, 'expiredClaims'>,
+): Promise<Requeue[]> {
+  const claims = await batchRows.expiredClaims(batch.batchId, before);
   return claims.flatMap((claim: ClaimedRow) =>
     claim.document === null
       ? []
@@ -172,7 +177,7 @@ async function requeue(
         ? undefined
         : limit(() =>
             // The dead holder may have sent a call: the next holder looks for its persisted answer first.
-            deps.store.releaseRow(batch.batchId, row.row, row.claimToken as string, {
+            deps.batchRows.releaseRow(batch.batchId, row.row, row.claimToken as string, {
               call: 'unknown',
               transientFailure: false,
             }),

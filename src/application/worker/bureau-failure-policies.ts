@@ -52,7 +52,7 @@ async function handleRateLimited(
   const now = deps.now ?? Date.now;
   await deps.limiter.pauseUntil(message.bureau, now() + (error.retryAfterSeconds ?? 1) * 1000);
   if (context.rateLimited < deps.settings.rateLimitRetriesPerInvocation) return CALL_AGAIN;
-  if (context.probing) await deps.store.releaseTokenProbe(message.batchId);
+  if (context.probing) await deps.tokenProbes.releaseTokenProbe(message.batchId);
   const delaySeconds = rateLimitDelaySeconds(error.retryAfterSeconds, deps.random);
   await held.keepPurchaseFor(delaySeconds);
   await held.release({ call: 'answered', transientFailure: false });
@@ -69,7 +69,7 @@ async function handleInvalidToken(
     ...held.log,
     error: error.toJSON(),
   });
-  await deps.store.markToken(held.message.batchId, 'rejected');
+  await deps.tokenProbes.markToken(held.message.batchId, 'rejected');
   return held.settle({
     outcome: 'failed',
     reason: `bureau token rejected: ${error.serviceMessage ?? `HTTP ${error.status}`}`,
@@ -83,7 +83,7 @@ async function handleRejected(
   deps: WorkerDependencies,
   probing: boolean,
 ): Promise<Outcome> {
-  if (probing) await deps.store.releaseTokenProbe(held.message.batchId);
+  if (probing) await deps.tokenProbes.releaseTokenProbe(held.message.batchId);
   deps.logger.warn('bureau rejected the query', { ...held.log, error: error.toJSON() });
   return held.settle({
     outcome: 'failed',
@@ -104,7 +104,7 @@ async function handleTransient(
 ): Promise<Outcome> {
   const { message } = held;
   const { settings } = deps;
-  if (probing) await deps.store.releaseTokenProbe(message.batchId);
+  if (probing) await deps.tokenProbes.releaseTokenProbe(message.batchId);
   const attempt = held.row.transientFailures + 1;
   if (attempt < settings.retry.maxAttempts) {
     const delaySeconds = backoffSeconds(settings.retry, attempt, deps.random);
@@ -119,7 +119,7 @@ async function handleTransient(
   });
   if (held.call === 'unanswered') {
     // This last call got no answer: it counts as uncertain on the row like the earlier ones.
-    await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken);
+    await deps.batchRows.recordUncertainCall(message.batchId, message.row, held.claimToken);
   }
   return held.settle({
     outcome: 'failed',
@@ -134,7 +134,7 @@ async function handleOversized(
   deps: WorkerDependencies,
   probing: boolean,
 ): Promise<Outcome> {
-  if (probing) await deps.store.markToken(held.message.batchId, 'verified');
+  if (probing) await deps.tokenProbes.markToken(held.message.batchId, 'verified');
   deps.logger.error('bureau answer too large to read; settled as failed, and it was charged', {
     ...held.log,
     error: error.toJSON(),

@@ -9,7 +9,8 @@ import type {
 import { BureauCallError } from '../../domain/bureau/index.ts';
 import { maskDocument } from '../../domain/documents/index.ts';
 import type {
-  BatchStore,
+  BatchRecords,
+  BatchRows,
   BureauGateway,
   ChargeBudget,
   DocumentPurchases,
@@ -20,6 +21,7 @@ import type {
   PurchaseHolder,
   RateLimiter,
   RowRelease,
+  TokenProbes,
   WorkQueue,
 } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
@@ -41,7 +43,9 @@ export interface WorkerSettings {
 }
 
 export interface WorkerDependencies {
-  readonly store: BatchStore;
+  readonly batchRecords: Pick<BatchRecords, 'getBatch' | 'claimFinalisation'>;
+  readonly batchRows: BatchRows;
+  readonly tokenProbes: TokenProbes;
   readonly purchases: DocumentPurchases;
   readonly objects: ObjectStore;
   readonly bureau: BureauGateway;
@@ -134,10 +138,10 @@ export class HeldRow {
    * found by the next holder, not bought again.
    */
   async settle(settlement: Settlement): Promise<Outcome> {
-    const { store, logger } = this.deps;
+    const { batchRows, logger } = this.deps;
     for (let attempt = 1; ; attempt++) {
       try {
-        const settled = await store.settleRow(
+        const settled = await batchRows.settleRow(
           this.message.batchId,
           this.message.row,
           this.claimToken,
@@ -168,7 +172,7 @@ export class HeldRow {
   }
 
   async release(release: RowRelease): Promise<void> {
-    await this.deps.store.releaseRow(this.message.batchId, this.message.row, this.claimToken, release);
+    await this.deps.batchRows.releaseRow(this.message.batchId, this.message.row, this.claimToken, release);
   }
 
   /**

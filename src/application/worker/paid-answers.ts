@@ -28,7 +28,7 @@ export async function recoverInheritedCall(held: HeldRow, deps: WorkerDependenci
     held.call = 'unknown';
     return settleAnswer(held, responseOf(archive), { outcome: 'screened', rawKey: key });
   }
-  if (!(await deps.store.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
+  if (!(await deps.batchRows.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
   held.uncertainCalls++;
   held.call = 'not_sent'; // the inherited call is accounted for; this holder has sent nothing yet
   deps.logger.warn('a previous attempt may have been charged without an answer we kept', held.log);

@@ -107,7 +107,7 @@ async function screenOne(
   invocation: Invocation,
   signal?: AbortSignal,
 ): Promise<Outcome> {
-  const { store, logger, settings } = deps;
+  const { batchRecords, batchRows, logger, settings } = deps;
   const message = parseMessage(workMessageSchema, record.body);
   if (message === null) {
     // Not ours or damaged: let it reach the dead-letter queue and its alarm, never the bureau.
@@ -116,7 +116,7 @@ async function screenOne(
   }
   let cached = invocation.batches.get(message.batchId);
   if (cached === undefined) {
-    cached = store.getBatch(message.batchId);
+    cached = batchRecords.getBatch(message.batchId);
     invocation.batches.set(message.batchId, cached);
   }
   // A token rejected after this read is still caught: the call that is refused marks the batch, and every later
@@ -126,7 +126,7 @@ async function screenOne(
     logger.warn('batch no longer exists (expired); message dropped', logFields(message));
     return DONE;
   }
-  const claim = await store.claimRow(message.batchId, message.row, settings.claimLeaseSeconds);
+  const claim = await batchRows.claimRow(message.batchId, message.row, settings.claimLeaseSeconds);
   if (!claim.claimed) {
     if (claim.row === null || SETTLED_STATES.includes(claim.row.state)) return DONE; // duplicate delivery
     // Another worker holds the row. If it crashed, its lease runs out and this message can take over then.
@@ -187,13 +187,13 @@ async function callBureau(
   options: { readonly probing: boolean; readonly signal?: AbortSignal; readonly maxCharges: number | null },
 ): Promise<Outcome> {
   const { message } = held;
-  const { store } = deps;
+  const { tokenProbes } = deps;
   const now = deps.now ?? Date.now;
   const budget: BudgetScope = { bureau: message.bureau, batchId: message.batchId, month: chargeMonth(now()) };
   for (let rateLimited = 0; ; rateLimited++) {
     // A unit of budget before the call, never after: no cap can be overrun by workers racing for its last unit.
     if (!(await reserveBudget(held, budget, options.maxCharges, deps))) {
-      if (options.probing) await store.releaseTokenProbe(message.batchId);
+      if (options.probing) await tokenProbes.releaseTokenProbe(message.batchId);
       return held.settle({ outcome: 'not_queried', reason: BUDGET_EXHAUSTED_DETAIL });
     }
     let response: BureauResponse;
@@ -217,7 +217,7 @@ async function callBureau(
       if (next === CALL_AGAIN) continue; // the shared bucket makes us wait
       return next;
     }
-    if (options.probing) await store.markToken(message.batchId, 'verified');
+    if (options.probing) await tokenProbes.markToken(message.batchId, 'verified');
     return persistAndSettle(held, response, deps);
   }
 }
@@ -278,7 +278,7 @@ async function handleOwnFailure(
   options: { readonly probing: boolean; readonly signal?: AbortSignal },
 ): Promise<Outcome> {
   // Give the row back with what is known of the call, and let SQS retry. No bureau call was cut off on the way.
-  if (options.probing) await deps.store.releaseTokenProbe(held.message.batchId).catch(() => undefined);
+  if (options.probing) await deps.tokenProbes.releaseTokenProbe(held.message.batchId).catch(() => undefined);
   await held.release({ call: held.call, transientFailure: false }).catch(() => undefined);
   if (options.signal?.aborted) return retryAfter(1);
   throw error;
@@ -292,8 +292,9 @@ async function waitForToken(
 ): Promise<'probe' | 'verified' | 'rejected' | 'undecided'> {
   const deadline = (deps.now ?? Date.now)() + deps.settings.probeWaitSeconds * 1000;
   for (;;) {
-    if (await deps.store.acquireTokenProbe(message.batchId, deps.settings.claimLeaseSeconds)) return 'probe';
-    const batch = await deps.store.getBatch(message.batchId);
+    if (await deps.tokenProbes.acquireTokenProbe(message.batchId, deps.settings.claimLeaseSeconds))
+      return 'probe';
+    const batch = await deps.batchRecords.getBatch(message.batchId);
     if (batch?.tokenState === 'verified') return 'verified';
     if (batch?.tokenState === 'rejected') return 'rejected';
     if ((deps.now ?? Date.now)() > deadline || signal?.aborted) return 'undecided';

@@ -66,7 +66,6 @@ export type ClaimResult =
 /**
  * Batch records: their life (see `BATCH_TRANSITIONS`), ingest's bookkeeping and the counts of settled rows.
  * Outside a redrive's requeuing, counts only grow while a batch runs.
- * @public one of the concerns `BatchStore` joins, named so an adapter can implement it alone.
  */
 export interface BatchRecords {
   /** Creates the batch record; false when it exists already (the same upload event seen again). */
@@ -108,7 +107,6 @@ export interface BatchRecords {
 
 /**
  * The token probe of a batch: until the bureau token has worked once, one request at a time.
- * @public one of the concerns `BatchStore` joins, named so an adapter can implement it alone.
  */
 export interface TokenProbes {
   /** Tries to become the one request that proves the token for this batch (for a lease, in case it dies). */
@@ -180,8 +178,8 @@ export interface ReportHistory {
 }
 
 /**
- * Everything the pipeline keeps about batches, in one store (one DynamoDB table in AWS; memory in unit tests).
- * Use cases that need less ask for the part they use.
+ * The four batch stores seen as one (one DynamoDB table in AWS; memory in unit tests), for what reads across them:
+ * the command line, the local runner, tests. Use cases and handlers never take it: each asks for the ports it uses.
  */
 export interface BatchStore extends BatchRecords, TokenProbes, BatchRows, ReportHistory {}
 

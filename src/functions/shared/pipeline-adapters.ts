@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDbBatchStore } from '../../adapters/aws/dynamodb-batch-store.ts';
+import { dynamoDbBatchStores } from '../../adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../adapters/aws/dynamodb-charge-budget.ts';
 import { DynamoDbDocumentPurchases } from '../../adapters/aws/dynamodb-document-purchases.ts';
 import { DynamoDbRateLimiter } from '../../adapters/aws/dynamodb-rate-limiter.ts';
@@ -34,7 +34,7 @@ export function createPipelineAdapters(
   settings: PipelineSettings,
 ) {
   return {
-    store: new DynamoDbBatchStore({
+    ...dynamoDbBatchStores({
       client: clients.dynamo,
       tableName: resources.tableName,
       retentionDays: settings.retentionDays,

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDbBatchStore } from '../../adapters/aws/dynamodb-batch-store.ts';
+import { dynamoDbBatchStores } from '../../adapters/aws/dynamodb-batch-store.ts';
 import { createLambdaLogger } from '../../adapters/aws/powertools-logger.ts';
 import { SqsWorkQueue } from '../../adapters/aws/sqs-work-queue.ts';
 import { stuckClaimSeconds } from '../../contract/index.ts';
@@ -12,7 +12,7 @@ import { createSweeperHandler } from './sweeper-handler.ts';
 const environment = readPipelineEnvironment();
 
 export const handler = createSweeperHandler({
-  store: new DynamoDbBatchStore({
+  ...dynamoDbBatchStores({
     client: DynamoDBDocumentClient.from(new DynamoDBClient({}), {
       marshallOptions: { removeUndefinedValues: true },
     }),

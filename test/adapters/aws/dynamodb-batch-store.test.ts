@@ -1,5 +1,5 @@
 import { afterAll } from 'vitest';
-import { DynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-store.ts';
+import { dynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
 import { DynamoDbDocumentPurchases } from '../../../src/adapters/aws/dynamodb-document-purchases.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
@@ -19,7 +19,7 @@ describeBatchStoreContract('DynamoDbBatchStore (DynamoDB Local)', async () => {
   const { clients, resources } = await stack;
   let clock = Date.now();
   return {
-    store: new DynamoDbBatchStore({
+    store: dynamoDbBatchStore({
       client: clients.dynamo,
       tableName: resources.tableName,
       retentionDays: 1,
@@ -35,7 +35,7 @@ describeChargeBudgetContract('DynamoDbChargeBudget (DynamoDB Local)', async () =
   stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   const table = { client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 };
-  return { budget: new DynamoDbChargeBudget(table), store: new DynamoDbBatchStore(table) };
+  return { budget: new DynamoDbChargeBudget(table), store: dynamoDbBatchStore(table) };
 });
 
 describeDocumentPurchasesContract('DynamoDbDocumentPurchases (DynamoDB Local)', async () => {

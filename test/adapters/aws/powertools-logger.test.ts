@@ -192,7 +192,7 @@ describe('the worker, ingest and finaliser error paths, logged through the Lambd
     } as unknown as BatchStore;
     const finalise = createFinaliseHandler({
       ...test.pipeline.adapters,
-      store,
+      batchRecords: store,
       events: test.pipeline.events,
       logger: createLambdaLogger('test'),
     });

@@ -1,14 +1,14 @@
-import { MemoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
+import { memoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../../src/adapters/memory/memory-charge-budget.ts';
 import { MemoryDocumentPurchases } from '../../../src/adapters/memory/memory-document-purchases.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 import { describeDocumentPurchasesContract } from '../document-purchases-contract.ts';
 
-describeBatchStoreContract('MemoryBatchStore', async () => {
+describeBatchStoreContract('BatchStore', async () => {
   let clock = Date.parse('2026-11-23T12:00:00.000Z');
   return {
-    store: new MemoryBatchStore({ now: () => clock, pageSize: 3 }),
+    store: memoryBatchStore({ now: () => clock, pageSize: 3 }),
     advance: (milliseconds) => {
       clock += milliseconds;
     },
@@ -17,7 +17,7 @@ describeBatchStoreContract('MemoryBatchStore', async () => {
 
 describeChargeBudgetContract('MemoryChargeBudget', async () => ({
   budget: new MemoryChargeBudget(),
-  store: new MemoryBatchStore(),
+  store: memoryBatchStore(),
 }));
 
 describeDocumentPurchasesContract('MemoryDocumentPurchases', async () => {
