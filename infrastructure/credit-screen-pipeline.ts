@@ -32,6 +32,25 @@ import { tokenSecretFor } from './pipeline/token-secret.ts';
 /** @public A portfolio to re-screen on a schedule, as the `portfolios` prop takes it. */
 export type { PortfolioDeclaration };
 
+/**
+ * The settings the construct takes as typed props of their own, each with its `@default`: one route per setting,
+ * so no precedence between two routes has to be remembered.
+ */
+const SETTINGS_WITH_THEIR_OWN_PROP = [
+  'rateLimitPerSecond',
+  'rateLimitBurst',
+  'workerConcurrency',
+  'callsPerInvocation',
+  'freshnessHours',
+  'retentionDays',
+  'excelSummary',
+  'defaultBureau',
+  'portfolioSchedule',
+  'scoreChangePoints',
+  'reportLanguage',
+] as const satisfies readonly (keyof PipelineSettings & keyof CreditScreenPipelineProps)[];
+type SettingWithItsOwnProp = (typeof SETTINGS_WITH_THEIR_OWN_PROP)[number];
+
 /** Props of {@link CreditScreenPipeline}. Everything but the bureau's URL has a secure, working default. */
 export interface CreditScreenPipelineProps {
   /** Base URL of the bureau API gateway, e.g. `https://gateway.example.com`. */
@@ -56,8 +75,8 @@ export interface CreditScreenPipelineProps {
    */
   readonly rateLimitPerSecond?: Partial<Record<'a' | 'b', number>>;
   /**
-   * Largest burst of the global rate limit, per bureau (over `settings.rateLimitBurst`).
-   * @default `settings.rateLimitBurst`, or else the rate (one second's worth)
+   * Largest burst of the global rate limit, per bureau.
+   * @default the bureau's rate (one second's worth)
    */
   readonly rateLimitBurst?: Partial<Record<'a' | 'b', number>>;
   /**
@@ -106,10 +125,12 @@ export interface CreditScreenPipelineProps {
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
-   * Other pipeline settings (timeouts, attempts, row limit) over the defaults of `src/contract/settings.ts`.
+   * The other pipeline settings (timeouts, attempts, row limit, prices, caps) over the defaults of
+   * `src/contract/settings.ts`. A setting that has a prop of its own is given as that prop only: giving it here too
+   * is refused at synth.
    * @default DEFAULT_SETTINGS
    */
-  readonly settings?: Partial<PipelineSettings>;
+  readonly settings?: Partial<Omit<PipelineSettings, SettingWithItsOwnProp>>;
   /**
    * Portfolios re-screened on a schedule declared here (their lists still live at `portfolios/<name>.csv`).
    * Portfolios can also be added at run time by uploading their files, without a redeploy.
@@ -147,14 +168,19 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
     throw new Error(
       'CreditScreenPipeline: bureauBaseUrl must be https (the token travels with every request)',
     );
+  const given = SETTINGS_WITH_THEIR_OWN_PROP.filter((name) => props.settings?.[name as never] !== undefined);
+  if (given.length > 0)
+    throw new Error(
+      `CreditScreenPipeline: ${given.join(', ')} ${given.length === 1 ? 'is a prop' : 'are props'} of its own; give ${given.length === 1 ? 'it' : 'them'} as the prop, not in settings`,
+    );
   const base = { ...DEFAULT_SETTINGS, ...props.settings };
   const rate = { ...base.rateLimitPerSecond, ...props.rateLimitPerSecond };
   return validateSettings({
     ...base,
     rateLimitPerSecond: rate,
     rateLimitBurst: {
-      a: props.rateLimitBurst?.a ?? props.settings?.rateLimitBurst?.a ?? Math.max(1, rate.a),
-      b: props.rateLimitBurst?.b ?? props.settings?.rateLimitBurst?.b ?? Math.max(1, rate.b),
+      a: props.rateLimitBurst?.a ?? Math.max(1, rate.a),
+      b: props.rateLimitBurst?.b ?? Math.max(1, rate.b),
     },
     workerConcurrency: props.workerConcurrency ?? base.workerConcurrency,
     callsPerInvocation: props.callsPerInvocation ?? base.callsPerInvocation,

@@ -31,6 +31,35 @@ const EVERY_SETTING: PipelineSettings = {
   reportLanguage: 'en',
 };
 
+/** The settings the construct takes as props of their own, and the rest, which go in its `settings` prop. */
+const {
+  rateLimitPerSecond,
+  rateLimitBurst,
+  workerConcurrency,
+  callsPerInvocation,
+  freshnessHours,
+  retentionDays,
+  excelSummary,
+  defaultBureau,
+  portfolioSchedule,
+  scoreChangePoints,
+  reportLanguage,
+  ...THE_OTHERS
+} = EVERY_SETTING;
+const OWN_PROPS = {
+  rateLimitPerSecond,
+  rateLimitBurst,
+  workerConcurrency,
+  callsPerInvocation,
+  freshnessHours,
+  retentionDays,
+  excelSummary,
+  defaultBureau,
+  portfolioSchedule,
+  scoreChangePoints,
+  reportLanguage,
+};
+
 /** The PIPELINE_SETTINGS every function receives (the same for all of them). */
 function deployedSettings(template: Template): unknown[] {
   return Object.values(template.findResources('AWS::Lambda::Function'))
@@ -46,8 +75,12 @@ describe('CreditScreenPipeline props', () => {
       expect(value, name).not.toEqual(DEFAULT_SETTINGS[name as keyof PipelineSettings]);
   });
 
-  it('honours every field of the settings prop: each reaches the functions and the resources it shapes', () => {
-    const { template } = synthesizeStack({ settings: EVERY_SETTING });
+  it('honours every setting through its one route (its own prop, or the settings prop): each reaches the functions and the resources it shapes', () => {
+    const { template } = synthesizeStack({
+      ...OWN_PROPS,
+      settings: THE_OTHERS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
 
     const settings = deployedSettings(template);
     expect(settings).toHaveLength(Object.keys(FUNCTION_MEMORY).length);
@@ -72,44 +105,24 @@ describe('CreditScreenPipeline props', () => {
     expect(
       expirations.filter((rule) => rule.ExpirationInDays !== undefined).map((rule) => rule.ExpirationInDays),
     ).toEqual([45, 45, 45, 45, 45]); // the access logs, then incoming/, raw/, results/ and work/
-  });
-
-  it('honours every flat prop, over the settings prop', () => {
-    // The flat props that carry a setting under its own name, each away from EVERY_SETTING's value.
-    const sameNamed = {
-      workerConcurrency: 3,
-      callsPerInvocation: 2,
-      freshnessHours: 6,
-      retentionDays: 20,
-      excelSummary: false,
-      defaultBureau: 'a',
-      portfolioSchedule: null,
-      scoreChangePoints: 90,
-      reportLanguage: 'pt-BR',
-    } as const;
-    const { template } = synthesizeStack({
-      settings: EVERY_SETTING,
-      ...sameNamed,
-      rateLimitPerSecond: { a: 31 },
-      rateLimitBurst: { b: 9 },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-
-    for (const deployed of deployedSettings(template)) {
-      expect(deployed).toEqual({
-        ...EVERY_SETTING,
-        ...sameNamed,
-        rateLimitPerSecond: { a: 31, b: 22 },
-        rateLimitBurst: { a: 3, b: 9 },
-      });
-    }
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      ScalingConfig: { MaximumConcurrency: 3 },
-    });
     for (const type of ['AWS::S3::Bucket', 'AWS::DynamoDB::Table', 'AWS::KMS::Key', 'AWS::Logs::LogGroup'])
       for (const resource of Object.values(template.findResources(type)))
         expect(resource.DeletionPolicy, type).toBe('Delete');
   });
+
+  it.each(Object.keys(OWN_PROPS))(
+    'refuses %s given both as its prop and in settings, in one line at synth',
+    (name) => {
+      const both = {
+        ...OWN_PROPS,
+        settings: { ...THE_OTHERS, [name]: EVERY_SETTING[name as keyof PipelineSettings] },
+      };
+
+      expect(() => synthesizeStack(both as never)).toThrow(
+        new Error(`CreditScreenPipeline: ${name} is a prop of its own; give it as the prop, not in settings`),
+      );
+    },
+  );
 
   it('defaults the burst to one second of the rate when neither burst prop is given', () => {
     const { template } = synthesizeStack({ rateLimitPerSecond: { a: 25 } });
