@@ -1,4 +1,5 @@
 import { type DocumentType, hasValidCnpjCheckDigits, parseDocument } from '../documents/index.ts';
+import { CustomerListError } from './customer-list-errors.ts';
 
 /** What a document column's header says it holds: one type, or either. */
 export type ColumnHolds = DocumentType | 'either';
@@ -74,6 +75,7 @@ function firstHeaderHolding(firstRow: readonly string[], holds: ColumnHolds): Do
  * document value).
  */
 export function locateDocumentColumn(firstRow: readonly string[]): DocumentColumnLocation {
+  refuseAmbiguousHeaders(firstRow);
   const either = firstHeaderHolding(firstRow, 'either');
   const cpf = firstHeaderHolding(firstRow, 'cpf');
   const cnpj = firstHeaderHolding(firstRow, 'cnpj');
@@ -86,6 +88,28 @@ export function locateDocumentColumn(firstRow: readonly string[]): DocumentColum
   if (firstRow.length === 1 && looksLikeDocumentValue(firstRow[0] ?? ''))
     return { hasHeader: false, columns: [{ index: 0, holds: 'either' }] };
   return { hasHeader: null };
+}
+
+/**
+ * Refuses a header that names two columns for the same kind of document (`cpf;nome;cpf`, `documento;doc`): reading
+ * one of them would drop the documents of the other without a word. (A column named for both types next to a CPF
+ * or CNPJ column is read alone, as before: `locateDocumentColumn`.)
+ * @throws {CustomerListError} `ambiguous_document_column`, naming the columns
+ */
+function refuseAmbiguousHeaders(firstRow: readonly string[]): void {
+  const named = firstRow.flatMap((cell, index) => {
+    const holds = documentHeaderHolds(cell);
+    return holds === null ? [] : [{ index, holds, header: cell.trim() }];
+  });
+  for (const holds of ['either', 'cpf', 'cnpj'] as const) {
+    const same = named.filter((column) => column.holds === holds);
+    if (same.length < 2) continue;
+    const list = same.map((column) => `"${column.header}" (column ${column.index + 1})`).join(', ');
+    throw new CustomerListError(
+      'ambiguous_document_column',
+      `${same.length} columns are headed for the same documents: ${list}; keep one and rename the others`,
+    );
+  }
 }
 
 // Fewer documents than this say nothing about a column.

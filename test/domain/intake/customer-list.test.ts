@@ -398,3 +398,16 @@ describe('openCustomerList on hostile input', () => {
     expect(rows.map((row) => row.document)).toEqual(['51954022212', '11222333000181']);
   });
 });
+
+describe('openCustomerList: columns headed for the same documents', () => {
+  it.each([
+    ['cpf;nome;cpf\n51954022212;Ana;11144477735\n', '"cpf" (column 1), "cpf" (column 3)'],
+    ['documento;doc\n51954022212;11144477735\n', '"documento" (column 1), "doc" (column 2)'],
+    ['CNPJ,nome,cnpj\n11222333000181,Bia,11444777000161\n', '"CNPJ" (column 1), "cnpj" (column 3)'],
+  ])('refuses %j in one line naming the columns, instead of reading one of them', async (text, named) => {
+    await expect(readAll(utf8(text))).rejects.toMatchObject({
+      code: 'ambiguous_document_column',
+      message: expect.stringContaining(named),
+    });
+  });
+});

@@ -75,3 +75,66 @@ describe('AutoTextDecoder', () => {
     });
   });
 });
+
+describe('AutoTextDecoder: what the first bytes tell', () => {
+  const withoutMark = (bytes: Uint8Array) => bytes.subarray(2);
+
+  it.each([1, 3, 64 * 1024])(
+    'reads UTF-16LE without a byte-order mark by its NUL bytes, in chunks of %i',
+    async (size) => {
+      expect(await decodeAll(withoutMark(utf16le(SAMPLE)), size)).toEqual({
+        text: SAMPLE,
+        encoding: 'utf-16le',
+      });
+    },
+  );
+
+  it('reads UTF-16BE without a byte-order mark by its NUL bytes', async () => {
+    expect(await decodeAll(withoutMark(utf16be(SAMPLE)), 7)).toEqual({ text: SAMPLE, encoding: 'utf-16be' });
+  });
+
+  it('reads a short UTF-16LE file without a mark (shorter than the bytes looked at first)', async () => {
+    expect(await decodeAll(withoutMark(utf16le('cpf\n1\n')), 1)).toEqual({
+      text: 'cpf\n1\n',
+      encoding: 'utf-16le',
+    });
+  });
+
+  it.each([
+    [
+      'UTF-32 little-endian',
+      [0xff, 0xfe, 0x00, 0x00, 0x63, 0, 0, 0],
+      'unsupported_encoding',
+      'UTF-32 (little-endian)',
+    ],
+    [
+      'UTF-32 big-endian',
+      [0x00, 0x00, 0xfe, 0xff, 0, 0, 0, 0x63],
+      'unsupported_encoding',
+      'UTF-32 (big-endian)',
+    ],
+    [
+      'an Excel workbook (.xlsx)',
+      [0x50, 0x4b, 0x03, 0x04, 0x14, 0, 6, 0],
+      'not_a_text_file',
+      'Excel workbook (.xlsx)',
+    ],
+    [
+      'an old Excel workbook (.xls)',
+      [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
+      'not_a_text_file',
+      'old Excel workbook (.xls)',
+    ],
+    ['a gzip file', [0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0], 'not_a_text_file', 'gzip-compressed'],
+    ['a PDF', [...Buffer.from('%PDF-1.7\n')], 'not_a_text_file', 'a PDF'],
+  ])('refuses %s in one line naming it', async (_, bytes, code, named) => {
+    const decoding = decodeAll(Uint8Array.from(bytes as number[]), 3);
+
+    await expect(decoding).rejects.toMatchObject({ code, message: expect.stringContaining(named as string) });
+    await expect(decoding).rejects.toThrow(/^[^\n]+$/);
+  });
+
+  it('still reads a Windows-1252 file whose text starts like no signature', async () => {
+    expect(await decodeAll(windows1252('PK;nome\n1;Ana\n'), 2)).toMatchObject({ text: 'PK;nome\n1;Ana\n' });
+  });
+});
