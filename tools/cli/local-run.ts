@@ -9,14 +9,14 @@ import {
   REPORT_LANGUAGES,
   type ReportLanguage,
 } from '../../src/application/batch-report/index.ts';
-import type { IngestOutcome } from '../../src/application/ingest/ingest-upload.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY, type PipelineSettings } from '../../src/contract/index.ts';
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
 import { BUREAUS, type Bureau } from '../../src/domain/report/index.ts';
-import { formatBrl, formatDuration } from '../../src/domain/spend/index.ts';
+import { formatBrl, formatDuration, type Quote } from '../../src/domain/spend/index.ts';
 import { ServiceEmulator } from '../emulator/service-emulator.ts';
 import { readManifest } from '../local/batch-results.ts';
+import { BatchStalledError } from '../local/follow-batch.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LOCAL_RATE_LIMIT, localSettings } from '../local/local-settings.ts';
 import { DEFAULT_STATE_DIRECTORY, LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
@@ -210,13 +210,13 @@ export interface LocalRun {
   readonly emulator: ServiceEmulator | null;
   readonly signal: AbortSignal;
   readonly startedAt: number;
-  /** Waits for a batch with the progress bar; Ctrl-C interrupts it. */
+  /** Follows a batch to its end with the progress bar (see {@link LocalPipeline.follow}); Ctrl-C interrupts it. */
   follow(batchId: string): Promise<BatchProgress>;
   /** Downloads the results into `directory`, with the emulator's stats beside them. */
   download(batchId: string, directory: string): Promise<BatchManifest>;
   /**
    * Keeps the results somewhere when `download` could not write them: with a state directory they are already
-   * there (the bucket is saved into it at the end of the run); without, they go to a new private folder.
+   * there (the bucket is written through to it); without, they go to a new private folder.
    */
   keep(batchId: string): Promise<{ readonly manifest: BatchManifest; readonly directory: string }>;
 }
@@ -329,7 +329,7 @@ function localRun(
     signal,
     startedAt: Date.now(),
     follow: async (batchId) => {
-      const done = await pipeline.waitForCompletion(batchId, {
+      const done = await pipeline.follow(batchId, {
         signal,
         onProgress: (state) => progress.update(state.settledRows, state.totalRows),
       });
@@ -363,6 +363,7 @@ function localRun(
 /** What a local run that failed tells the user: the interruption, a local service that did not start, or the file. */
 function runFailure(error: unknown, signal: AbortSignal, file: string): unknown {
   if (signal.aborted && signal.reason instanceof CliError) return signal.reason;
+  if (error instanceof BatchStalledError) return new CliError(error.message);
   const local = asLocalStartCliError(error);
   if (local !== error) return local;
   return asCliError(file, error);
@@ -420,25 +421,34 @@ export function batchReport(manifest: BatchManifest, run: LocalRun, since = run.
   return lines;
 }
 
+/** A batch waiting for approval: its id, and the quote of what it would buy. */
+export interface WaitingBatch {
+  readonly batchId: string;
+  readonly quote: Quote | null;
+}
+
 /**
- * A batch over the approval threshold waits: `--yes` approves it, a person at a terminal is asked (no rejects it,
- * and it then completes with nothing bought), and without either nothing is bought and the command stops with the
- * way to approve it later (the batch waits in the state directory).
+ * Decides a batch over the approval threshold: `--yes` approves it, a person at a terminal is asked (no rejects it,
+ * and it then completes with nothing bought). Without either nothing is bought and the batch waits in the state
+ * directory: the error returned says how to approve it (a rerun with `--yes` resumes it). Null when the batch may
+ * be followed.
  */
-export async function approveOrStop(
+export async function decideApproval(
   run: LocalRun,
-  outcome: IngestOutcome,
+  waiting: WaitingBatch,
   options: LocalRunOptions,
-): Promise<void> {
-  if (outcome.outcome !== 'awaiting_approval') return;
-  const { batchId, quote } = outcome;
-  const offer = `batch ${batchId} would buy ${quote.to_buy} documents for ${formatBrl(quote.estimated_cost)} (about ${formatDuration(quote.estimated_seconds)}), over the approval threshold`;
+): Promise<CliError | null> {
+  const { batchId, quote } = waiting;
+  const offer =
+    quote === null
+      ? `batch ${batchId} waits for approval`
+      : `batch ${batchId} would buy ${quote.to_buy} documents for ${formatBrl(quote.estimated_cost)} (about ${formatDuration(quote.estimated_seconds)}), over the approval threshold`;
   let decision: ApprovalDecision;
   if (options.yes) decision = 'approved';
   else if (process.stdin.isTTY && process.stdout.isTTY)
     decision = (await askToBuy(offer)) ? 'approved' : 'rejected';
   else
-    throw new CliError(
+    return new CliError(
       `${offer}: nothing was bought. Rerun with --yes, or approve it with: credit-screen approve ${batchId}`,
     );
   await decideBatchApproval(batchId, decision, { ...run.pipeline.adapters, logger: run.pipeline.logger });
@@ -447,15 +457,23 @@ export async function approveOrStop(
       ? `batch ${batchId} approved\n`
       : `batch ${batchId} rejected: nothing is bought\n`,
   );
+  return null;
 }
 
-async function askToBuy(offer: string): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^(y|yes|s|sim)$/i.test((await prompt.question(`${offer}. Buy them? [y/N] `)).trim());
-  } finally {
-    prompt.close();
-  }
+/** The question asked last: batches of one run are asked about one after the other, never two prompts at once. */
+let asking: Promise<unknown> = Promise.resolve();
+
+function askToBuy(offer: string): Promise<boolean> {
+  const answer = asking.then(async () => {
+    const prompt = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      return /^(y|yes|s|sim)$/i.test((await prompt.question(`${offer}. Buy them? [y/N] `)).trim());
+    } finally {
+      prompt.close();
+    }
+  });
+  asking = answer.catch(() => undefined);
+  return answer;
 }
 
 /**

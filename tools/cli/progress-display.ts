@@ -34,12 +34,19 @@ export class ProgressDisplay {
       this.#bar.update(settled, { rate });
       return;
     }
+    // A line when the count moved, every two seconds at most, and the last one as soon as it comes: a batch that
+    // waits (for its finaliser, say) does not print the same line again and again.
+    const count = `${settled}/${total ?? '?'}`;
+    if (count === this.#lastCount) return;
     if (Date.now() - this.#lastLine >= 2000 || (total !== null && settled === total)) {
       this.#lastLine = Date.now();
+      this.#lastCount = count;
       const share = total ? ` (${Math.floor((settled / total) * 100)}%)` : '';
-      this.stream.write(`progress: ${settled}/${total ?? '?'} rows settled${share}, ${rate} rows/s\n`);
+      this.stream.write(`progress: ${count} rows settled${share}, ${rate} rows/s\n`);
     }
   }
+
+  #lastCount = '';
 
   #firstUpdate: number | undefined;
   #startedAt(): number {

@@ -44,15 +44,20 @@ export interface BatchProgress {
   readonly totalRows: number | null;
 }
 
-export async function batchProgress(store: BatchStore, batchId: string): Promise<BatchProgress> {
-  const batch = await store.getBatch(batchId);
-  if (!batch) throw new Error(`batch ${batchId} does not exist`);
+/** How far a batch record says it has come. */
+export function progressOf(batch: BatchRecord): BatchProgress {
   return {
-    batchId,
+    batchId: batch.batchId,
     status: batch.status,
     settledRows: batch.settled + batch.invalid + batch.duplicates,
     totalRows: batch.toScreen !== null ? batch.rows : null,
   };
+}
+
+export async function batchProgress(store: BatchStore, batchId: string): Promise<BatchProgress> {
+  const batch = await store.getBatch(batchId);
+  if (!batch) throw new Error(`batch ${batchId} does not exist`);
+  return progressOf(batch);
 }
 
 /** Resolves when the batch is completed (or failed as a file), reporting progress on the way. */

@@ -13,6 +13,8 @@ import { LazyBureauGateway } from '../../src/adapters/bureau/lazy-bureau-gateway
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import { StaticTokenSource } from '../../src/adapters/memory/static-token-source.ts';
+import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
+import { type FinaliseDependencies, finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import type { IngestOutcome, UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
 import type { PortfolioRunOutcome } from '../../src/application/ingest/run-portfolio.ts';
 import {
@@ -33,7 +35,12 @@ import {
   uploadKey,
   validateSettings,
 } from '../../src/contract/index.ts';
-import { messageGroupFor, parseMessage, workMessageSchema } from '../../src/domain/batch/index.ts';
+import {
+  type BatchRecord,
+  messageGroupFor,
+  parseMessage,
+  workMessageSchema,
+} from '../../src/domain/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
@@ -49,6 +56,7 @@ import {
 } from '../../src/functions/shared/pipeline-adapters.ts';
 import { createWorkerHandler } from '../../src/functions/worker/worker-handler.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
+import { type FollowOptions, followBatch } from './follow-batch.ts';
 
 export type { BatchProgress } from './batch-results.ts';
 
@@ -110,6 +118,8 @@ export interface DownloadedResults {
 }
 
 const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
+/** How many of the newest batches a resume looks at (the sweeper's own limit). */
+const RESUME_LOOKBACK = 1000;
 
 /**
  * The whole pipeline on one machine, with the same handlers as in AWS: the local stack (DynamoDB Local, fauxqs)
@@ -123,7 +133,9 @@ export class LocalPipeline {
   readonly #ingest: ReturnType<typeof createIngestHandler>;
   readonly #adapters: ReturnType<typeof createPipelineAdapters>;
   readonly #sweeper: SweeperDependencies;
+  readonly #finalise: FinaliseDependencies;
   #resumed: SweepReport | null = null;
+  #unfinished: readonly BatchRecord[] = [];
 
   private constructor(
     readonly stack: LocalStack,
@@ -148,14 +160,15 @@ export class LocalPipeline {
     };
     const onInvocationError = (error: unknown) =>
       this.logger.error('invocation failed', { error: String(error) });
+    this.#finalise = {
+      ...base,
+      changeThresholds: { scorePoints: settings.scoreChangePoints },
+      reportLanguage: settings.reportLanguage,
+    };
     const handlers = {
       worker: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
       deadLetter: createDeadLetterHandler(base),
-      finalise: createFinaliseHandler({
-        ...base,
-        changeThresholds: { scorePoints: settings.scoreChangePoints },
-        reportLanguage: settings.reportLanguage,
-      }),
+      finalise: createFinaliseHandler(this.#finalise),
     };
     const { description, resources } = stack;
     const queueUrls: Readonly<Record<PipelineQueue, string>> = {
@@ -214,8 +227,20 @@ export class LocalPipeline {
   }
 
   async #resume(): Promise<void> {
+    // What the interrupted run left, as it left it, before the workers take it further.
+    this.#unfinished = (await this.store.listBatches(RESUME_LOOKBACK)).filter(
+      (batch: BatchRecord) => batch.status !== 'completed' && batch.status !== 'failed',
+    );
     const report = await resumeInterruptedBatches(this.#sweeper);
     if (report.requeued > 0 || report.finalisations > 0) this.#resumed = report;
+  }
+
+  /**
+   * The batches an earlier run on this state left unfinished (interrupted, or stopped to wait for approval), newest
+   * first, as they were when this run started; empty without a state directory.
+   */
+  get unfinishedBatches(): readonly BatchRecord[] {
+    return this.#unfinished;
   }
 
   /** What an interrupted earlier run on this state left unfinished and `start` queued again; null if nothing. */
@@ -403,6 +428,22 @@ export class LocalPipeline {
     options: { onProgress?: (progress: BatchProgress) => void; signal?: AbortSignal; pollMs?: number } = {},
   ): Promise<BatchProgress> {
     return waitForBatch(this.#adapters.store, batchId, options);
+  }
+
+  /**
+   * Follows a batch to its end, whatever interrupted it: a batch whose rows are all settled is finalised, and one
+   * that cannot end rejects with a {@link BatchStalledError} saying why (see {@link followBatch}).
+   */
+  follow(batchId: string, options: FollowOptions = {}): Promise<BatchProgress> {
+    return followBatch(
+      batchId,
+      {
+        getBatch: (id) => this.store.getBatch(id),
+        finaliseIfLast: (id) => finaliseIfLast(id, this.#adapters),
+        finalise: (id) => finaliseBatch(id, this.#finalise),
+      },
+      options,
+    );
   }
 
   /** Copies the batch's result files (and the manifest) into `directory`. */

@@ -34,6 +34,7 @@ import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
 import { freePort } from './free-port.ts';
 import { LocalStateDirectory } from './local-state.ts';
 import { StrictAwsProxy, type StrictModeOptions, type StrictStats } from './strict-aws-proxy.ts';
+import { writeBucketThrough } from './write-through-bucket.ts';
 
 /** Names of the local resources (in AWS, CloudFormation names them). */
 export const LOCAL_NAMES = {
@@ -195,8 +196,8 @@ export class LocalStack {
 
   /**
    * Starts the local services. With `stateDirectory`, DynamoDB Local keeps its database there and the bucket is
-   * restored from it (and saved back by {@link stop}); `fresh` empties it first. With `strict`, the pipeline's
-   * clients (and {@link endpoints}) go through a {@link StrictAwsProxy}.
+   * restored from it, written through to it while the run goes, and saved back by {@link stop}; `fresh` empties it
+   * first. With `strict`, the pipeline's clients (and {@link endpoints}) go through a {@link StrictAwsProxy}.
    */
   static async start(
     settings: PipelineSettings,
@@ -247,6 +248,8 @@ export class LocalStack {
         clients = pipelineClients(proxiedDynamoClient, proxy.url);
         sdkClients.push(proxiedDynamoClient, clients.s3, clients.sqs);
       }
+      // What the pipeline puts into the bucket is on disk before the put returns (write-ahead, as in AWS).
+      if (state) writeBucketThrough(clients.s3, directClients.s3, resources.bucketName, state);
       return new LocalStack(clients, resources, endpoints, description, dynamo, fauxqs, state, {
         direct: directClients,
         directDynamoDb: dynamoClient,

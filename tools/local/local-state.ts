@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmod, lstat, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,8 +24,10 @@ const MARKER_TEXT =
   'This directory holds the local state of credit-screen (personal data: keep it private).\n' +
   '`credit-screen screen --fresh` empties it; deleting the directory forgets everything.\n';
 const LOCK = 'lock';
-/** What a state directory holds besides its marker: `--fresh` deletes these and nothing else. */
-const STATE_ENTRIES = ['dynamodb', 's3', 's3.next', LOCK] as const;
+/** Objects being written: each is complete here before it is renamed into `s3/`, so `s3/` never holds half a file. */
+const PARTIAL_OBJECTS = 's3.partial';
+/** What a state directory holds besides its marker: `--fresh` deletes these and nothing else (`s3.next`: older runs). */
+const STATE_ENTRIES = ['dynamodb', 's3', 's3.next', PARTIAL_OBJECTS, LOCK] as const;
 
 // S3 sets LastModified on every PUT, so the first upload time travels in metadata and survives restores.
 const CREATED_METADATA = 'credit-screen-created';
@@ -160,7 +163,9 @@ async function isStateDirectory(directory: string, entries: readonly string[]): 
 /**
  * A local run's data directory: DynamoDB Local's database file (`dynamodb/`) and a copy of the bucket (`s3/`,
  * one file per object), so reports, portfolios and results outlive the run as they would in AWS. fauxqs keeps S3
- * in memory only, so the bucket is restored into it at start and saved back at stop. One run at a time: a lock
+ * in memory only, so the bucket is restored into it at start; while the run goes, what the pipeline writes is
+ * written through to `s3/` before the write returns ({@link keepObject}, see `write-through-bucket.ts`), so a run
+ * killed with -9 loses no upload and no paid answer; at stop the copy is made equal to the bucket. One run at a time: a lock
  * file holds the owner's pid and those of the processes it started on the database. Retention applies here too:
  * objects and items older than the retention period are dropped when the directory is opened.
  *
@@ -170,6 +175,8 @@ async function isStateDirectory(directory: string, entries: readonly string[]): 
  */
 export class LocalStateDirectory {
   #children: number[] = [];
+  /** Keys of the objects whose file is known to hold them: restored at start, or kept since. */
+  readonly #onDisk = new Set<string>();
 
   private constructor(
     readonly directory: string,
@@ -214,6 +221,9 @@ export class LocalStateDirectory {
     const reclaimed = entries === null ? [] : await reclaimUnlessHeld(absolute, databasePath);
     if (options.fresh && entries !== null)
       for (const entry of STATE_ENTRIES) await rm(join(absolute, entry), { recursive: true, force: true });
+    // Half-written objects of a run that was killed were never in `s3/`: nothing there refers to them.
+    for (const leftover of ['s3.next', PARTIAL_OBJECTS])
+      await rm(join(absolute, leftover), { recursive: true, force: true });
     try {
       await makePrivateDirectory(absolute);
       // A state directory made before its files were private is made private now.
@@ -297,48 +307,91 @@ export class LocalStateDirectory {
           Metadata: { [CREATED_METADATA]: new Date(created).toISOString() },
         }),
       );
+      this.#onDisk.add(key);
       restored++;
     }
     return { restored, expired };
   }
 
-  /** Saves every object of the bucket (replacing the previous copy whole, so deleted objects stay deleted). */
+  /**
+   * Makes the copy on disk equal to the bucket: objects not kept yet (put by other clients, such as those that
+   * talk to the local stack as to a deployed one) are kept, one file at a time, each replaced whole (a run killed
+   * meanwhile leaves every file complete), and files of objects no longer in the bucket go.
+   */
   async saveObjects(s3: S3Client, bucket: string): Promise<number> {
-    const next = `${this.objectsPath}.next`;
-    await rm(next, { recursive: true, force: true });
-    await makePrivateDirectory(next);
-    let saved = 0;
+    const kept = new Set<string>();
     let token: string | undefined;
     do {
       const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
       for (const object of page.Contents ?? []) {
         const key = object.Key;
-        // Keys become paths: anything that could climb out of the directory is not saved.
-        if (
-          !key ||
-          key.endsWith('/') ||
-          key.split('/').some((part) => part === '..' || part === '.' || part === '')
-        )
-          continue;
+        const path = key === undefined ? null : this.#pathOf(key);
+        if (key === undefined || path === null) continue;
+        kept.add(path);
+        // Restored at start or written through since, and the same size: the file is this object already.
+        if (this.#onDisk.has(key) && (await stat(path).catch(() => null))?.size === object.Size) continue;
         const result = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-        const path = join(next, ...key.split('/'));
-        await makePrivateDirectory(dirname(path));
-        await writePrivateFile(
-          path,
-          await (result.Body?.transformToByteArray() ?? Promise.resolve(new Uint8Array())),
-        );
         const created =
           Date.parse(result.Metadata?.[CREATED_METADATA] ?? '') ||
           object.LastModified?.getTime() ||
           Date.now();
-        await utimes(path, new Date(created), new Date(created));
-        saved++;
+        await this.keepObject(
+          key,
+          await (result.Body?.transformToByteArray() ?? Promise.resolve(new Uint8Array())),
+          created,
+        );
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    await rm(this.objectsPath, { recursive: true, force: true });
-    await rename(next, this.objectsPath);
-    return saved;
+    for await (const path of files(this.objectsPath)) if (!kept.has(path)) await rm(path, { force: true });
+    return kept.size;
+  }
+
+  /**
+   * The file that keeps the object `key`, or null for a key that could climb out of the directory (`..`, `.`, an
+   * empty segment) or names a folder: such a key is never kept.
+   */
+  #pathOf(key: string): string | null {
+    if (
+      key === '' ||
+      key.endsWith('/') ||
+      key.split('/').some((part) => part === '..' || part === '.' || part === '')
+    )
+      return null;
+    return join(this.objectsPath, ...key.split('/'));
+  }
+
+  /**
+   * Keeps one object of the bucket on disk: written in full (and flushed) beside the copy, then renamed over its
+   * file, so the copy holds either the old object or the new one, never part of one. `created` (epoch ms) becomes
+   * the file's time, which retention counts from; by default now, as S3's LastModified. Returns false for a key
+   * that cannot be kept (see {@link #pathOf}).
+   */
+  async keepObject(key: string, body: string | Uint8Array, created?: number): Promise<boolean> {
+    const path = this.#pathOf(key);
+    if (path === null) return false;
+    const partials = join(this.directory, PARTIAL_OBJECTS);
+    await makePrivateDirectory(partials);
+    const partial = join(partials, randomBytes(12).toString('hex'));
+    try {
+      const handle = await open(partial, 'wx', PRIVATE_FILE_MODE);
+      try {
+        // The mode above passes through the umask; this one is exact.
+        await handle.chmod(PRIVATE_FILE_MODE);
+        await handle.writeFile(body);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      if (created !== undefined) await utimes(partial, new Date(created), new Date(created));
+      await makePrivateDirectory(dirname(path));
+      await rename(partial, path);
+      this.#onDisk.add(key);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+    return true;
   }
 
   async release(): Promise<void> {

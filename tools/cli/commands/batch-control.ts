@@ -13,7 +13,8 @@ import {
 } from '../../../src/domain/batch/index.ts';
 import { formatBrl } from '../../../src/domain/spend/index.ts';
 import { ServiceEmulator } from '../../emulator/service-emulator.ts';
-import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
+import { type BatchProgress, downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
+import { BatchStalledError } from '../../local/follow-batch.ts';
 import { CliError } from '../cli-error.ts';
 import { abortOnInterrupt } from '../interruption.ts';
 import { nonNegativeInteger, positiveInteger } from '../option-parsers.ts';
@@ -111,12 +112,16 @@ async function followAndDownload(
   const progress = new ProgressDisplay();
   const interruption = abortOnInterrupt('stopped following; the batch goes on');
   try {
-    await waitForBatch(connection.store, batchId, {
+    const following = {
       signal: interruption.signal,
-      onProgress: (state) => progress.update(state.settledRows, state.totalRows),
-    });
+      onProgress: (state: BatchProgress) => progress.update(state.settledRows, state.totalRows),
+    };
+    // Locally the batch is followed to its end whatever interrupted it (see LocalPipeline.follow).
+    if (connection.local) await connection.local.follow(batchId, following);
+    else await waitForBatch(connection.store, batchId, following);
   } catch (error) {
     if (interruption.signal.aborted) throw interruption.signal.reason;
+    if (error instanceof BatchStalledError) throw new CliError(error.message);
     throw error;
   } finally {
     progress.stop();
@@ -128,9 +133,6 @@ async function followAndDownload(
     `results (revision ${manifest.revision}, ${manifest.status}) in ${printable(directory)}\n`,
   );
 }
-
-/** How many of the newest batches `resume` looks at (the local sweeper's own limit). */
-const RESUME_LOOKBACK = 1000;
 
 /** The options of the commands that change a batch: where to act, whether to wait, where the results go. */
 function addWorkOptions(command: Command): Command {
@@ -309,7 +311,8 @@ function registerResumeCommand(program: Command): void {
         'resume is for the local state: a deployed stack resumes stuck rows by itself (its sweeper)',
       );
     return withTarget(options, async (connection) => {
-      const unfinished = (await connection.store.listBatches(RESUME_LOOKBACK)).filter(
+      // As the interrupted run left them: one finalised as this run started is still followed to its results.
+      const unfinished = (connection.local?.unfinishedBatches ?? []).filter(
         (batch) => batch.status === 'running' || batch.status === 'finalising',
       );
       const resumed = connection.local?.resumed;

@@ -1,20 +1,28 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
+import type { IngestOutcome } from '../../../src/application/ingest/ingest-upload.ts';
 import type { BatchManifest } from '../../../src/contract/index.ts';
+import type { BatchRecord } from '../../../src/domain/batch/index.ts';
+import { progressOf } from '../../local/batch-results.ts';
 import type { BatchProgress } from '../../local/local-pipeline.ts';
+import type { CliError } from '../cli-error.ts';
 import {
   addLocalRunOptions,
-  approveOrStop,
   batchReport,
   checkBeforeStarting,
+  decideApproval,
   failureOf,
   finishBatch,
   type LocalRun,
   type LocalRunOptions,
   runLocally,
+  type WaitingBatch,
 } from '../local-run.ts';
 import { nonNegativeNumber } from '../option-parsers.ts';
+import { printable } from '../terminal-text.ts';
 
 interface ScreenOptions extends LocalRunOptions {
   readonly out?: string;
@@ -22,7 +30,64 @@ interface ScreenOptions extends LocalRunOptions {
   readonly stagger?: number;
   /** Upload under `incoming/<bureau>/priority/`: the priority lane. */
   readonly priority?: boolean;
+  /** Screen each file as a new batch, even when an earlier run on this state left one of it unfinished. */
+  readonly newBatch?: boolean;
 }
+
+/** What a run resumes: batches an earlier run left screening, finalising, or waiting for approval. */
+const RESUMABLE: ReadonlySet<BatchRecord['status']> = new Set(['running', 'finalising', 'awaiting_approval']);
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * The batch an earlier run on this state left unfinished for `file` (the same content, by its SHA-256 as ingest
+ * recorded it, for the same bureau), the newest, unless `--new-batch` or another file of this run took it: a rerun
+ * goes on with that batch instead of buying its documents again in a second one.
+ */
+async function unfinishedBatchOf(
+  run: LocalRun,
+  file: string,
+  options: ScreenOptions,
+  taken: Set<string>,
+): Promise<BatchRecord | null> {
+  if (options.newBatch) return null;
+  const candidates = run.pipeline.unfinishedBatches.filter(
+    (batch) =>
+      RESUMABLE.has(batch.status) &&
+      batch.portfolio === null &&
+      batch.bureau === options.bureau &&
+      batch.sourceSha256 !== null &&
+      !taken.has(batch.batchId),
+  );
+  if (candidates.length === 0) return null;
+  const sha256 = await sha256Of(file);
+  const batch = candidates.find((candidate) => candidate.sourceSha256 === sha256) ?? null;
+  if (batch !== null) {
+    taken.add(batch.batchId);
+    const { settledRows, totalRows } = progressOf(batch);
+    process.stderr.write(
+      `resuming batch ${batch.batchId} of ${printable(file)}, ${
+        batch.status === 'awaiting_approval'
+          ? 'waiting for approval'
+          : `interrupted at ${settledRows}/${totalRows ?? '?'}`
+      } (--new-batch screens it as a new batch)\n`,
+    );
+  }
+  return batch;
+}
+
+/** A resumed batch as ingest would have answered for it: waiting for approval, or on its way. */
+function outcomeOf(batch: BatchRecord): IngestOutcome | WaitingOutcome {
+  return batch.status === 'awaiting_approval'
+    ? { batchId: batch.batchId, outcome: 'awaiting_approval', quote: batch.quote }
+    : { batchId: batch.batchId, outcome: 'already_ingested' };
+}
+
+type WaitingOutcome = WaitingBatch & { readonly outcome: 'awaiting_approval' };
 
 async function screen(files: readonly string[], options: ScreenOptions): Promise<void> {
   for (const file of files) await checkBeforeStarting(options, file);
@@ -31,11 +96,17 @@ async function screen(files: readonly string[], options: ScreenOptions): Promise
   await runLocally(first, options, async (run) => {
     run.signal.throwIfAborted();
     if (files.length === 1) {
-      const outcome = await run.pipeline.submit(resolve(first), options.bureau, {
-        priority: options.priority,
-        maxCharges: options.maxCharges,
-      });
-      await approveOrStop(run, outcome, options);
+      const resumed = await unfinishedBatchOf(run, first, options, new Set());
+      const outcome = resumed
+        ? outcomeOf(resumed)
+        : await run.pipeline.submit(resolve(first), options.bureau, {
+            priority: options.priority,
+            maxCharges: options.maxCharges,
+          });
+      if (outcome.outcome === 'awaiting_approval') {
+        const stop = await decideApproval(run, outcome, options);
+        if (stop) throw stop;
+      }
       await finishBatch(run, outcome.batchId, first, options.out);
       return;
     }
@@ -46,25 +117,49 @@ async function screen(files: readonly string[], options: ScreenOptions): Promise
 /**
  * Several lists in one running pipeline, each its own batch: uploaded `--stagger` seconds apart (counted from one
  * upload to the next, whatever the ingest takes, as S3 notifies ingest asynchronously), followed together, each
- * one's results under `--out/<batchId>/` and its completion time counted from its own upload.
+ * one's results under `--out/<batchId>/` and its completion time counted from its own upload. A file whose batch an
+ * earlier run left unfinished resumes it. A batch over the approval threshold is approved by `--yes` or asked
+ * about at a terminal; without either it is not followed, and once the others have finished the run ends with exit
+ * 2 and, for each such batch, the line that says how to approve it.
  */
 async function screenSeveral(run: LocalRun, files: readonly string[], options: ScreenOptions): Promise<void> {
   const followers: Promise<void>[] = [];
+  const unapproved: CliError[] = [];
+  const taken = new Set<string>();
   for (const [index, file] of files.entries()) {
     if (index > 0 && (options.stagger ?? 0) > 0)
       await sleep((options.stagger ?? 0) * 1000, undefined, { signal: run.signal });
     run.signal.throwIfAborted();
-    const upload = await run.pipeline.upload(resolve(file), options.bureau, { priority: options.priority });
-    const uploadedAt = Date.now();
-    followers.push(
-      run.pipeline
-        .deliverUploadEvent(upload)
-        .then((outcome) => followOne(run, outcome.batchId, file, uploadedAt, options.out)),
-    );
+    const resumed = await unfinishedBatchOf(run, file, options, taken);
+    const ingested: Promise<IngestOutcome | WaitingOutcome> = resumed
+      ? Promise.resolve(outcomeOf(resumed))
+      : run.pipeline.deliverUploadEvent(
+          await run.pipeline.upload(resolve(file), options.bureau, { priority: options.priority }),
+        );
+    const startedAt = Date.now();
+    const follower = ingested.then(async (outcome) => {
+      if (outcome.outcome === 'awaiting_approval') {
+        const stop = await decideApproval(run, outcome, options);
+        if (stop) {
+          unapproved.push(stop);
+          return;
+        }
+      }
+      await followOne(run, outcome.batchId, file, startedAt, options.out);
+    });
+    // Seen below, once every file is on its way; meanwhile a failure must not count as unhandled.
+    follower.catch(() => undefined);
+    followers.push(follower);
   }
   const outcomes = await Promise.allSettled(followers);
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+  const stops = failed === undefined ? unapproved : [...unapproved, (failed as PromiseRejectedResult).reason];
+  // Every line but the last is written here; the last is the command's error, written as every refusal is.
+  for (const stop of stops.slice(0, -1))
+    process.stderr.write(
+      `credit-screen: ${printable(stop instanceof Error ? stop.message : String(stop))}\n`,
+    );
+  if (stops.length > 0) throw stops[stops.length - 1];
 }
 
 /** One batch among several: plain progress lines (a bar per batch would interleave), then its report. */
@@ -86,7 +181,7 @@ async function followOne(
     reported = tenth;
     process.stderr.write(`batch ${batchId}: ${settledRows}/${totalRows} rows settled\n`);
   };
-  const done = await run.pipeline.waitForCompletion(batchId, { signal: run.signal, onProgress });
+  const done = await run.pipeline.follow(batchId, { signal: run.signal, onProgress });
   const directory = resolve(join(out ?? 'out', batchId));
   const manifest: BatchManifest = await run.download(batchId, directory);
   const lines = [`${file}:`, ...batchReport(manifest, run, uploadedAt), `results in ${directory}`];
@@ -112,6 +207,10 @@ export function registerScreenCommand(program: Command): void {
         'with several files: wait this long between one upload and the next',
         nonNegativeNumber('--stagger'),
       )
-      .option('--priority', 'upload under incoming/<bureau>/priority/: go ahead of large batches'),
+      .option('--priority', 'upload under incoming/<bureau>/priority/: go ahead of large batches')
+      .option(
+        '--new-batch',
+        'screen each file as a new batch, even when an interrupted run on this state left one of it unfinished (by default that batch is resumed, keeping its own options)',
+      ),
   ).action(async (files: string[], options: ScreenOptions) => screen(files, options));
 }
