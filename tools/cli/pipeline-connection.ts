@@ -4,6 +4,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Command } from 'commander';
+import { type BatchStores, joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import type {
@@ -21,9 +22,10 @@ import { DEFAULT_STATE_DIRECTORY, LocalStateError } from '../local/local-state.t
 import { CliError } from './cli-error.ts';
 
 /** A pipeline the control commands act on: a deployed stack, or the local state directory. */
-export interface PipelineConnection {
+export interface PipelineConnection extends BatchStores {
   /** Said in messages: `stack <name>` or `local state <dir>`. */
   readonly where: string;
+  /** The four stores as one, for what reads across them. */
   readonly store: BatchStore;
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
@@ -101,6 +103,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
   return {
     where: `stack ${stackName}`,
     ...adapters,
+    store: joinBatchStores(adapters),
     logger: new MemoryLogger(),
     local: null,
     close: async () => {
@@ -135,6 +138,7 @@ async function connectToLocalState(
   return {
     where: `local state ${stateDirectory}`,
     ...pipeline.adapters,
+    store: pipeline.store,
     logger: pipeline.logger,
     local: pipeline,
     close: () => pipeline.stop(),

@@ -9,6 +9,7 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { LazyBureauGateway } from '../../src/adapters/bureau/lazy-bureau-gateway.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
@@ -42,7 +43,7 @@ import {
   workMessageSchema,
 } from '../../src/domain/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
-import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
+import type { BatchStore, BureauGateway, Logger } from '../../src/domain/ports/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
 import { MAX_CHARGES_METADATA } from '../../src/domain/spend/index.ts';
 import { createDeadLetterHandler } from '../../src/functions/dead-letter/dead-letter-handler.ts';
@@ -132,6 +133,8 @@ export class LocalPipeline {
   readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
   readonly #ingest: ReturnType<typeof createIngestHandler>;
   readonly #adapters: ReturnType<typeof createPipelineAdapters>;
+  /** The four batch stores as one, for what reads across them (progress, results, resume). */
+  readonly #store: BatchStore;
   readonly #sweeper: SweeperDependencies;
   readonly #finalise: FinaliseDependencies;
   #resumed: SweepReport | null = null;
@@ -145,6 +148,7 @@ export class LocalPipeline {
     this.logger = options.logger ?? new MemoryLogger();
     const adapters = createPipelineAdapters(stack.clients, stack.resources, settings);
     this.#adapters = adapters;
+    this.#store = joinBatchStores(adapters);
     const bureau =
       options.bureau ??
       new LazyBureauGateway(
@@ -321,8 +325,8 @@ export class LocalPipeline {
     this.#watcher = setTimeout(tick, 250);
   }
 
-  get store() {
-    return this.#adapters.store;
+  get store(): BatchStore {
+    return this.#store;
   }
 
   /** Invocations of the worker, dead-letter and finaliser handlers so far (diagnostics and benchmarks). */
@@ -419,7 +423,7 @@ export class LocalPipeline {
   }
 
   progress(batchId: string): Promise<BatchProgress> {
-    return batchProgress(this.#adapters.store, batchId);
+    return batchProgress(this.#store, batchId);
   }
 
   /** Resolves when the batch has its manifest, reporting progress on the way. */
@@ -427,7 +431,7 @@ export class LocalPipeline {
     batchId: string,
     options: { onProgress?: (progress: BatchProgress) => void; signal?: AbortSignal; pollMs?: number } = {},
   ): Promise<BatchProgress> {
-    return waitForBatch(this.#adapters.store, batchId, options);
+    return waitForBatch(this.#store, batchId, options);
   }
 
   /**
