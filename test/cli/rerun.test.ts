@@ -109,7 +109,7 @@ describe('screen run again on a file whose batch was interrupted', () => {
     expect(manifest.counts).toMatchObject({ rows: DOCUMENTS, screened: DOCUMENTS, failed: 0 });
     expect(chargesOf(documents)).toEqual(documents.map(() => 1));
     expect(emulator.stats().charged).toBe(DOCUMENTS);
-  }, 240_000);
+  }, 420_000);
 
   it('after kill -9 at about 40 %, resumes that batch to its end from what was on disk: each document charged once', async () => {
     const { cwd, documents, state, screen } = await interruptible('rerun after kill -9');
@@ -147,7 +147,7 @@ describe('screen run again on a file whose batch was interrupted', () => {
     expect(emulator.stats().charged).toBe(DOCUMENTS);
     expect(resume.code).toBe(0);
     expect(resume.stdout.trim()).toBe(`nothing to resume in local state ${state}`);
-  }, 240_000);
+  }, 420_000);
 
   it('after kill -9, resume itself ends: the batch completes with every row, and its results are written', async () => {
     const { cwd, state, screen } = await interruptible('resume after kill -9');
@@ -166,5 +166,5 @@ describe('screen run again on a file whose batch was interrupted', () => {
     expect(manifest.counts).toMatchObject({ rows: DOCUMENTS, screened: DOCUMENTS, failed: 0 });
     // Every row's last progress line is written once, not once a poll.
     expect(resume.stderr.match(/progress: 40\/40/g)).toHaveLength(1);
-  }, 240_000);
+  }, 420_000);
 });

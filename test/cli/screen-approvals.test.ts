@@ -53,7 +53,7 @@ describe('screen with several files, one over the approval threshold', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^batch [0-9a-f]{24} approved$/m);
     expect(rows.sort((a, b) => a - b)).toEqual([3, 12]);
-  }, 180_000);
+  }, 300_000);
 
   it('without --yes or a terminal, finishes the others, then exits 2 with one line per batch to approve', async () => {
     const { cwd, files } = await lists({ 'big.csv': 12, 'small.csv': 3, 'bigger.csv': 9 });
@@ -70,7 +70,7 @@ describe('screen with several files, one over the approval threshold', () => {
     expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(WAITING);
     expect([...result.stdout.matchAll(COMPLETED)]).toHaveLength(1);
     expect(result.stdout).toMatch(/small\.csv:\n/);
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('screen run again on a file whose batch waits for approval', () => {
@@ -97,5 +97,5 @@ describe('screen run again on a file whose batch waits for approval', () => {
     expect(approved.stderr).toContain(`resuming batch ${secondId} of ${file}, waiting for approval`);
     expect(manifest).toMatchObject({ batchId: secondId, status: 'completed' });
     expect(manifest.counts.screened).toBe(8);
-  }, 180_000);
+  }, 300_000);
 });
