@@ -412,3 +412,35 @@ export interface PortfolioScheduler {
 export interface TokenSource {
   token(): Promise<string>;
 }
+
+/**
+ * A customer's credit policy, loaded and checked: it turns the decision input of a report into a decision. `decide`
+ * never rejects and never approves by failure: an engine error, an answer without a decision or outside the
+ * contract is a `review` with the reason `POLICY_ERROR` (see `src/domain/decision/`).
+ */
+export interface CreditPolicy {
+  /** The policy's file name (or key), as the user named it. */
+  readonly name: string;
+  /** SHA-256 of the policy's exact bytes, hex: which policy decided. */
+  readonly sha256: string;
+  /** The customer columns the policy reads (`input.requested_amount` → `requested_amount`), to warn when a file lacks one. */
+  readonly customerColumnsRead: readonly string[];
+  decide(
+    input: import('../decision/index.ts').DecisionInput,
+  ): Promise<import('../decision/index.ts').Decision>;
+}
+
+/** A policy's loading: the policy and its warnings, or the one line that says why it was refused. */
+export type CreditPolicyLoad =
+  | {
+      readonly ok: true;
+      readonly policy: CreditPolicy;
+      /** One line each, naming the field and the node: fields the decision input does not have (they read null). */
+      readonly warnings: readonly string[];
+    }
+  | { readonly ok: false; readonly error: string };
+
+/** Reads a policy file's contents: refuses what is not a valid policy, before any report is bought. */
+export interface CreditPolicyLoader {
+  load(name: string, contents: Uint8Array | string): CreditPolicyLoad;
+}

@@ -1,0 +1,236 @@
+/**
+ * What a credit policy answers for a report, and how several answers make one decision. The policy's engine is
+ * outside (an adapter); this is the contract its answers are held to, pure and engine-free.
+ */
+import { z } from 'zod';
+import { DECISION_INPUT_FIELDS } from './decision-input.ts';
+
+/** The three outcomes, from the least to the most severe. */
+export const DECISION_VALUES = ['approve', 'review', 'decline'] as const;
+export type DecisionValue = (typeof DECISION_VALUES)[number];
+
+const SEVERITY: Readonly<Record<DecisionValue, number>> = { approve: 0, review: 1, decline: 2 };
+
+/** Why: a stable code for programs and a text for people (pt-BR unless the policy writes otherwise). */
+export interface DecisionReason {
+  readonly code: string;
+  readonly text: string;
+}
+
+/** A rule that fired: a decision table's row or a switch node's branch, as the engine's trace names them. */
+export interface FiredRule {
+  /** The node's name as the policy's editor shows it. */
+  readonly node: string;
+  readonly nodeId: string;
+  /** The rule's id (`_id` of a table row, the statement id of a switch). */
+  readonly rule: string;
+  /** 1-based row of a decision table; null for a switch. */
+  readonly row: number | null;
+  /** The row's `_description`, when the policy gives one. */
+  readonly description: string | null;
+}
+
+/** The decision on one report. */
+export interface Decision {
+  readonly decision: DecisionValue;
+  /** In the order the policy gave them, each code once. */
+  readonly reasons: readonly DecisionReason[];
+  readonly risk_band: string | null;
+  /** In reais, never negative; 0 for a decline. */
+  readonly credit_limit: number | null;
+  /** Why the policy could not decide (`POLICY_ERROR`, `MISSING_DATA`); null when it did. */
+  readonly detail: string | null;
+  /** The rules that fired, in the order the engine evaluated them. */
+  readonly trace: readonly FiredRule[];
+}
+
+/** The reason of a row whose policy failed (engine error, no decision, a value outside the contract). */
+export const POLICY_ERROR = 'POLICY_ERROR';
+/**
+ * The reason of a row for which a rule could not be evaluated because a field it reads is missing or of another
+ * kind (a score the bureau did not give, a text where the rule compares a number): the rule is unknown, never
+ * silently false.
+ */
+export const MISSING_DATA = 'MISSING_DATA';
+
+const OWN_REASON_TEXTS: Readonly<Record<string, string>> = {
+  [POLICY_ERROR]: 'Erro ao avaliar a política de crédito: decisão manual',
+  [MISSING_DATA]: 'Dados insuficientes para aplicar uma regra da política: decisão manual',
+};
+
+const reasonSchema = z.union([
+  z.string().min(1),
+  z.object({ code: z.string().min(1), text: z.string().optional() }).loose(),
+]);
+
+/**
+ * One result as a policy writes it (a decision table's row, an expression node's output). Every field is optional
+ * on its own; what matters is that the answer as a whole holds at least one `decision`. A reason is `{code, text}`
+ * (the text in pt-BR, written by the policy's author) or a bare string, which is both its code and its text. Other
+ * fields are the policy's own (intermediate values) and are ignored.
+ */
+const policyResultSchema = z
+  .object({
+    decision: z.enum(DECISION_VALUES).optional(),
+    reasons: z.array(reasonSchema).optional(),
+    risk_band: z.string().min(1).nullable().optional(),
+    credit_limit: z.number().nonnegative().nullable().optional(),
+  })
+  .loose();
+export type PolicyResult = z.infer<typeof policyResultSchema>;
+
+/** A decision as it is stored (`reports.jsonl`, `decisions.csv` read back). */
+export const decisionSchema = z.object({
+  decision: z.enum(DECISION_VALUES),
+  reasons: z.array(z.object({ code: z.string().min(1), text: z.string() })),
+  risk_band: z.string().nullable(),
+  credit_limit: z.number().nonnegative().nullable(),
+  detail: z.string().nullable(),
+  trace: z.array(
+    z.object({
+      node: z.string(),
+      nodeId: z.string(),
+      rule: z.string(),
+      row: z.number().int().positive().nullable(),
+      description: z.string().nullable(),
+    }),
+  ),
+}) satisfies z.ZodType<Decision>;
+
+const reasonOf = (reason: NonNullable<PolicyResult['reasons']>[number]): DecisionReason =>
+  typeof reason === 'string'
+    ? { code: reason, text: OWN_REASON_TEXTS[reason] ?? reason }
+    : { code: reason.code, text: reason.text ?? OWN_REASON_TEXTS[reason.code] ?? reason.code };
+
+/** The most severe of decisions. */
+const mostSevere = (decisions: readonly DecisionValue[]): DecisionValue =>
+  decisions.reduce<DecisionValue>(
+    (worst, next) => (SEVERITY[next] > SEVERITY[worst] ? next : worst),
+    'approve',
+  );
+
+/**
+ * Several results (a `collect` table's rows, several tables) as one decision:
+ * - the most severe decision wins (decline > review > approve); results without a decision add only their reasons,
+ *   band and limit;
+ * - reasons are kept in the order of the results, each code once (its first text);
+ * - the risk band is the first one given by a result of the winning decision, else the first one given at all;
+ * - the credit limit is the lowest one given (the most cautious), and 0 when the decision is decline.
+ * Null when no result holds a decision.
+ */
+export function combineResults(
+  results: readonly PolicyResult[],
+): Pick<Decision, 'decision' | 'reasons' | 'risk_band' | 'credit_limit'> | null {
+  const decided = results.filter((result) => result.decision !== undefined);
+  if (decided.length === 0) return null;
+  const decision = mostSevere(decided.map((result) => result.decision as DecisionValue));
+  const reasons = new Map<string, DecisionReason>();
+  for (const reason of results.flatMap((result) => result.reasons ?? []).map(reasonOf)) {
+    if (!reasons.has(reason.code)) reasons.set(reason.code, reason);
+  }
+  const band = (among: readonly PolicyResult[]) =>
+    among.find((result) => result.risk_band)?.risk_band ?? null;
+  const limits = results.flatMap((result) =>
+    typeof result.credit_limit === 'number' ? [result.credit_limit] : [],
+  );
+  const lowest = limits.length === 0 ? null : Math.min(...limits);
+  return {
+    decision,
+    reasons: [...reasons.values()],
+    risk_band: band(decided.filter((result) => result.decision === decision)) ?? band(results),
+    credit_limit: decision === 'decline' && lowest !== null ? 0 : lowest,
+  };
+}
+
+/** A row whose policy could not decide: always `review`, never `approve`, with the error in `detail`. */
+export function policyError(detail: string, trace: readonly FiredRule[] = []): Decision {
+  return {
+    decision: 'review',
+    reasons: [reasonOf(POLICY_ERROR)],
+    risk_band: null,
+    credit_limit: null,
+    detail,
+    trace,
+  };
+}
+
+/** A rule of the policy that could not be evaluated on this input, and the fields that made it so. */
+export interface UnknownRule {
+  readonly rule: FiredRule;
+  readonly fields: readonly string[];
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const RESULT_FIELDS = ['decision', 'reasons', 'risk_band', 'credit_limit'] as const;
+const looksLikeResult = (value: unknown): value is Record<string, unknown> =>
+  isRecord(value) && RESULT_FIELDS.some((field) => field in value);
+
+// Keys of an answer that are never results: the result's own fields, and the decision input passed through by a
+// table with `passThrough` (the customer's columns could hold a column named `decision`).
+const NOT_RESULTS: ReadonlySet<string> = new Set([...RESULT_FIELDS, ...DECISION_INPUT_FIELDS]);
+
+/**
+ * The results an answer holds: the answer itself when it carries result fields, the elements of an array answer (a
+ * `collect` table feeding the output), and the results one level down, under a key (a table with an `outputPath`,
+ * e.g. `restricoes: [...]`).
+ */
+export function resultsOfAnswer(answer: unknown): unknown[] {
+  if (Array.isArray(answer)) return answer.filter(looksLikeResult);
+  if (!isRecord(answer)) return [];
+  const nested = Object.entries(answer)
+    .filter(([key]) => !NOT_RESULTS.has(key))
+    .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
+    .filter(looksLikeResult);
+  return looksLikeResult(answer) ? [answer, ...nested] : nested;
+}
+
+const describe = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+};
+
+function missingData(unknown: readonly UnknownRule[]): { result: PolicyResult; detail: string } {
+  const detail = unknown
+    .map(
+      ({ rule, fields }) =>
+        `rule ${rule.rule} (row ${rule.row ?? '-'}) of "${rule.node}" reads ${fields.join(', ')}`,
+    )
+    .join('; ');
+  return {
+    result: { decision: 'review', reasons: [MISSING_DATA] },
+    detail: `missing or unusable data: ${detail}`,
+  };
+}
+
+/**
+ * The decision an answer of the policy makes, or a `POLICY_ERROR` review when the answer breaks the contract: an
+ * answer with no decision anywhere (`{}`, `null`), a decision outside approve/review/decline (`"maybe"`), a reason,
+ * band or limit of the wrong shape. Rules that could not be evaluated (`unknown`) add a `MISSING_DATA` review: a
+ * missing figure can make a decision more cautious, never less.
+ */
+export function decisionFromAnswer(
+  answer: unknown,
+  trace: readonly FiredRule[],
+  unknown: readonly UnknownRule[] = [],
+): Decision {
+  const candidates = resultsOfAnswer(answer);
+  const results: PolicyResult[] = [];
+  for (const [index, candidate] of candidates.entries()) {
+    const parsed = policyResultSchema.safeParse(candidate);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.join('.') || 'result';
+      return policyError(
+        `result ${index + 1} of the answer: ${where}: ${issue?.message} in ${describe(candidate)}`,
+        trace,
+      );
+    }
+    results.push(parsed.data);
+  }
+  const missing = unknown.length > 0 ? missingData(unknown) : null;
+  const combined = combineResults(missing ? [...results, missing.result] : results);
+  if (combined === null) return policyError(`the policy answered no decision: ${describe(answer)}`, trace);
+  return { ...combined, detail: missing?.detail ?? null, trace };
+}
