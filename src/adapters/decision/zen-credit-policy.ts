@@ -1,0 +1,268 @@
+/**
+ * A credit policy as a JDM file, evaluated by GoRules' ZEN engine (`@gorules/zen-engine`, MIT, a Rust core behind
+ * N-API). Why this engine: the issue asks for policies in an open format a credit manager can edit in a free visual
+ * editor, evaluated the same way in AWS and locally; JDM is that format and ZEN is its reference evaluator (no other
+ * engine reads JDM), it has no runtime dependencies, and it evaluates a realistic policy at tens of thousands of
+ * decisions a second (`bench/decide.bench.ts`, `bench/results/decide.md`). What it does not do, this adapter does:
+ * it compiles every cell when the policy is loaded and keeps a failing cell from being skipped silently
+ * (`guard-rules.ts`), and it holds every answer to the decision contract of `src/domain/decision/`.
+ *
+ * Native binary: ZEN ships one `.node` file per platform as optional dependencies (13.8 MB for linux-x64-gnu), loaded
+ * by its `index.js` by `process.platform`/`process.arch` (first `./zen-engine.<platform>.node` beside it, then the
+ * platform package, then the WASM package). A bundle must carry the binary of the platform it runs on: esbuild
+ * refuses the `.node` file by default ("No loader is configured"), and `loader: { '.node': 'copy' }` copies the
+ * build machine's binary beside the bundle (linux-x64-gnu here), which an ARM_64 Lambda cannot load.
+ */
+import { createHash } from 'node:crypto';
+import { type ZenDecision, ZenEngine } from '@gorules/zen-engine';
+import {
+  DECISION_INPUT_FIELDS,
+  type Decision,
+  type DecisionInput,
+  decisionFromAnswer,
+  type FiredRule,
+  policyError,
+  type UnknownRule,
+} from '../../domain/decision/index.ts';
+import type { CreditPolicy, CreditPolicyLoad, CreditPolicyLoader } from '../../domain/ports/index.ts';
+import { zenErrorText } from './cell-probe.ts';
+import { pathExpression } from './expression-paths.ts';
+import { FROM_INPUT, namesReaching, PolicyRefused, shapeOf } from './graph-shape.ts';
+import { type CheckedNode, checkNode, type NodeRules, writesDecision } from './guard-rules.ts';
+import { type JdmGraph, type JdmNode, jdmGraphSchema, NODE_TYPES, nodeLabel } from './jdm-model.ts';
+
+/** One engine for every policy of the process: it holds no state of its own between evaluations. */
+let engine: ZenEngine | null = null;
+
+function parseJson(contents: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(contents);
+  } catch {
+    throw new PolicyRefused('not UTF-8 text');
+  }
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new PolicyRefused(`not JSON: ${(error as Error).message}`);
+  }
+}
+
+function parseGraph(json: unknown): JdmGraph {
+  const shape = json as { nodes?: unknown; edges?: unknown } | null;
+  if (
+    typeof shape !== 'object' ||
+    shape === null ||
+    !Array.isArray(shape.nodes) ||
+    !Array.isArray(shape.edges)
+  ) {
+    throw new PolicyRefused('not a JDM decision graph: it needs "nodes" and "edges" lists');
+  }
+  for (const node of shape.nodes as { id?: unknown; name?: string; type?: unknown }[]) {
+    if (typeof node?.type === 'string' && !NODE_TYPES.includes(node.type)) {
+      throw new PolicyRefused(
+        `${nodeLabel({ id: String(node.id), name: node.name })}: type ${node.type} is not supported (a policy uses ${NODE_TYPES.join(', ')})`,
+      );
+    }
+  }
+  const parsed = jdmGraphSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const [list, index, ...rest] = issue?.path ?? [];
+  const node =
+    list === 'nodes' && typeof index === 'number' ? (shape.nodes[index] as JdmNode | undefined) : undefined;
+  const where = node ? `${nodeLabel(node)}: ${rest.join('.') || 'the node'}` : (issue?.path.join('.') ?? '');
+  throw new PolicyRefused(`not a JDM decision graph: ${where}: ${issue?.message}`);
+}
+
+interface Analysis {
+  readonly checked: readonly CheckedNode[];
+  readonly warnings: readonly string[];
+  readonly fieldsRead: ReadonlySet<string> | null;
+  readonly customerColumnsRead: readonly string[];
+}
+
+/** Checks and rewrites every node; gathers what the policy reads and warns about what it cannot have. */
+function analyse(graph: JdmGraph): Analysis {
+  const shape = shapeOf(graph);
+  const reaching = namesReaching(shape);
+  const warnings = new Set<string>();
+  const fields = new Set<string>();
+  const columns = new Set<string>();
+  let readsWholeInput = false;
+  const checked = shape.order.map((node) => {
+    const names = reaching.get(node.id) ?? new Map();
+    const result = checkNode(node, names);
+    if (node.type !== 'inputNode' && (shape.incoming.get(node.id) ?? []).length === 0) {
+      warnings.add(`${nodeLabel(node)} is not connected to the input: it is never evaluated`);
+    }
+    for (const path of result.paths) {
+      const [root = ''] = path;
+      if (root === '$') readsWholeInput = true;
+      const origin = names.get(root);
+      if (origin === FROM_INPUT) fields.add(root);
+      if (origin === FROM_INPUT && root === 'input' && path.length === 1) readsWholeInput = true;
+      if (origin === FROM_INPUT && root === 'input' && path[1] !== undefined) columns.add(path[1]);
+      if (origin !== undefined || root === '$') continue;
+      const has = (DECISION_INPUT_FIELDS as readonly string[]).includes(root);
+      warnings.add(
+        has
+          ? `${nodeLabel(node)} reads ${pathExpression(path)}, which does not reach it (no passThrough from the input): it reads null`
+          : `${nodeLabel(node)} reads ${pathExpression(path)}, which the decision input does not have: it reads null`,
+      );
+    }
+    return result;
+  });
+  if (!graph.nodes.some(writesDecision)) {
+    throw new PolicyRefused('no node writes a "decision" field (approve, review or decline)');
+  }
+  return {
+    checked,
+    warnings: [...warnings],
+    fieldsRead: readsWholeInput ? null : fields,
+    customerColumnsRead: [...columns],
+  };
+}
+
+/** A ZEN evaluation error as one line: the node it names and what failed. */
+function evaluationError(error: unknown, nodes: ReadonlyMap<string, JdmNode>): string {
+  const text = error instanceof Error ? error.message : String(error);
+  try {
+    // The message is a JSON object, followed by a Rust backtrace on the lines after it.
+    const parsed = JSON.parse(text.split('\n')[0] ?? text) as { nodeId?: string; source?: unknown };
+    const node = parsed.nodeId ? nodes.get(parsed.nodeId) : undefined;
+    const source = typeof parsed.source === 'string' ? parsed.source : JSON.stringify(parsed.source);
+    return node ? `${nodeLabel(node)}: ${source}` : source;
+  } catch {
+    return zenErrorText(error);
+  }
+}
+
+interface TraceEntry {
+  readonly id: string;
+  readonly name?: string;
+  readonly order?: number;
+  readonly traceData?: unknown;
+}
+
+type Hit = { readonly index?: number; readonly rule?: { readonly _id?: string } };
+
+function hitsOf(traceData: unknown): Hit[] {
+  if (Array.isArray(traceData)) return traceData as Hit[];
+  if (typeof traceData !== 'object' || traceData === null) return [];
+  const statements = (traceData as { statements?: { id: string }[] }).statements;
+  if (Array.isArray(statements)) return statements.map((statement) => ({ rule: { _id: statement.id } }));
+  return [traceData as Hit];
+}
+
+/** The rules that fired and the guards that matched, in the order the engine evaluated the nodes. */
+function readTrace(
+  trace: Record<string, TraceEntry> | undefined,
+  rules: ReadonlyMap<string, NodeRules>,
+): { fired: FiredRule[]; unknown: UnknownRule[] } {
+  const fired: FiredRule[] = [];
+  const unknown: UnknownRule[] = [];
+  const entries = Object.values(trace ?? {}).sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+  for (const entry of entries) {
+    const nodeRules = rules.get(entry.id);
+    if (!nodeRules) continue;
+    for (const hit of hitsOf(entry.traceData)) {
+      const id = hit.rule?._id;
+      if (id === undefined) continue;
+      const node = entry.name ?? entry.id;
+      const guard = nodeRules.guards.get(id);
+      if (guard) {
+        const rule = { node, nodeId: entry.id, rule: guard.rule, row: guard.row, description: null };
+        unknown.push({ rule, fields: guard.fields });
+        continue;
+      }
+      const row = nodeRules.rows.get(id);
+      fired.push({
+        node,
+        nodeId: entry.id,
+        rule: id,
+        row: row?.row ?? null,
+        description: row?.description ?? null,
+      });
+    }
+  }
+  return { fired, unknown };
+}
+
+class ZenCreditPolicy implements CreditPolicy {
+  readonly #decision: ZenDecision;
+  readonly #rules: ReadonlyMap<string, NodeRules>;
+  readonly #nodes: ReadonlyMap<string, JdmNode>;
+  readonly #fields: readonly string[] | null;
+
+  constructor(
+    readonly name: string,
+    readonly sha256: string,
+    graph: JdmGraph,
+    analysis: Analysis,
+  ) {
+    engine ??= new ZenEngine();
+    this.#decision = engine.createDecision({
+      ...graph,
+      nodes: analysis.checked.map((checked) => checked.node),
+    });
+    this.#decision.validate();
+    this.#rules = new Map(
+      analysis.checked.flatMap((checked) => (checked.rules ? [[checked.node.id, checked.rules]] : [])),
+    );
+    this.#nodes = new Map(graph.nodes.map((node) => [node.id, node]));
+    this.#fields = analysis.fieldsRead === null ? null : [...analysis.fieldsRead];
+    this.customerColumnsRead = analysis.customerColumnsRead;
+  }
+
+  readonly customerColumnsRead: readonly string[];
+
+  /** The input as the engine gets it: only the fields the policy reads (a smaller trace, a faster evaluation). */
+  #context(input: DecisionInput): Record<string, unknown> {
+    if (this.#fields === null) return { ...input };
+    const context: Record<string, unknown> = {};
+    for (const field of this.#fields) context[field] = input[field as keyof DecisionInput];
+    return context;
+  }
+
+  async decide(input: DecisionInput): Promise<Decision> {
+    let response: { result: unknown; trace?: unknown };
+    try {
+      response = await this.#decision.evaluate(this.#context(input), { trace: true });
+    } catch (error) {
+      return policyError(`the engine failed: ${evaluationError(error, this.#nodes)}`);
+    }
+    const { fired, unknown } = readTrace(
+      response.trace as Record<string, TraceEntry> | undefined,
+      this.#rules,
+    );
+    return decisionFromAnswer(response.result, fired, unknown);
+  }
+}
+
+/**
+ * Loads a policy from its file's contents. Refused, in one line naming the file and the node: not UTF-8, not JSON,
+ * not a JDM graph, a node type other than input/output/decision table/expression/switch, a cell or expression that
+ * does not compile, a literal decision outside approve/review/decline, results that would overwrite each other, no
+ * `decision` written anywhere. Warned, one line each: a field the decision input does not have (it reads null).
+ *
+ * @param name the file's name (or S3 key) as the user gave it: messages and the manifest name the policy by it
+ * @param contents the file's exact bytes (a string is taken as its UTF-8 bytes): `sha256` is computed over them
+ */
+export function loadZenCreditPolicy(name: string, contents: Uint8Array | string): CreditPolicyLoad {
+  const bytes = typeof contents === 'string' ? Buffer.from(contents, 'utf8') : contents;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  try {
+    const graph = parseGraph(parseJson(bytes));
+    const analysis = analyse(graph);
+    const policy = new ZenCreditPolicy(name, sha256, graph, analysis);
+    return { ok: true, policy, warnings: analysis.warnings.map((warning) => `${name}: ${warning}`) };
+  } catch (error) {
+    const reason =
+      error instanceof PolicyRefused ? error.message : `the engine refused it: ${zenErrorText(error)}`;
+    return { ok: false, error: `${name}: ${reason}` };
+  }
+}
+
+/** The loader as a port, for composition roots. */
+export const zenCreditPolicyLoader: CreditPolicyLoader = { load: loadZenCreditPolicy };
