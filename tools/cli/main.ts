@@ -25,6 +25,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['rescreen'], load: async () => (await import('./commands/rescreen.ts')).registerRescreenCommand },
   { names: ['submit'], load: async () => (await import('./commands/submit.ts')).registerSubmitCommand },
   { names: ['report'], load: async () => (await import('./commands/report.ts')).registerReportCommand },
+  { names: ['decide'], load: async () => (await import('./commands/decide.ts')).registerDecideCommand },
   {
     names: ['batches', 'status', 'cancel', 'redrive', 'approve', 'reject', 'resume'],
     load: async () => (await import('./commands/batch-control.ts')).registerBatchControlCommands,

@@ -1,0 +1,215 @@
+/**
+ * Decides a batch again from its stored results, with no bureau request: each row's report from `reports.jsonl`
+ * and its customer columns from `summary.csv`, read side by side as streams (the reports file has one line per
+ * summary row with a report, in the summary's order), decided by a new policy, written to `decisions.csv` in row
+ * order and counted against the decision the batch gave each row. Memory stays bounded whatever the batch's size:
+ * a chunk of each file, the decisions in flight, and the decisions of rows that duplicates repeat until their last
+ * duplicate has passed.
+ */
+import type { BatchManifest } from '../../../src/contract/index.ts';
+import { csvLine, csvPreamble } from '../../../src/domain/csv/csv-format.ts';
+import {
+  type Decision,
+  type DecisionFigures,
+  type DecisionInput,
+  decisionFigures,
+  decisionInput,
+  mapInOrder,
+} from '../../../src/domain/decision/index.ts';
+import type { CreditPolicy } from '../../../src/domain/ports/index.ts';
+import { reasonsCell } from '../../../src/domain/summary/index.ts';
+import { ResultsFileError } from '../../../src/domain/summary/summary-csv-reader.ts';
+import { FlipTally } from './flip-matrix.ts';
+import { jsonLines, storedReport } from './report-lines.ts';
+import type { ResultFiles } from './result-files.ts';
+import { openSummary, type SummaryLayout, type SummaryLine } from './summary-stream.ts';
+
+/** The columns of `decisions.csv`. */
+const DECISIONS_COLUMNS = [
+  'row',
+  'document',
+  'decision',
+  'reasons',
+  'risk_band',
+  'credit_limit',
+  'previous_decision',
+] as const;
+
+/** Decisions in flight: the engine evaluates off the main thread, and reading the next rows overlaps with it. */
+const DEFAULT_CONCURRENCY = 64;
+
+/** What a run did. */
+export interface RedecideOutcome {
+  readonly layout: SummaryLayout;
+  /** Data rows of the summary. */
+  readonly rows: number;
+  /** Rows decided (duplicates of a decided row included). */
+  readonly decided: number;
+  readonly tally: FlipTally;
+}
+
+/** Where the decisions go, one piece of text after the other. */
+interface TextSink {
+  write(text: string): Promise<void>;
+}
+
+interface Item {
+  readonly line: SummaryLine;
+  readonly input: DecisionInput | null;
+  readonly previousReasons: readonly string[];
+}
+
+/** A decision remembered for the duplicates still to come. */
+interface Remembered {
+  readonly decision: Decision | null;
+  readonly previousReasons: readonly string[];
+  remaining: number;
+}
+
+const hasReport = (line: SummaryLine) => line.status === 'screened' || line.status === 'cached';
+const decidedBy = (manifest: BatchManifest | null): boolean | null =>
+  manifest?.policy === undefined ? null : manifest.policy !== null;
+
+/**
+ * Rows that duplicates repeat, with how many duplicates each has: read beforehand, so that only their decisions
+ * are kept. A manifest that counts no duplicate spares the read.
+ */
+async function duplicateTargets(files: ResultFiles): Promise<Map<number, number>> {
+  const targets = new Map<number, number>();
+  if (files.manifest?.counts.duplicate === 0) return targets;
+  const summary = await openSummary(files.open('summary'), decidedBy(files.manifest));
+  for await (const lines of summary.lines) {
+    for (const line of lines) {
+      if (line.duplicateOf !== null) targets.set(line.duplicateOf, (targets.get(line.duplicateOf) ?? 0) + 1);
+    }
+  }
+  return targets;
+}
+
+function figuresOf(line: string, lineNumber: number, summaryLine: SummaryLine) {
+  const { report, previousReasons } = storedReport(line, lineNumber);
+  if (report.document !== summaryLine.document)
+    throw new ResultsFileError(
+      `reports.jsonl line ${lineNumber} is document ${report.document} where summary.csv row ${summaryLine.row} is ${summaryLine.document}: the two files are not of the same batch`,
+    );
+  let figures: DecisionFigures;
+  try {
+    figures = decisionFigures(report);
+  } catch {
+    throw new ResultsFileError(`reports.jsonl line ${lineNumber}: not a normalised report`);
+  }
+  return { figures, previousReasons };
+}
+
+/** The summary's rows with, for each one that has a report, its decision input and its previous reasons. */
+async function* itemsOf(
+  summaryLines: AsyncIterable<SummaryLine[]>,
+  reports: AsyncGenerator<string[]>,
+  headers: readonly string[],
+): AsyncGenerator<Item> {
+  let batch: string[] = [];
+  let index = 0;
+  let lineNumber = 0;
+  const refill = async (): Promise<boolean> => {
+    while (index >= batch.length) {
+      const next = await reports.next();
+      if (next.done) return false;
+      batch = next.value;
+      index = 0;
+    }
+    return true;
+  };
+  for await (const lines of summaryLines) {
+    for (const line of lines) {
+      if (!hasReport(line)) {
+        yield { line, input: null, previousReasons: [] };
+        continue;
+      }
+      if (index >= batch.length && !(await refill()))
+        throw new ResultsFileError(
+          `summary.csv row ${line.row} has a report, but reports.jsonl ends after ${lineNumber} lines: the two files are not of the same batch`,
+        );
+      const { figures, previousReasons } = figuresOf(batch[index++] as string, ++lineNumber, line);
+      yield { line, input: decisionInput(figures, headers, line.customerCells), previousReasons };
+    }
+  }
+  if (await refill())
+    throw new ResultsFileError(
+      `reports.jsonl has more lines than summary.csv has rows with a report (${lineNumber}): the two files are not of the same batch`,
+    );
+}
+
+/** A credit limit as the summary writes money: two decimals, a decimal comma in the Excel dialect. */
+function money(reais: number | null, dialect: SummaryLayout['dialect']): string {
+  if (reais === null) return '';
+  const cents = Math.round(reais * 100);
+  const text = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+  return dialect === 'excel' ? text.replace('.', ',') : text;
+}
+
+/**
+ * Decides every row of the batch's results with `policy` and writes `decisions.csv` to `sink`, in the summary's
+ * dialect. A duplicate repeats its original row's decision; a row without a report gets an empty one.
+ *
+ * @throws ResultsFileError when the files are not what the pipeline writes, or not of the same batch
+ */
+export async function redecide(
+  files: ResultFiles,
+  policy: CreditPolicy,
+  sink: TextSink,
+  options: { readonly concurrency?: number; readonly warn?: (message: string) => void } = {},
+): Promise<RedecideOutcome> {
+  const targets = await duplicateTargets(files);
+  const summary = await openSummary(files.open('summary'), decidedBy(files.manifest));
+  const { layout } = summary;
+  const missing = policy.customerColumnsRead.filter((column) => !layout.customerHeaders.includes(column));
+  for (const column of missing)
+    options.warn?.(`the policy reads input.${column}, which summary.csv does not have: it reads null`);
+  const items = itemsOf(summary.lines, jsonLines(files.open('reports')), layout.customerHeaders);
+  const decide = async (item: Item) => ({
+    item,
+    decision: item.input === null ? null : await policy.decide(item.input),
+  });
+  const tally = new FlipTally(layout.decided);
+  const remembered = new Map<number, Remembered>();
+  await sink.write(csvPreamble(layout.dialect) + csvLine(DECISIONS_COLUMNS, layout.dialect));
+  let rows = 0;
+  let decided = 0;
+  for await (const { item, decision: own } of mapInOrder(
+    items,
+    decide,
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+  )) {
+    const { line } = item;
+    let decision = own;
+    let previousReasons = item.previousReasons;
+    if (line.duplicateOf !== null) {
+      const original = remembered.get(line.duplicateOf);
+      decision = original?.decision ?? null;
+      previousReasons = original?.previousReasons ?? [];
+      if (original !== undefined && --original.remaining === 0) remembered.delete(line.duplicateOf);
+    } else if (targets.has(line.row)) {
+      remembered.set(line.row, { decision, previousReasons, remaining: targets.get(line.row) ?? 0 });
+    }
+    rows++;
+    if (decision !== null) {
+      decided++;
+      tally.add(line.previous ?? 'none', decision, previousReasons);
+    }
+    await sink.write(
+      csvLine(
+        [
+          String(line.row),
+          line.document,
+          decision?.decision ?? '',
+          decision === null ? '' : reasonsCell(decision),
+          decision?.risk_band ?? '',
+          money(decision?.credit_limit ?? null, layout.dialect),
+          line.previous ?? '',
+        ],
+        layout.dialect,
+      ),
+    );
+  }
+  return { layout, rows, decided, tally };
+}

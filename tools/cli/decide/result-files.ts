@@ -1,0 +1,132 @@
+/**
+ * Where `decide` reads a batch's results from, as streams: a results folder (what `screen` downloads), or the
+ * pipeline bucket (the local state's, or a stack's with `--stack`). Nothing here calls the bureau: the local state
+ * is opened without workers, as `report` opens it.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type BatchManifest, resultKeys } from '../../../src/contract/index.ts';
+import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../../src/domain/batch/index.ts';
+import { CliError } from '../cli-error.ts';
+import { type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { resultsDirectory } from '../results-directory.ts';
+import { printable } from '../terminal-text.ts';
+
+/** The two files `decide` reads, by their names in a results folder. */
+const RESULT_FILE_NAMES = { summary: 'summary.csv', reports: 'reports.jsonl' } as const;
+type ResultFile = keyof typeof RESULT_FILE_NAMES;
+
+/** A batch's stored results, each file opened as a new stream every time it is asked for. */
+export interface ResultFiles {
+  /** The folder, or `batch <id> in <where>`, for messages. */
+  readonly where: string;
+  /** Null for a folder without `manifest.json` (its summary and reports are enough). */
+  readonly manifest: BatchManifest | null;
+  /** Where `decisions.csv` goes without `--out`. */
+  readonly defaultOut: string;
+  open(file: ResultFile): AsyncIterable<Uint8Array>;
+}
+
+/** Reads of a megabyte: a million rows are a few gigabytes of reports, read in big steps. */
+const READ_CHUNK_BYTES = 32 * 1024;
+
+function parseManifest(text: string, where: string): BatchManifest {
+  try {
+    const manifest = JSON.parse(text) as BatchManifest;
+    if (manifest?.manifestVersion !== 1 || typeof manifest.batchId !== 'string')
+      throw new Error('not a manifest');
+    return manifest;
+  } catch {
+    throw new CliError(`${where}: not a batch manifest`);
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A results folder: `summary.csv` and `reports.jsonl`, and `manifest.json` when it has one. */
+async function folderFiles(directory: string): Promise<ResultFiles> {
+  const where = printable(directory);
+  for (const name of Object.values(RESULT_FILE_NAMES)) {
+    if (!(await isFile(join(directory, name))))
+      throw new CliError(`${where}: no ${name} here (not a results folder)`);
+  }
+  const manifestPath = join(directory, 'manifest.json');
+  const manifest = (await isFile(manifestPath))
+    ? parseManifest(await readFile(manifestPath, 'utf8'), printable(manifestPath))
+    : null;
+  return {
+    where,
+    manifest,
+    defaultOut: directory,
+    open: (file) =>
+      createReadStream(join(directory, RESULT_FILE_NAMES[file]), { highWaterMark: READ_CHUNK_BYTES }),
+  };
+}
+
+/** Opens a batch's results in the bucket the options name and runs `body` while the connection is open. */
+async function withBucketFiles<T>(
+  batchId: string,
+  options: TargetOptions & { readonly out?: string },
+  body: (files: ResultFiles) => Promise<T>,
+): Promise<T> {
+  // Opening a local state that is not there would create it: a typo is said, not made into a directory.
+  if (!options.stack && !(await isDirectory(options.state)))
+    throw new CliError(
+      `${printable(batchId)}: no such results folder, and no local state ${printable(options.state)} to find a batch of that id in`,
+    );
+  return withConnection(options, async (connection) => {
+    const keys = resultKeys(batchId);
+    const where = `batch ${batchId} in ${connection.where}`;
+    const text = await connection.objects.readTextIfExists(keys.manifest);
+    if (text === null) throw new CliError(`batch ${batchId} has no results in ${connection.where}`);
+    const manifest = parseManifest(text, keys.manifest);
+    const files = manifest.files;
+    if (files === null) throw new CliError(`${where}: the batch has no result files (${manifest.status})`);
+    for (const key of [files.summary, files.reports]) {
+      if (!(await connection.objects.exists(key))) throw new CliError(`${where}: ${key} is missing`);
+    }
+    const keyOf = { summary: files.summary, reports: files.reports };
+    return body({
+      where,
+      manifest,
+      defaultOut: resultsDirectory(options.out, batchId),
+      open: (file) => connection.objects.read(keyOf[file]),
+    });
+  });
+}
+
+/**
+ * Runs `body` over the results `target` names: a folder when it is one (and no `--stack` is given), else a batch id
+ * in the local state or the stack. A target that is neither is refused in one line before anything is opened.
+ */
+export async function withResultFiles<T>(
+  target: string,
+  options: TargetOptions & { readonly out?: string },
+  body: (files: ResultFiles) => Promise<T>,
+): Promise<T> {
+  if (!options.stack && (await isDirectory(target))) return body(await folderFiles(resolve(target)));
+  if (!isBatchIdShape(target)) {
+    const shown = printable(target, { maxLength: 200 });
+    throw new CliError(
+      options.stack
+        ? `not a batch id: ${printable(target, { maxLength: MAX_BATCH_ID_LENGTH })}`
+        : `${shown}: no such results folder`,
+    );
+  }
+  return withBucketFiles(target, options, body);
+}
