@@ -154,6 +154,22 @@ export interface CreditScreenPipelineProps {
   readonly reportLanguage?: ReportLanguage;
 }
 
+/**
+ * A whole `PipelineSettings` (the local runner's, a test's) as the construct takes it: the settings that have a prop
+ * of their own as those props, the rest in `settings`.
+ */
+export function propsOfSettings(
+  settings: PipelineSettings,
+): Pick<CreditScreenPipelineProps, SettingWithItsOwnProp | 'settings'> {
+  const own = Object.fromEntries(SETTINGS_WITH_THEIR_OWN_PROP.map((name) => [name, settings[name]]));
+  const rest = Object.fromEntries(
+    Object.entries(settings).filter(
+      ([name]) => !(SETTINGS_WITH_THEIR_OWN_PROP as readonly string[]).includes(name),
+    ),
+  );
+  return { ...own, settings: rest } as Pick<CreditScreenPipelineProps, SettingWithItsOwnProp | 'settings'>;
+}
+
 /** Reads props into settings once, rejecting what cannot work, so a bad value fails `cdk synth`, not production. */
 function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
   let url: URL;

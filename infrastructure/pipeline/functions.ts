@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -10,6 +12,8 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
+  FUNCTION_NATIVE_MODULES,
+  functionArchitecture,
   functionSpecs,
   heapLimitMegabytes,
   type PipelineFunction,
@@ -22,6 +26,7 @@ import type { PipelineQueues } from './queues.ts';
 export type PipelineFunctions = Readonly<Record<PipelineFunction, NodejsFunction>>;
 
 const FUNCTIONS_FOLDER = fileURLToPath(new URL('../../src/functions/', import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** How every function is bundled: minified ESM for Node 22, with source maps and the SDK the tests ran. */
 const BUNDLING: BundlingOptions = {
@@ -35,6 +40,41 @@ const BUNDLING: BundlingOptions = {
   // Production runs the SDK the tests ran, not whichever one the Lambda runtime happens to carry.
   bundleAwsSDK: true,
 };
+
+/**
+ * The bundling of a function that loads native modules: they stay out of the bundle and are copied beside it with
+ * their installed platform package from this project's `node_modules` (the very binary the tests load; an install
+ * in the asset folder would need a lock file that lists every platform's binary, which npm does not always write).
+ */
+function withNativeModules(bundling: BundlingOptions, modules: readonly string[]): BundlingOptions {
+  if (modules.length === 0) return bundling;
+  const packages = modules.flatMap((name) => [name, ...installedPlatformPackages(name)]);
+  return {
+    ...bundling,
+    externalModules: [...modules],
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) =>
+        packages.map(
+          (name) =>
+            `mkdir -p "${outputDir}/node_modules/${name}" && cp -R "${inputDir}/node_modules/${name}/." "${outputDir}/node_modules/${name}/"`,
+        ),
+    },
+  };
+}
+
+/** The platform packages of a native module that npm installed here (its optional dependencies present on disk). */
+function installedPlatformPackages(name: string): string[] {
+  const manifest = JSON.parse(
+    readFileSync(join(PROJECT_ROOT, 'node_modules', name, 'package.json'), 'utf8'),
+  ) as {
+    optionalDependencies?: Record<string, string>;
+  };
+  return Object.keys(manifest.optionalDependencies ?? {}).filter((optional) =>
+    existsSync(join(PROJECT_ROOT, 'node_modules', optional, 'package.json')),
+  );
+}
 
 /** What every function shares: its settings, the key of its log group, and the environment it starts with. */
 export interface FunctionDefaults {
@@ -103,7 +143,10 @@ export function functionFactory(scope: Construct, defaults: FunctionDefaults): F
       entry: `${FUNCTIONS_FOLDER}${entry}`,
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture:
+        functionArchitecture(options.spec) === 'x86_64'
+          ? lambda.Architecture.X86_64
+          : lambda.Architecture.ARM_64,
       memorySize: memoryMegabytes,
       timeout: Duration.seconds(timeoutSeconds),
       environment: {
@@ -113,7 +156,7 @@ export function functionFactory(scope: Construct, defaults: FunctionDefaults): F
       },
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
-      bundling: BUNDLING,
+      bundling: withNativeModules(BUNDLING, FUNCTION_NATIVE_MODULES[options.spec] ?? []),
     });
     Validations.of(created).acknowledge({
       id: 'AwsSolutions-L1',

@@ -34,6 +34,9 @@ export function grantLeastPrivilege(
   bucket.grantRead(ingest, `${S3_LAYOUT.incoming}*`);
   bucket.grantRead(ingest, `${S3_LAYOUT.portfolios}*`);
   bucket.grantPut(ingest, `${S3_LAYOUT.work}*`);
+  // The policy an upload names, and whether the batch already keeps its copy of it (a repeated ingest).
+  bucket.grantRead(ingest, `${S3_LAYOUT.policies}*`);
+  bucket.grantRead(ingest, `${S3_LAYOUT.work}*`);
   table.grantReadWriteData(ingest);
   queues.work.grantSendMessages(ingest);
   queues.finalise.grantSendMessages(ingest);

@@ -16,6 +16,23 @@ export const FUNCTION_MEMORY = {
 /** The pipeline's functions, by the names the construct and the local runner both use. */
 export type PipelineFunction = keyof typeof FUNCTION_MEMORY;
 
+/**
+ * Native modules a function loads, shipped installed beside its bundle instead of bundled (esbuild cannot bundle a
+ * `.node` binary): the finaliser evaluates credit policies with zen-engine's Rust core.
+ */
+export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<PipelineFunction, readonly string[]>>> = {
+  finalise: ['@gorules/zen-engine'],
+};
+
+/**
+ * The processor a function runs on: Graviton (arm64), except a function that ships a native module, which runs on
+ * x86_64 — the binary npm installs on the machines that build and test the bundles (x86_64 here and in CI), so the
+ * deployment test runs the very bundle that is deployed. One finaliser run per batch makes x86's higher price per
+ * GB-second immaterial.
+ */
+export const functionArchitecture = (name: PipelineFunction): 'arm64' | 'x86_64' =>
+  FUNCTION_NATIVE_MODULES[name] === undefined ? 'arm64' : 'x86_64';
+
 /** Memory and timeout of a function: what the construct deploys and what the local runner's invocations get. */
 export interface FunctionSpec {
   readonly memoryMegabytes: number;

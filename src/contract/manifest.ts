@@ -1,8 +1,15 @@
 /** The manifest of a batch's results, a public output format: written by the finaliser, read by the CLI and consumers. */
 
 import type { BatchCounts, ChargeCounts } from '../domain/batch/index.ts';
+import type { DecisionValue } from '../domain/decision/index.ts';
 import type { ChangeCounts } from '../domain/monitoring/index.ts';
 import type { Quote } from '../domain/spend/index.ts';
+
+/** What a batch's policy decided: rows per decision, and each reason with the rows it was given to, most first. */
+export interface DecisionTally {
+  readonly counts: Readonly<Record<DecisionValue, number>>;
+  readonly reasons: readonly { readonly code: string; readonly text: string; readonly rows: number }[];
+}
 
 /** What consumers read first: written last, so its presence means every other result file is complete. */
 export interface BatchManifest {
@@ -24,7 +31,16 @@ export interface BatchManifest {
   /** 1 for the first results; one more each time a redrive rewrote them. */
   readonly revision: number;
   readonly bureau: string;
-  readonly source: { readonly bucket: string; readonly key: string; readonly sha256: string | null };
+  /**
+   * The uploaded object, and `name`: the customer's file name (masked when it holds a document), null when the
+   * upload did not say it (absent in manifests written before it was kept).
+   */
+  readonly source: {
+    readonly bucket: string;
+    readonly key: string;
+    readonly sha256: string | null;
+    readonly name?: string | null;
+  };
   readonly createdAt: string;
   readonly completedAt: string;
   readonly counts: BatchCounts;
@@ -45,6 +61,13 @@ export interface BatchManifest {
   readonly portfolio: string | null;
   /** Re-screens only: changes per kind and documents changed (also in the `PortfolioChanged` event). */
   readonly changes: { readonly counts: ChangeCounts; readonly documentsChanged: number } | null;
+  /**
+   * The credit policy that decided the rows (its name and the SHA-256 of its exact bytes); null for a batch without
+   * one (its summary has no decision columns). Absent in manifests written before decisions.
+   */
+  readonly policy?: { readonly name: string; readonly sha256: string } | null;
+  /** Rows per decision, and the reasons given most; null without a policy. */
+  readonly decisions?: DecisionTally | null;
   readonly dialect: 'standard' | 'excel';
   readonly failure: { readonly code: string; readonly message: string } | null;
 }

@@ -6,7 +6,7 @@ import type { Bureau } from '../domain/report/index.ts';
 
 /**
  * S3 layout of the pipeline bucket: every prefix, spelled once (upload and portfolio prefixes come from the domain
- * code that reads them). Every prefix but `portfolios/` holds personal data that expires after the retention period.
+ * code that reads them). Every prefix but `portfolios/` and `policies/` holds personal data that expires after the retention period.
  */
 export const S3_LAYOUT = {
   incoming: INCOMING_PREFIX,
@@ -14,6 +14,8 @@ export const S3_LAYOUT = {
   results: 'results/',
   work: 'work/',
   portfolios: PORTFOLIO_PREFIX,
+  /** Credit policies (JDM files) the customer keeps; no personal data, so they do not expire. */
+  policies: 'policies/',
 } as const;
 
 /** The prefixes whose objects expire after the retention period (LGPD). */

@@ -2,6 +2,7 @@
 
 import { isReportLanguage, type ReportLanguage } from '../domain/batch-report/report-language.ts';
 import type { Bureau } from '../domain/report/index.ts';
+import { isPolicyName } from './policies.ts';
 
 export type { ReportLanguage };
 
@@ -74,6 +75,11 @@ export interface PipelineSettings {
   readonly portfolioSchedule: string | null;
   /** Language of each batch's `report.html`: `pt-BR` (labels, `R$ 1.234,56`, `31/12/2026`) or `en`. */
   readonly reportLanguage: ReportLanguage;
+  /**
+   * The credit policy (a file name under `policies/`) that decides an upload whose `policy` metadata names none;
+   * null: such batches are screened without decisions.
+   */
+  readonly defaultPolicy: string | null;
 }
 
 export const DEFAULT_SETTINGS: PipelineSettings = {
@@ -100,6 +106,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   scoreChangePoints: 50,
   portfolioSchedule: 'rate(7 days)',
   reportLanguage: 'pt-BR',
+  defaultPolicy: null,
 };
 
 /** A price per query above this is taken for a typo (centavos typed as reais, a stray zero), not a contract. */
@@ -170,6 +177,8 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
   if (settings.portfolioSchedule !== null && !/^(cron|rate)\(.+\)$/.test(settings.portfolioSchedule))
     problems.push('portfolioSchedule must be cron(…), rate(…) or null');
   if (!isReportLanguage(settings.reportLanguage)) problems.push('reportLanguage must be pt-BR or en');
+  if (settings.defaultPolicy !== null && !isPolicyName(settings.defaultPolicy))
+    problems.push('defaultPolicy must be a policy file name under policies/ (name.json), or null');
   if (problems.length > 0) throw new Error(`invalid pipeline settings: ${problems.join('; ')}`);
   return settings;
 }

@@ -46,3 +46,56 @@ describe('credit-screen screen with several files', () => {
     expect(result.stderr).toMatch(/rows settled/);
   }, 120_000);
 });
+
+describe('credit-screen screen with files that share customers', () => {
+  it('buys each unique document once across three overlapping files run together', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'credit-screen-cli-'));
+    const documents = distinctDocuments(60, 'cli-overlap');
+    const files = [
+      documents.slice(0, 30),
+      documents.slice(20, 50),
+      [...documents.slice(40, 60), ...documents.slice(0, 10)],
+    ];
+    const paths = await Promise.all(
+      files.map(async (list, index) => {
+        const path = join(out, `list-${index + 1}.csv`);
+        await writeFile(path, customerListCsv(list));
+        return path;
+      }),
+    );
+
+    const result = await runCli(
+      [
+        'screen',
+        ...paths,
+        '--stagger',
+        '0',
+        '--rate-limit',
+        '20',
+        '--no-state',
+        '--out',
+        join(out, 'results'),
+      ],
+      { cwd: out },
+    );
+
+    expect(result.stderr).not.toContain('Error');
+    expect(result.code).toBe(0);
+    const batchIds = [...result.stdout.matchAll(/^batch ([0-9a-f]{24}): completed in [\d.]+ s/gm)].map(
+      ([, batchId]) => batchId as string,
+    );
+    expect(batchIds).toHaveLength(3);
+    const results = await Promise.all(
+      batchIds.map(async (batchId) => ({
+        manifest: JSON.parse(await readFile(join(out, 'results', batchId, 'manifest.json'), 'utf8')),
+        stats: JSON.parse(await readFile(join(out, 'results', batchId, 'emulator-stats.json'), 'utf8')),
+      })),
+    );
+    // The emulator counts across the run: the stats written last hold every charge.
+    expect(Math.max(...results.map(({ stats }) => stats.charged as number))).toBe(60);
+    const screened = results.reduce((sum, { manifest }) => sum + manifest.counts.screened, 0);
+    const cached = results.reduce((sum, { manifest }) => sum + manifest.counts.cached, 0);
+    expect(screened).toBe(60);
+    expect(cached).toBe(30);
+  }, 300_000);
+});

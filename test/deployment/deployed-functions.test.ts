@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
   DeleteMessageBatchCommand,
@@ -74,11 +74,16 @@ async function manifestOf(batchId: string): Promise<BatchManifest> {
 }
 
 /** Puts a customer list under `incoming/a/` and gives the bundled ingest S3's event for it. */
-async function upload(documents: readonly string[]): Promise<string> {
+async function upload(documents: readonly string[], metadata: Record<string, string> = {}): Promise<string> {
   const body = customerListCsv(documents);
   const key = `incoming/a/${randomUUID()}.csv`;
   await deployed.stack.clients.s3.send(
-    new PutObjectCommand({ Bucket: deployed.stack.resources.bucketName, Key: key, Body: body }),
+    new PutObjectCommand({
+      Bucket: deployed.stack.resources.bucketName,
+      Key: key,
+      Body: body,
+      Metadata: metadata,
+    }),
   );
   const outcome = (await deployed.notifyFromBucket(
     'Ingest',
@@ -193,6 +198,36 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     } finally {
       deployed.emulator.configure({ latencyMs: 0 });
     }
+  }, 120_000);
+
+  it('decides an upload with the policy it names under policies/, in the bundled finaliser with its engine', async () => {
+    deployed.emulator.reset();
+    const policy = readFileSync('samples/policies/pessoa-fisica.json');
+    await deployed.stack.clients.s3.send(
+      new PutObjectCommand({
+        Bucket: deployed.stack.resources.bucketName,
+        Key: 'policies/pessoa-fisica.json',
+        Body: policy,
+      }),
+    );
+    const documents = distinctDocuments(6, 'deployed policy');
+
+    const batchId = await upload(documents, { policy: 'pessoa-fisica.json' });
+    const manifest = await manifestOf(batchId);
+
+    expect(manifest.policy).toEqual({
+      name: 'pessoa-fisica.json',
+      sha256: createHash('sha256').update(policy).digest('hex'),
+    });
+    const counts = manifest.decisions?.counts ?? { approve: 0, review: 0, decline: 0 };
+    expect(counts.approve + counts.review + counts.decline).toBe(6);
+    const summary = parseSummary((await readObject(resultKeys(batchId).summary)) ?? '');
+    expect(
+      summary
+        .map((line) => line.decision)
+        .every((value) => ['approve', 'review', 'decline'].includes(value ?? '')),
+    ).toBe(true);
+    expect(summary.some((line) => (line.decision_reasons ?? '').includes('POLICY_ERROR'))).toBe(false);
   }, 120_000);
 
   it('runs a portfolio: its file sets a schedule, whose invocation of ingest screens the list', async () => {

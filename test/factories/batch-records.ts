@@ -51,6 +51,7 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     notQueried: 0,
     maxCharges: null,
     freshnessHours: 0,
+    policy: null,
     quote: null,
     approval: null,
     cancelRequested: false,

@@ -29,6 +29,7 @@ const EVERY_SETTING: PipelineSettings = {
   scoreChangePoints: 70,
   portfolioSchedule: 'rate(3 days)',
   reportLanguage: 'en',
+  defaultPolicy: 'pessoa-juridica.json',
 };
 
 /** The settings the construct takes as props of their own, and the rest, which go in its `settings` prop. */

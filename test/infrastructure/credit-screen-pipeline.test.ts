@@ -93,14 +93,14 @@ describe('CreditScreenPipeline', () => {
     });
   });
 
-  it('runs six Node.js 22 ARM functions, with the token secret referenced by ARN and never by value', () => {
+  it('runs six Node.js 22 functions, on ARM but the finaliser (its policy engine is x86_64), with the token secret referenced by ARN and never by value', () => {
     const { template } = built;
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x' },
     });
     expect(Object.keys(functions)).toHaveLength(6);
-    for (const [, fn] of Object.entries(functions)) {
-      expect(fn.Properties.Architectures).toEqual(['arm64']);
+    for (const [id, fn] of Object.entries(functions)) {
+      expect(fn.Properties.Architectures).toEqual([id.startsWith('PipelineFinalise') ? 'x86_64' : 'arm64']);
       const variables = fn.Properties.Environment.Variables;
       expect(variables.BUREAU_TOKEN_SECRET_ID).toEqual({
         Ref: expect.stringMatching(/^PipelineBureauToken/),

@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreditScreenPipeline } from '../../infrastructure/credit-screen-pipeline.ts';
+import { type CreditScreenPipeline, propsOfSettings } from '../../infrastructure/credit-screen-pipeline.ts';
 import { EventBridgePortfolioScheduler } from '../../src/adapters/aws/eventbridge-portfolio-scheduler.ts';
 import {
   DEFAULT_SETTINGS,
@@ -159,7 +159,7 @@ let built: ReturnType<typeof synthesizeStack>;
 let scheduler: FakeScheduler;
 beforeAll(async () => {
   built = synthesizeStack({
-    settings: SETTINGS,
+    ...propsOfSettings(SETTINGS),
     portfolios: [{ name: 'declared', schedule: 'rate(1 day)' }],
   });
   scheduler = await FakeScheduler.start();
@@ -181,7 +181,7 @@ describe('the local runner and the construct', () => {
 
   it('agree on fair queues when they are turned off', () => {
     const off = { ...SETTINGS, fairQueues: false };
-    const offStack = synthesizeStack({ settings: off });
+    const offStack = synthesizeStack(propsOfSettings(off));
 
     const deployed = describeTemplate(offStack.template, offStack.stack.pipeline);
 

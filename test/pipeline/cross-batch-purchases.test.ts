@@ -65,14 +65,23 @@ function workerDeps(
 async function deliverAll(batches: readonly { batchId: string; queue: RecordingWorkQueue }[]) {
   const delivered = batches.map(() => 0);
   for (let round = 0; round < 200; round++) {
-    const invocations: Promise<unknown>[] = [];
+    const invocations: Promise<void>[] = [];
     batches.forEach(({ queue }, index) => {
       const pending = queue.work.slice(delivered[index]);
       delivered[index] = queue.work.length;
-      for (let start = 0; start < pending.length; start += 5)
-        invocations.push(screenDocuments(pending.slice(start, start + 5).map(deliveryOf), workerDeps(queue)));
+      for (let start = 0; start < pending.length; start += 5) {
+        const records = pending.slice(start, start + 5).map(deliveryOf);
+        invocations.push(
+          screenDocuments(records, workerDeps(queue)).then(({ batchItemFailures }) => {
+            // What the worker gave back comes again, as SQS redelivers it after its visibility delay.
+            const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
+            for (const record of records)
+              if (failed.has(record.messageId)) queue.work.push(JSON.parse(record.body) as WorkMessage);
+          }),
+        );
+      }
     });
-    const failures = (await Promise.all(invocations)) as { batchItemFailures: unknown[] }[];
+    await Promise.all(invocations);
     const unsettled = await Promise.all(
       batches.map(async ({ batchId }) => {
         const batch = await test.store.getBatch(batchId);
@@ -80,8 +89,7 @@ async function deliverAll(batches: readonly { batchId: string; queue: RecordingW
       }),
     );
     if (!unsettled.some(Boolean)) return;
-    if (failures.every((result) => result.batchItemFailures.length === 0) && invocations.length === 0)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    if (invocations.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('the batches did not settle in 200 rounds');
 }

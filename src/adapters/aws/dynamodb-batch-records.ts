@@ -40,6 +40,7 @@ export class DynamoDbBatchRecords implements BatchRecords {
             portfolio: batch.portfolio ?? null,
             maxCharges: batch.maxCharges ?? null,
             freshnessHours: batch.freshnessHours ?? 0,
+            policy: batch.policy ?? null,
             status: 'ingesting',
             createdAt,
             tokenState: 'unverified',

@@ -86,12 +86,17 @@ const batchItemSchema = z.object({
   sourceBucket: z.string(),
   sourceKey: z.string(),
   sourceSha256: optionalText,
+  sourceName: optionalText,
   bureau: z.enum(BUREAUS),
   createdAt: z.string(),
   freshnessHours: z
     .number()
     .nullish()
     .transform((value) => value ?? 0),
+  policy: z
+    .object({ name: z.string(), sha256: z.string(), key: z.string() })
+    .nullish()
+    .transform((value) => value ?? null),
   status: z.enum(['ingesting', 'awaiting_approval', 'running', 'finalising', 'completed', 'failed']),
   failure: z
     .object({ code: z.string(), message: z.string() })

@@ -33,6 +33,7 @@ export class MemoryBatchRecords implements BatchRecords {
       notQueried: 0,
       maxCharges: batch.maxCharges ?? null,
       freshnessHours: batch.freshnessHours ?? 0,
+      policy: batch.policy ?? null,
       quote: null,
       approval: null,
       cancelRequested: false,

@@ -18,6 +18,12 @@ export class MemoryObjectStore implements ObjectStore {
     return this.#metadata.get(key) ?? {};
   }
 
+  /** Removes an object, as a lifecycle rule, an erasure or an operator would. */
+  delete(key: string): void {
+    this.#objects.delete(key);
+    this.#metadata.delete(key);
+  }
+
   /** The keys under a prefix, sorted. */
   keys(prefix = ''): string[] {
     return [...this.#objects.keys()].filter((key) => key.startsWith(prefix)).sort();

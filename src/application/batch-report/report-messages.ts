@@ -208,6 +208,8 @@ const PORTUGUESE: ReportMessages = {
   changesTitle: 'Mudanças desde a consulta anterior',
   changesIntro: (documents) => `${documents} documentos mudaram desde o relatório anterior (changes.csv).`,
   change: {
+    decision_worsened: 'Decisão piorou',
+    decision_improved: 'Decisão melhorou',
     new_protest: 'Novo protesto',
     protest_cleared: 'Protesto baixado',
     new_pending_debt: 'Nova pendência financeira',
@@ -340,6 +342,8 @@ const ENGLISH: ReportMessages = {
   changesTitle: 'Changes since the previous screening',
   changesIntro: (documents) => `${documents} documents changed since their previous report (changes.csv).`,
   change: {
+    decision_worsened: 'Decision worsened',
+    decision_improved: 'Decision improved',
     new_protest: 'New protest',
     protest_cleared: 'Protest cleared',
     new_pending_debt: 'New pending debt',

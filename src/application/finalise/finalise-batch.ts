@@ -1,5 +1,10 @@
 import pLimit from 'p-limit';
-import { type BatchManifest, duplicateTargetsKey, resultKeys } from '../../contract/index.ts';
+import {
+  type BatchManifest,
+  type DecisionTally,
+  duplicateTargetsKey,
+  resultKeys,
+} from '../../contract/index.ts';
 import {
   type BatchRecord,
   type ChargeCounts,
@@ -15,17 +20,21 @@ import {
   ChangesCsvWriter,
   type ChangeThresholds,
   DEFAULT_CHANGE_THRESHOLDS,
+  decisionChange,
   detectChanges,
   emptyChangeCounts,
+  type ReportChange,
 } from '../../domain/monitoring/index.ts';
 import type {
   BatchRecords,
   BatchRows,
+  CreditPolicyLoader,
   EventPublisher,
   Logger,
   ObjectStore,
   ReportHistory,
 } from '../../domain/ports/index.ts';
+import type { NormalisedReport } from '../../domain/report/index.ts';
 import {
   emptyStatusCounts,
   passThroughHeaders,
@@ -36,6 +45,7 @@ import {
   type SummaryStatus,
 } from '../../domain/summary/index.ts';
 import { DEFAULT_REPORT_LANGUAGE, type ReportLanguage, renderBatchReport } from '../batch-report/index.ts';
+import { BatchDecisions } from './batch-decisions.ts';
 
 export interface FinaliseDependencies {
   readonly batchRecords: BatchRecords;
@@ -48,6 +58,8 @@ export interface FinaliseDependencies {
   readonly changeThresholds?: ChangeThresholds;
   /** Language of `report.html`. @default DEFAULT_REPORT_LANGUAGE (Brazilian Portuguese) */
   readonly reportLanguage?: ReportLanguage;
+  /** Compiles a batch's credit policy; a batch with a policy and no loader decides every row `review`. */
+  readonly policyLoader?: CreditPolicyLoader;
 }
 
 const NOT_SETTLED = 'not settled when the batch was finalised';
@@ -76,20 +88,23 @@ const chargeStateOf = (row: RowRecord, status: SummaryStatus): ChargeState =>
 
 async function* summaryLines(
   batch: BatchRecord,
-  { batchRows }: Pick<StoredRows, 'batchRows'>,
+  { batchRows, reportHistory }: StoredRows,
   duplicateTargets: ReadonlySet<number>,
   tally: { readonly counts: Record<SummaryStatus, number>; readonly charges: ChargeCounts },
   statistics: SummaryStatisticsCollector,
   logger: Logger,
+  decisions: BatchDecisions | null,
 ): AsyncGenerator<string> {
   const writer = new SummaryCsvWriter(
     batch.excelSummary ? 'excel' : 'standard',
     batch.layout?.passThroughColumns ?? [],
+    decisions !== null,
   );
   yield writer.header();
   // Only rows that have duplicates are remembered, and only their few report figures.
   const firstReports = new Map<number, ReportColumns | null>();
   for await (const page of batchRows.rows(batch.batchId)) {
+    await decisions?.decidePage(page, reportHistory);
     let text = '';
     for (const row of page) {
       const status = statusOf(row);
@@ -108,8 +123,10 @@ async function* summaryLines(
         statusDetail: row.detail ?? (status === 'failed' ? NOT_SETTLED : ''),
         chargeState,
         report: status === 'duplicate' ? (firstReports.get(row.duplicateOf ?? 0) ?? null) : row.report,
+        decision: decisions?.decisionOf(row) ?? null,
         passThrough: row.passThrough,
       };
+      decisions?.count(summary.decision ?? null);
       text += writer.row(summary);
       statistics.add(summary);
     }
@@ -120,17 +137,23 @@ async function* summaryLines(
 async function* reportLines(
   batch: BatchRecord,
   { batchRows, reportHistory }: StoredRows,
+  decisions: BatchDecisions | null,
 ): AsyncGenerator<string> {
   for await (const page of batchRows.rows(batch.batchId)) {
-    const keys = page.flatMap((row) =>
-      row.reportKey && (row.state === 'screened' || row.state === 'cached') ? [row.reportKey] : [],
+    const withReports = page.filter(
+      (row): row is RowRecord & { reportKey: ReportKey } =>
+        row.reportKey !== null && (row.state === 'screened' || row.state === 'cached'),
     );
-    if (keys.length === 0) continue;
-    const reports = await reportHistory.getReports(keys);
+    if (withReports.length === 0) continue;
+    const reports = await reportHistory.getReports(withReports.map((row) => row.reportKey));
     let text = '';
-    for (const key of keys) {
-      const stored = reports.get(reportKeyId(key));
-      if (stored) text += `${JSON.stringify(stored.report)}\n`;
+    for (const row of withReports) {
+      const stored = reports.get(reportKeyId(row.reportKey));
+      if (!stored) continue;
+      // A decided batch's lines carry their decision and the rules that fired.
+      const decision = decisions?.decisionOf(row);
+      text += `${JSON.stringify(decision ? { ...stored.report, decision } : stored.report)}\n`;
+      decisions?.forget(row.row);
     }
     yield text;
   }
@@ -150,6 +173,7 @@ async function* changeLines(
   thresholds: ChangeThresholds,
   tally: { counts: ChangeCounts; documentsChanged: number },
   statistics: SummaryStatisticsCollector,
+  decisions: BatchDecisions | null,
 ): AsyncGenerator<string> {
   const writer = new ChangesCsvWriter(
     batch.excelSummary ? 'excel' : 'standard',
@@ -167,11 +191,19 @@ async function* changeLines(
       reportHistory.getReports(screened.map((row) => row.reportKey)),
       Promise.all(screened.map((row) => limit(() => reportHistory.previousReport(row.reportKey)))),
     ]);
+    // A decided batch's decision changes come first: the previous report decided again by this policy.
+    const decisionChanges = await Promise.all(
+      screened.map((row, index) => decisionChangeOf(row, previous[index]?.report ?? null, decisions)),
+    );
     let text = '';
     screened.forEach((row, index) => {
       const report = current.get(reportKeyId(row.reportKey));
       if (report === undefined) return;
-      const changes = detectChanges(previous[index]?.report ?? null, report.report, thresholds);
+      const decisionMove = decisionChanges[index];
+      const changes = [
+        ...(decisionMove ? [decisionMove] : []),
+        ...detectChanges(previous[index]?.report ?? null, report.report, thresholds),
+      ];
       if (changes.length > 0) tally.documentsChanged++;
       for (const change of changes) {
         tally.counts[change.kind]++;
@@ -182,6 +214,18 @@ async function* changeLines(
     });
     yield text;
   }
+}
+
+/** How a row's decision moved since its previous report; null without a policy, a previous report or a move. */
+async function decisionChangeOf(
+  row: RowRecord,
+  previous: NormalisedReport | null,
+  decisions: BatchDecisions | null,
+): Promise<ReportChange | null> {
+  const current = decisions?.decisionOf(row);
+  if (!decisions || !current || previous === null) return null;
+  const before = await decisions.decideReport(previous, row);
+  return decisionChange(before.decision, current.decision);
 }
 
 /**
@@ -224,6 +268,8 @@ interface BatchResults {
   readonly charges: ChargeCounts;
   readonly changeTally: { readonly counts: ChangeCounts; readonly documentsChanged: number };
   readonly statistics: SummaryStatisticsCollector;
+  /** What the batch's policy decided; null for a batch without one. */
+  readonly decisions: DecisionTally | null;
 }
 
 type ResultKeys = ReturnType<typeof resultKeys>;
@@ -244,28 +290,34 @@ async function writeResultFiles(
     charges: emptyChargeCounts(),
     changeTally: { counts: emptyChangeCounts(), documentsChanged: 0 },
     statistics: new SummaryStatisticsCollector(),
+    decisions: null,
   };
   if (batch.failure !== null) return results;
   const { counts, charges, statistics } = results;
-  const targets: number[] = await readJson(objects, duplicateTargetsKey(batch.batchId));
+  const targets = await duplicateTargetsOf(batch, deps);
+  const decisions = await BatchDecisions.open(batch, deps);
   const contentType = 'text/csv; charset=utf-8';
   await objects.writeStream(
     keys.summary,
     contentType,
-    summaryLines(batch, deps, new Set(targets), { counts, charges }, statistics, logger),
+    summaryLines(batch, deps, targets, { counts, charges }, statistics, logger, decisions),
   );
-  await objects.writeStream(keys.reports, 'application/x-ndjson; charset=utf-8', reportLines(batch, deps));
+  await objects.writeStream(
+    keys.reports,
+    'application/x-ndjson; charset=utf-8',
+    reportLines(batch, deps, decisions),
+  );
   let files: NonNullable<BatchManifest['files']> = { summary: keys.summary, reports: keys.reports };
   if (batch.portfolio !== null) {
     const thresholds = deps.changeThresholds ?? DEFAULT_CHANGE_THRESHOLDS;
     await objects.writeStream(
       keys.changes,
       contentType,
-      changeLines(batch, deps, thresholds, results.changeTally, statistics),
+      changeLines(batch, deps, thresholds, results.changeTally, statistics, decisions),
     );
     files = { ...files, changes: keys.changes };
   }
-  return { ...results, files: { ...files, report: keys.report } };
+  return { ...results, files: { ...files, report: keys.report }, decisions: decisions?.tally() ?? null };
 }
 
 /** The batch's final status: why it stopped, when something stopped it. */
@@ -286,7 +338,12 @@ function manifestOf(batch: BatchRecord, results: BatchResults): BatchManifest {
     revision: batch.revision,
     quote: batch.quote,
     bureau: batch.bureau,
-    source: { bucket: batch.sourceBucket, key: batch.sourceKey, sha256: batch.sourceSha256 },
+    source: {
+      bucket: batch.sourceBucket,
+      key: batch.sourceKey,
+      sha256: batch.sourceSha256,
+      name: batch.sourceName ?? null,
+    },
     createdAt: batch.createdAt,
     completedAt: new Date().toISOString(),
     counts: { rows: Object.values(counts).reduce((sum, count) => sum + count, 0), ...counts },
@@ -296,6 +353,8 @@ function manifestOf(batch: BatchRecord, results: BatchResults): BatchManifest {
     failure: batch.failure,
     portfolio: batch.portfolio,
     changes: files?.changes === undefined ? null : results.changeTally,
+    policy: batch.policy === null ? null : { name: batch.policy.name, sha256: batch.policy.sha256 },
+    decisions: results.decisions,
   };
 }
 
@@ -346,8 +405,19 @@ async function* once(text: string): AsyncGenerator<string> {
   yield text;
 }
 
-async function readJson<T>(objects: ObjectStore, key: string): Promise<T> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of objects.read(key)) chunks.push(chunk);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+/**
+ * The rows that have duplicates, as ingest listed them; read from the rows themselves when the list is missing (a
+ * batch ingested before the list was kept, or whose object was lost), so such a batch can still be finalised.
+ */
+async function duplicateTargetsOf(
+  batch: BatchRecord,
+  deps: Pick<FinaliseDependencies, 'objects' | 'batchRows'>,
+): Promise<Set<number>> {
+  const text = await deps.objects.readTextIfExists(duplicateTargetsKey(batch.batchId));
+  if (text !== null) return new Set(JSON.parse(text) as number[]);
+  const targets = new Set<number>();
+  for await (const page of deps.batchRows.rows(batch.batchId))
+    for (const row of page)
+      if (row.state === 'duplicate' && row.duplicateOf !== null) targets.add(row.duplicateOf);
+  return targets;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { duplicateTargetsKey, resultKeys } from '../../contract/index.ts';
+import { duplicateTargetsKey, resultKeys, sourceNameOf } from '../../contract/index.ts';
 import {
   batchIdFor,
   bureauForKey,
@@ -31,6 +31,7 @@ import { reportColumns } from '../../domain/summary/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { sendQueuedRows } from '../queueing/send-queued-rows.ts';
 import { freshReports } from '../reuse/fresh-reports.ts';
+import { choosePolicy, keepPolicyCopy } from './batch-policy.ts';
 
 /** One uploaded object, as the S3 event describes it. */
 export interface UploadedObject {
@@ -39,11 +40,15 @@ export interface UploadedObject {
   readonly sequencer?: string;
   readonly eTag?: string;
   readonly versionId?: string;
-  /** Set when the object is a portfolio being re-screened: its name, bureau and how fresh a reused report must be. */
+  /**
+   * Set when the object is a portfolio being re-screened: its name, bureau, how fresh a reused report must be, and
+   * the policy that decides it (null: the deployment's default).
+   */
   readonly portfolio?: {
     readonly name: string;
     readonly bureau: Bureau;
     readonly freshnessHours: number;
+    readonly policy?: string | null;
   };
 }
 
@@ -60,6 +65,8 @@ export interface IngestSettings {
    * at these prices and rates. Without it, every batch runs at once.
    */
   readonly approval?: ApprovalSettings;
+  /** The policy (a name under `policies/`) of an upload that names none; null or absent: such batches are not decided. */
+  readonly defaultPolicy?: string | null;
 }
 
 interface ApprovalSettings {
@@ -216,17 +223,25 @@ async function startBatch(
   const freshnessHours = upload.portfolio ? upload.portfolio.freshnessHours : (settings.freshnessHours ?? 0);
   const lane = deliveryLaneFor({ key: upload.key, portfolio: upload.portfolio?.name ?? null });
   const batchId = batchIdFor(upload);
+  const metadata = upload.portfolio ? {} : await objects.metadataOf(upload.key);
   // An upload may cap what its batch buys; a portfolio run is bounded by the monthly cap alone.
-  const maxCharges = upload.portfolio ? null : maxChargesOf(await objects.metadataOf(upload.key));
+  const maxCharges = upload.portfolio ? null : maxChargesOf(metadata);
+  const policy = await choosePolicy(
+    batchId,
+    { metadata, portfolio: upload.portfolio?.policy ?? null, fallback: settings.defaultPolicy ?? null },
+    objects,
+  );
   const created = await batchRecords.createBatch({
     batchId,
     sourceBucket: upload.bucket,
     sourceKey: upload.key,
+    sourceName: sourceNameOf(metadata),
     bureau,
     excelSummary: settings.excelSummary,
     portfolio: upload.portfolio?.name ?? null,
     maxCharges: maxCharges === 'invalid' ? 0 : maxCharges,
     freshnessHours,
+    policy: policy.kind === 'policy' ? policy.policy : null,
   });
   const existing = created ? null : await batchRecords.getBatch(batchId);
   if (existing && existing.status !== 'ingesting') {
@@ -237,6 +252,8 @@ async function startBatch(
     // A cap that cannot be read is not taken for no cap: the file is refused and nothing is bought.
     return refuseFile(batchId, INVALID_MAX_CHARGES, deps);
   }
+  if (policy.kind === 'refused') return refuseFile(batchId, policy.failure, deps);
+  await keepPolicyCopy(policy, objects);
   const checkpoint = existing?.ingestCheckpoint ?? 0;
   logger.info('ingest started', { batchId, key: upload.key, bureau, lane, resumingAfterRow: checkpoint });
   return {

@@ -78,7 +78,12 @@ export async function runPortfolio(
       bucket: deps.objects.bucket,
       key: keys.list,
       sequencer: request.runId ?? now().toISOString(),
-      portfolio: { name: portfolio, bureau: plan.bureau, freshnessHours: plan.freshnessHours },
+      portfolio: {
+        name: portfolio,
+        bureau: plan.bureau,
+        freshnessHours: plan.freshnessHours,
+        policy: plan.policy,
+      },
     },
     deps,
   );

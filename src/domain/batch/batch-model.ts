@@ -38,11 +38,24 @@ export interface BatchLayout {
   readonly hasHeader: boolean;
 }
 
+/** The policy a batch is decided with: its name, the hash of its exact bytes, and where its copy is kept. */
+export interface BatchPolicy {
+  readonly name: string;
+  readonly sha256: string;
+  /** The batch's own copy (`work/<batchId>/policy.json`). */
+  readonly key: string;
+}
+
 export interface BatchRecord {
   readonly batchId: string;
   readonly sourceBucket: string;
   readonly sourceKey: string;
   readonly sourceSha256: string | null;
+  /**
+   * The customer's file name, as the upload's metadata gave it (masked, see src/contract/source-name.ts), for the
+   * report's title; null or absent when none was given (a portfolio, an upload without it, an older batch).
+   */
+  readonly sourceName?: string | null;
   readonly bureau: Bureau;
   readonly createdAt: string;
   readonly status: BatchStatus;
@@ -72,6 +85,8 @@ export interface BatchRecord {
    * made since this batch was created). Batches stored before it was recorded read 0.
    */
   readonly freshnessHours: number;
+  /** The credit policy that decides the batch's rows; null for a batch screened without one. */
+  readonly policy: BatchPolicy | null;
   /** The quote of a batch that had to wait for approval (what it would buy, at what cost); null otherwise. */
   readonly quote: Quote | null;
   readonly approval: ApprovalDecision | null;

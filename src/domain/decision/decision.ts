@@ -103,7 +103,7 @@ const reasonOf = (reason: NonNullable<PolicyResult['reasons']>[number]): Decisio
     : { code: reason.code, text: reason.text ?? OWN_REASON_TEXTS[reason.code] ?? reason.code };
 
 /** The most severe of decisions. */
-const mostSevere = (decisions: readonly DecisionValue[]): DecisionValue =>
+export const mostSevere = (decisions: readonly DecisionValue[]): DecisionValue =>
   decisions.reduce<DecisionValue>(
     (worst, next) => (SEVERITY[next] > SEVERITY[worst] ? next : worst),
     'approve',

@@ -1,7 +1,10 @@
+import { type DecisionValue, mostSevere } from '../decision/index.ts';
 import type { NormalisedReport } from '../report/index.ts';
 
 /** The kinds of change a re-screen reports, in the order they are listed. */
 export const CHANGE_KINDS = [
+  'decision_worsened',
+  'decision_improved',
   'new_protest',
   'protest_cleared',
   'new_pending_debt',
@@ -52,6 +55,17 @@ function countChanges(
   if (after > before) return [numberChange(up, before, after)];
   if (after < before && down !== null) return [numberChange(down, before, after)];
   return [];
+}
+
+/**
+ * How a document's decision moved between its previous report and the current one, both decided by the batch's
+ * policy (so a change says the customer's situation moved, not that the policy did): `decision_worsened` towards
+ * decline, `decision_improved` towards approve; null when it stayed.
+ */
+export function decisionChange(before: DecisionValue, after: DecisionValue): ReportChange | null {
+  if (before === after) return null;
+  const kind = mostSevere([before, after]) === after ? 'decision_worsened' : 'decision_improved';
+  return { kind, before, after, delta: '' };
 }
 
 /**

@@ -45,6 +45,14 @@ const portfolioSettingsSchema = z.strictObject({
   maxAgeHours: z.number().nonnegative().optional(),
   /** Time zone of a cron schedule (IANA name). */
   timezone: z.string().min(1).optional(),
+  /** The credit policy (a file name under `policies/`) that decides each run; absent: the deployment's default. */
+  policy: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\.json$/,
+      'must be a policy file name under policies/ (name.json)',
+    )
+    .optional(),
 });
 
 /** A portfolio's settings: the schema's own type, so the two cannot drift apart. */
@@ -81,6 +89,8 @@ export interface PortfolioPlan {
   readonly bureau: Bureau;
   /** 0: every document is asked again on each run. */
   readonly freshnessHours: number;
+  /** The portfolio's own policy; null: the deployment's default. */
+  readonly policy: string | null;
 }
 
 export function portfolioPlan(
@@ -94,5 +104,6 @@ export function portfolioPlan(
     timezone: settings.timezone ?? null,
     bureau: settings.bureau ?? defaults.bureau,
     freshnessHours: settings.maxAgeHours ?? 0,
+    policy: settings.policy ?? null,
   };
 }

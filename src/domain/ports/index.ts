@@ -6,6 +6,7 @@ import type {
   ApprovalDecision,
   BatchCounts,
   BatchLayout,
+  BatchPolicy,
   BatchRecord,
   CallOutcome,
   FileFailure,
@@ -26,6 +27,8 @@ export interface NewBatch {
   readonly batchId: string;
   readonly sourceBucket: string;
   readonly sourceKey: string;
+  /** The customer's file name, masked (see `BatchRecord.sourceName`); absent or null when unknown. */
+  readonly sourceName?: string | null;
   readonly bureau: Bureau;
   readonly excelSummary: boolean;
   /** The portfolio this batch re-screens; absent for an upload. */
@@ -34,6 +37,8 @@ export interface NewBatch {
   readonly maxCharges?: number | null;
   /** How old a reused report may be (see `BatchRecord.freshnessHours`); absent is 0. */
   readonly freshnessHours?: number;
+  /** The policy that decides the batch; absent or null for none. */
+  readonly policy?: BatchPolicy | null;
 }
 
 /** The quote ingest made of a batch, and whether the batch must wait for approval because of it. */

@@ -5,6 +5,7 @@ import {
   csvPreamble,
   passThroughHeaders as headersBeside,
 } from '../csv/csv-format.ts';
+import type { Decision } from '../decision/index.ts';
 import type { DocumentType } from '../documents/index.ts';
 import type { Bureau } from '../report/index.ts';
 import type { ReportColumns } from '../report/report-columns.ts';
@@ -42,6 +43,8 @@ export interface SummaryRow {
    */
   readonly chargeState?: ChargeState | null;
   readonly report: ReportColumns | null;
+  /** What the batch's policy decided for this row; null when it has no report (or absent without a policy). */
+  readonly decision?: Decision | null;
   readonly passThrough: readonly string[];
 }
 
@@ -77,6 +80,15 @@ export const SUMMARY_COLUMNS = [
   'screened_at',
 ] as const;
 
+/** The columns a batch decided by a policy adds after the report's, before the customer's own. */
+export const DECISION_COLUMNS = ['decision', 'decision_reasons', 'risk_band', 'credit_limit'] as const;
+
+/** A decision's reasons in one cell: `CODE: text`, in the policy's order, ` | ` between them. */
+export const reasonsCell = (decision: Decision): string =>
+  decision.reasons
+    .map((reason) => (reason.text === reason.code ? reason.code : `${reason.code}: ${reason.text}`))
+    .join(' | ');
+
 function amount(cents: number | null, dialect: CsvDialect): string {
   if (cents === null) return '';
   const text = `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
@@ -93,12 +105,16 @@ const whole = (value: number | null): string => (value === null ? '' : String(va
 
 export class SummaryCsvWriter {
   readonly #passThroughHeaders: readonly string[];
+  readonly #ownColumns: readonly string[];
 
   constructor(
     readonly dialect: CsvDialect,
     readonly passThroughColumns: readonly string[],
+    /** Write the decision columns (a batch decided by a policy). */
+    readonly withDecisions = false,
   ) {
-    this.#passThroughHeaders = passThroughHeaders(passThroughColumns);
+    this.#ownColumns = withDecisions ? [...SUMMARY_COLUMNS, ...DECISION_COLUMNS] : SUMMARY_COLUMNS;
+    this.#passThroughHeaders = passThroughHeaders(passThroughColumns, this.#ownColumns);
   }
 
   #line(cells: readonly string[]): string {
@@ -107,7 +123,7 @@ export class SummaryCsvWriter {
 
   /** The header line (with a BOM first in the Excel dialect). */
   header(): string {
-    return csvPreamble(this.dialect) + this.#line([...SUMMARY_COLUMNS, ...this.#passThroughHeaders]);
+    return csvPreamble(this.dialect) + this.#line([...this.#ownColumns, ...this.#passThroughHeaders]);
   }
 
   row(row: SummaryRow): string {
@@ -135,7 +151,14 @@ export class SummaryCsvWriter {
       whole(report?.queryCode ?? null),
       report?.reportPdf ?? '',
       report?.screenedAt ?? '',
+      ...(this.withDecisions ? this.#decisionCells(row.decision ?? null) : []),
       ...passThrough,
     ]);
+  }
+
+  #decisionCells(decision: Decision | null): string[] {
+    if (decision === null) return ['', '', '', ''];
+    const limit = decision.credit_limit === null ? null : Math.round(decision.credit_limit * 100);
+    return [decision.decision, reasonsCell(decision), decision.risk_band ?? '', amount(limit, this.dialect)];
   }
 }

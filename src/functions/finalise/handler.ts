@@ -1,3 +1,4 @@
+import { zenCreditPolicyLoader } from '../../adapters/decision/zen-credit-policy.ts';
 import { lambdaRuntime } from '../shared/lambda-runtime.ts';
 import { createFinaliseHandler } from './finalise-handler.ts';
 
@@ -7,4 +8,5 @@ export const handler = createFinaliseHandler({
   ...runtime,
   changeThresholds: { scorePoints: runtime.environment.settings.scoreChangePoints },
   reportLanguage: runtime.environment.settings.reportLanguage,
+  policyLoader: zenCreditPolicyLoader,
 });

@@ -84,6 +84,7 @@ export function ingestSettings(settings: PipelineSettings): IngestSettings {
     maxRows: settings.maxRows,
     excelSummary: settings.excelSummary,
     freshnessHours: settings.freshnessHours,
+    defaultPolicy: settings.defaultPolicy,
     approval: {
       threshold: settings.approvalThreshold,
       pricePerQuery: settings.pricePerQuery,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CHANGE_KINDS,
   ChangesCsvWriter,
+  decisionChange,
   detectChanges,
   emptyChangeCounts,
 } from '../../../src/domain/monitoring/index.ts';
@@ -84,7 +85,11 @@ describe('emulator epochs, seen through detectChanges', () => {
     const share = changedDocuments / documents.length;
     expect(share).toBeGreaterThan(0.15);
     expect(share).toBeLessThan(0.5);
-    for (const kind of CHANGE_KINDS.filter((kind) => kind !== 'first_screening')) {
+    // Decision moves come from a policy (decisionChange), not from the reports alone.
+    const fromReports = CHANGE_KINDS.filter(
+      (kind) => !['first_screening', 'decision_worsened', 'decision_improved'].includes(kind),
+    );
+    for (const kind of fromReports) {
       expect(counts[kind], kind).toBeGreaterThan(0);
     }
   });
@@ -125,5 +130,21 @@ describe('ChangesCsvWriter', () => {
     const writer = new ChangesCsvWriter('excel', []);
 
     expect(writer.header()).toBe('\uFEFFrow;document;change;before;after;delta\r\n');
+  });
+});
+
+describe('decisionChange', () => {
+  it.each([
+    ['approve', 'review', 'decision_worsened'],
+    ['approve', 'decline', 'decision_worsened'],
+    ['review', 'decline', 'decision_worsened'],
+    ['decline', 'review', 'decision_improved'],
+    ['review', 'approve', 'decision_improved'],
+  ] as const)('calls %s → %s %s', (before, after, kind) => {
+    expect(decisionChange(before, after)).toEqual({ kind, before, after, delta: '' });
+  });
+
+  it('says nothing when the decision stayed', () => {
+    expect(decisionChange('review', 'review')).toBeNull();
   });
 });

@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreditReportClient, ServiceTransport } from '../../../service-client/index.ts';
+import { CreditReportGateway } from '../../../src/adapters/bureau/credit-report-gateway.ts';
+import { zenCreditPolicyLoader } from '../../../src/adapters/decision/zen-credit-policy.ts';
+import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
+import { finaliseBatch } from '../../../src/application/finalise/finalise-batch.ts';
+import { ingestUpload } from '../../../src/application/ingest/ingest-upload.ts';
+import { screenDocuments } from '../../../src/application/worker/screen-documents.ts';
+import { duplicateTargetsKey, policyKey, S3_LAYOUT } from '../../../src/contract/index.ts';
+import type { BureauGateway } from '../../../src/domain/ports/index.ts';
+import { DECISION_COLUMNS, SUMMARY_COLUMNS } from '../../../src/domain/summary/index.ts';
+import { workerSettings } from '../../../src/functions/shared/pipeline-adapters.ts';
+import { distinctDocuments } from '../../factories/customer-lists.ts';
+import { type MemoryPipeline, startMemoryPipeline } from '../../factories/memory-pipeline.ts';
+import { parseSummary } from '../../factories/pipeline.ts';
+import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../../factories/recording-ports.ts';
+
+const POLICY_FILE = 'samples/policies/pessoa-fisica.json';
+
+let test: MemoryPipeline;
+let bureau: BureauGateway;
+beforeAll(async () => {
+  test = await startMemoryPipeline();
+  bureau = new CreditReportGateway(
+    new CreditReportClient(
+      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
+    ),
+  );
+  test.objects.put(policyKey('pessoa-fisica.json'), readFileSync(POLICY_FILE));
+}, 60_000);
+afterAll(async () => {
+  await test?.stop();
+});
+
+let uploads = 0;
+/** Screens a list end to end on the memory adapters: ingest, every message delivered, the finaliser. */
+async function screenList(
+  csv: string,
+  metadata: Record<string, string> = {},
+  beforeFinalise: (batchId: string) => void = () => undefined,
+  portfolio?: { name: string; policy: string },
+) {
+  uploads++;
+  const key = `${S3_LAYOUT.incoming}a/decided-${uploads}.csv`;
+  test.objects.put(key, csv, metadata);
+  const queue = new RecordingWorkQueue();
+  const { batchId } = await ingestUpload(
+    {
+      bucket: test.objects.bucket,
+      key,
+      eTag: `etag-${uploads}`,
+      sequencer: String(uploads).padStart(16, '0'),
+      ...(portfolio ? { portfolio: { ...portfolio, bureau: 'a' as const, freshnessHours: 0 } } : {}),
+    },
+    {
+      ...test.adapters,
+      queue,
+      logger: new MemoryLogger(),
+      settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false, freshnessHours: 0 },
+    },
+  );
+  const deps = {
+    ...test.adapters,
+    queue,
+    visibility: new RecordingVisibility(),
+    logger: new MemoryLogger(),
+    bureau,
+    settings: workerSettings(test.settings),
+  };
+  await screenDocuments(queue.work.map(deliveryOf), deps);
+  beforeFinalise(batchId);
+  const manifest = await finaliseBatch(batchId, { ...deps, policyLoader: zenCreditPolicyLoader });
+  const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
+  const reports = (await test.readText(manifest?.files?.reports ?? ''))
+    .split('\n')
+    .filter(Boolean)
+    .map(
+      (line) => JSON.parse(line) as { document: string; decision?: { decision: string; trace: unknown[] } },
+    );
+  const header = (await test.readText(manifest?.files?.summary ?? '')).split(/\r?\n/)[0]?.split(',') ?? [];
+  const changes = manifest?.files?.changes ? parseSummary(await test.readText(manifest.files.changes)) : [];
+  return { batchId, manifest, summary, reports, header, changes };
+}
+
+describe('decisions in the pipeline (the finaliser evaluates the batch’s policy)', () => {
+  it('decides every row with a report, repeats the decision on duplicates, and says which policy decided', async () => {
+    const documents = distinctDocuments(12, 'decided batch');
+    const rows = [...documents, documents[0] as string, 'not-a-document'];
+    const csv = `cpf_cnpj,requested_amount\n${rows.map((cell) => `${cell},5000`).join('\n')}\n`;
+
+    const { manifest, summary, reports, header } = await screenList(csv, { policy: 'pessoa-fisica.json' });
+
+    expect(header).toEqual([...SUMMARY_COLUMNS, ...DECISION_COLUMNS, 'requested_amount']);
+    const screened = summary.filter((line) => line.status === 'screened');
+    expect(screened).toHaveLength(12);
+    for (const line of screened) expect(['approve', 'review', 'decline']).toContain(line.decision);
+    const duplicate = summary.find((line) => line.status === 'duplicate');
+    expect(duplicate?.decision).toBe(summary[0]?.decision);
+    expect(duplicate?.decision_reasons).toBe(summary[0]?.decision_reasons);
+    expect(summary.find((line) => line.status === 'invalid_document')?.decision).toBe('');
+    expect(manifest?.policy).toEqual({
+      name: 'pessoa-fisica.json',
+      sha256: createHash('sha256').update(readFileSync(POLICY_FILE)).digest('hex'),
+    });
+    const counts = manifest?.decisions?.counts ?? { approve: 0, review: 0, decline: 0 };
+    expect(counts.approve + counts.review + counts.decline).toBe(13); // 12 screened and the duplicate
+    expect(reports).toHaveLength(12);
+    for (const line of reports) expect(line.decision?.trace.length).toBeGreaterThan(0);
+    // No policy error: every decision came from the policy's own rules.
+    expect(summary.some((line) => (line.decision_reasons ?? '').includes('POLICY_ERROR'))).toBe(false);
+  });
+
+  it('finalises a batch whose list of duplicated rows is missing, reading it from the rows', async () => {
+    const [first, second] = distinctDocuments(2, 'lost targets') as [string, string];
+
+    const { summary } = await screenList(
+      `cpf_cnpj\n${first}\n${second}\n${first}\n`,
+      { policy: 'pessoa-fisica.json' },
+      (batchId) => test.objects.delete(duplicateTargetsKey(batchId)),
+    );
+
+    expect(summary.map((line) => line.status)).toEqual(['screened', 'screened', 'duplicate']);
+    expect(summary[2]?.score).toBe(summary[0]?.score);
+    expect(summary[2]?.decision).toBe(summary[0]?.decision);
+  });
+
+  it('puts a re-screen’s decision changes first: the previous report decided again by the same policy', async () => {
+    const documents = distinctDocuments(150, 'decision moves');
+    const list = `cpf_cnpj,requested_amount\n${documents.map((document) => `${document},"R$ 900.000,00"`).join('\n')}\n`;
+    await screenList(list, { policy: 'pessoa-fisica.json' });
+    test.emulator.setEpoch(1);
+    try {
+      const { manifest, summary, changes } = await screenList(list, {}, undefined, {
+        name: 'carteira',
+        policy: 'pessoa-fisica.json',
+      });
+
+      const moves = changes.filter((line) => (line.change ?? '').startsWith('decision_'));
+      expect(moves.length).toBeGreaterThan(0);
+      expect(manifest?.changes?.counts.decision_worsened ?? 0).toBe(
+        moves.filter((line) => line.change === 'decision_worsened').length,
+      );
+      for (const move of moves) {
+        expect(move.before).not.toBe(move.after);
+        expect(summary.find((line) => line.document === move.document)?.decision).toBe(move.after);
+      }
+    } finally {
+      test.emulator.setEpoch(0);
+    }
+  });
+
+  it('writes no decision columns for a batch without a policy, as before', async () => {
+    const { manifest, header, reports } = await screenList(
+      `cpf\n${distinctDocuments(2, 'undecided').join('\n')}\n`,
+    );
+
+    expect(header).toEqual([...SUMMARY_COLUMNS]);
+    expect(manifest?.policy).toBeNull();
+    expect(manifest?.decisions).toBeNull();
+    expect(reports.every((line) => line.decision === undefined)).toBe(true);
+  });
+
+  it('refuses a file whose upload names a policy that is not in the bucket, before anything is bought', async () => {
+    const charged = test.emulator.stats().charged;
+
+    const { manifest } = await screenList(`cpf\n${distinctDocuments(2, 'missing policy').join('\n')}\n`, {
+      policy: 'nao-existe.json',
+    });
+
+    expect(manifest?.status).toBe('file_rejected');
+    expect(manifest?.failure).toEqual({
+      code: 'policy_not_found',
+      message: 'the policy nao-existe.json is not in the bucket (policies/nao-existe.json)',
+    });
+    expect(test.emulator.stats().charged).toBe(charged);
+  });
+
+  it('sends every row to review with POLICY_ERROR when the batch’s policy copy no longer compiles, never approve', async () => {
+    test.objects.put(policyKey('quebrada.json'), '{"nodes": [], "edges": []}');
+
+    const { summary, manifest } = await screenList(
+      `cpf\n${distinctDocuments(3, 'broken policy').join('\n')}\n`,
+      { policy: 'quebrada.json' },
+    );
+
+    expect(summary.map((line) => line.decision)).toEqual(['review', 'review', 'review']);
+    expect(summary.every((line) => (line.decision_reasons ?? '').startsWith('POLICY_ERROR'))).toBe(true);
+    expect(manifest?.decisions?.counts).toEqual({ approve: 0, review: 3, decline: 0 });
+  });
+});
