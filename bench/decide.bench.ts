@@ -7,6 +7,7 @@
  * `mapInOrder` gives them. "One core": run it pinned, as the figures in bench/results/decide.md were:
  *
  *   taskset -c 0 npx tsx bench/decide.bench.ts --decisions 200000
+ *   taskset -c 0 npx tsx bench/decide.bench.ts --decisions 200000 --with-trace   # as before the marks
  *
  * ZEN sizes its worker pool by the CPUs the process may use, so pinned it has one worker thread.
  */
@@ -30,15 +31,18 @@ const { values } = parseArgs({
   options: {
     decisions: { type: 'string', default: '200000' },
     concurrency: { type: 'string', default: '64' },
+    'with-trace': { type: 'boolean', default: false },
   },
 });
 const total = Number(values.decisions);
 const concurrency = Number(values.concurrency);
+const withTrace = values['with-trace'] === true;
 
 function policy(file: string): CreditPolicy {
   const load = loadZenCreditPolicy(
     file,
     readFileSync(new URL(`../samples/policies/${file}`, import.meta.url)),
+    { withTrace },
   );
   if (!load.ok) throw new Error(load.error);
   return load.policy;
@@ -82,7 +86,7 @@ const cpu = process.cpuUsage(cpuBefore);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 
 console.log(
-  `decisions          ${total.toLocaleString('en')} (concurrency ${concurrency}, ${availableParallelism()} CPU(s) usable)`,
+  `decisions          ${total.toLocaleString('en')} (concurrency ${concurrency}, ${availableParallelism()} CPU(s) usable, ${withTrace ? "ZEN's trace on every decision" : 'fired rules from marks'})`,
 );
 console.log(`wall time          ${seconds.toFixed(2)} s`);
 console.log(`decisions/s        ${Math.round(total / seconds).toLocaleString('en')}`);

@@ -2,8 +2,9 @@
  * A credit policy as a JDM file, evaluated by GoRules' ZEN engine (`@gorules/zen-engine`, MIT, a Rust core behind
  * N-API). Why this engine: the issue asks for policies in an open format a credit manager can edit in a free visual
  * editor, evaluated the same way in AWS and locally; JDM is that format and ZEN is its reference evaluator (no other
- * engine reads JDM), it has no runtime dependencies, and it evaluates a realistic policy at tens of thousands of
- * decisions a second (`bench/decide.bench.ts`, `bench/results/decide.md`). What it does not do, this adapter does:
+ * engine reads JDM) and it has no runtime dependencies. Speed: a few thousand decisions a second per core, the rules
+ * that fired read from marks rather than ZEN's trace (fired-marks.ts; `bench/results/decide.md`). What it does not do,
+ * this adapter does:
  * it compiles every cell when the policy is loaded and keeps a failing cell from being skipped silently
  * (`guard-rules.ts`), and it holds every answer to the decision contract of `src/domain/decision/`.
  *
@@ -14,6 +15,7 @@
  * build machine's binary beside the bundle (linux-x64-gnu here), which an ARM_64 Lambda cannot load.
  */
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { type ZenDecision, ZenEngine } from '@gorules/zen-engine';
 import {
   DECISION_INPUT_FIELDS,
@@ -27,6 +29,7 @@ import {
 import type { CreditPolicy, CreditPolicyLoad, CreditPolicyLoader } from '../../domain/ports/index.ts';
 import { zenErrorText } from './cell-probe.ts';
 import { pathExpression } from './expression-paths.ts';
+import { type FiredMarks, markFiredRules, takeMarks } from './fired-marks.ts';
 import { FROM_INPUT, namesReaching, PolicyRefused, shapeOf } from './graph-shape.ts';
 import { type CheckedNode, checkNode, type NodeRules, writesDecision } from './guard-rules.ts';
 import { type JdmGraph, type JdmNode, jdmGraphSchema, NODE_TYPES, nodeLabel } from './jdm-model.ts';
@@ -155,60 +158,94 @@ function hitsOf(traceData: unknown): Hit[] {
   return [traceData as Hit];
 }
 
+type Fired = { fired: FiredRule[]; unknown: UnknownRule[] };
+
+/** Adds one hit (a table row, a guard, a switch statement) of a node to what fired. */
+function addHit(
+  into: Fired,
+  rules: ReadonlyMap<string, NodeRules>,
+  nodeId: string,
+  node: string,
+  id: string,
+): void {
+  const nodeRules = rules.get(nodeId);
+  if (!nodeRules) return;
+  const guard = nodeRules.guards.get(id);
+  if (guard) {
+    const rule = { node, nodeId, rule: guard.rule, row: guard.row, description: null };
+    into.unknown.push({ rule, fields: guard.fields });
+    return;
+  }
+  const row = nodeRules.rows.get(id);
+  into.fired.push({ node, nodeId, rule: id, row: row?.row ?? null, description: row?.description ?? null });
+}
+
 /** The rules that fired and the guards that matched, in the order the engine evaluated the nodes. */
 function readTrace(
   trace: Record<string, TraceEntry> | undefined,
   rules: ReadonlyMap<string, NodeRules>,
-): { fired: FiredRule[]; unknown: UnknownRule[] } {
-  const fired: FiredRule[] = [];
-  const unknown: UnknownRule[] = [];
+): Fired {
+  const into: Fired = { fired: [], unknown: [] };
   const entries = Object.values(trace ?? {}).sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
   for (const entry of entries) {
-    const nodeRules = rules.get(entry.id);
-    if (!nodeRules) continue;
+    if (!rules.has(entry.id)) continue;
     for (const hit of hitsOf(entry.traceData)) {
       const id = hit.rule?._id;
-      if (id === undefined) continue;
-      const node = entry.name ?? entry.id;
-      const guard = nodeRules.guards.get(id);
-      if (guard) {
-        const rule = { node, nodeId: entry.id, rule: guard.rule, row: guard.row, description: null };
-        unknown.push({ rule, fields: guard.fields });
-        continue;
-      }
-      const row = nodeRules.rows.get(id);
-      fired.push({
-        node,
-        nodeId: entry.id,
-        rule: id,
-        row: row?.row ?? null,
-        description: row?.description ?? null,
-      });
+      if (id !== undefined) addHit(into, rules, entry.id, entry.name ?? entry.id, id);
     }
   }
-  return { fired, unknown };
+  return into;
 }
+
+/** Where each node stands in the engine's evaluation order, and its name as the trace gives it. */
+type NodeOrder = ReadonlyMap<string, { readonly position: number; readonly name: string }>;
+
+function orderOf(trace: Record<string, TraceEntry> | undefined): NodeOrder {
+  return new Map(
+    Object.values(trace ?? {}).map((entry) => [
+      entry.id,
+      { position: entry.order ?? 0, name: entry.name ?? entry.id },
+    ]),
+  );
+}
+
+/** The policy in its marked form (fired-marks.ts), and the evaluation orders learnt so far. */
+interface FastPath {
+  readonly decision: ZenDecision;
+  readonly marks: FiredMarks['marks'];
+  /** By the switch statements taken (their marks): the nodes' order, from a traced evaluation. */
+  readonly orders: Map<string, NodeOrder>;
+}
+
+/** At most this many sets of switch statements are learnt; past it, unknown sets are evaluated with the trace. */
+const MAX_ORDERS = 256;
 
 class ZenCreditPolicy implements CreditPolicy {
   readonly #decision: ZenDecision;
   readonly #rules: ReadonlyMap<string, NodeRules>;
   readonly #nodes: ReadonlyMap<string, JdmNode>;
   readonly #fields: readonly string[] | null;
+  #fast: FastPath | null;
 
   constructor(
     readonly name: string,
     readonly sha256: string,
     graph: JdmGraph,
     analysis: Analysis,
+    withTrace: boolean,
   ) {
     engine ??= new ZenEngine();
-    this.#decision = engine.createDecision({
-      ...graph,
-      nodes: analysis.checked.map((checked) => checked.node),
-    });
+    const checked = { ...graph, nodes: analysis.checked.map((entry) => entry.node) };
+    this.#decision = engine.createDecision(checked);
     this.#decision.validate();
+    const marked = withTrace ? null : markFiredRules(graph, analysis.checked);
+    this.#fast = marked && {
+      decision: engine.createDecision(marked.graph),
+      marks: marked.marks,
+      orders: new Map(),
+    };
     this.#rules = new Map(
-      analysis.checked.flatMap((checked) => (checked.rules ? [[checked.node.id, checked.rules]] : [])),
+      analysis.checked.flatMap((entry) => (entry.rules ? [[entry.node.id, entry.rules]] : [])),
     );
     this.#nodes = new Map(graph.nodes.map((node) => [node.id, node]));
     this.#fields = analysis.fieldsRead === null ? null : [...analysis.fieldsRead];
@@ -217,7 +254,7 @@ class ZenCreditPolicy implements CreditPolicy {
 
   readonly customerColumnsRead: readonly string[];
 
-  /** The input as the engine gets it: only the fields the policy reads (a smaller trace, a faster evaluation). */
+  /** The input as the engine gets it: only the fields the policy reads (a smaller input, a faster evaluation). */
   #context(input: DecisionInput): Record<string, unknown> {
     if (this.#fields === null) return { ...input };
     const context: Record<string, unknown> = {};
@@ -225,17 +262,72 @@ class ZenCreditPolicy implements CreditPolicy {
     return context;
   }
 
+  /**
+   * Decides one report. Evaluated without ZEN's trace when the policy could be marked (fired-marks.ts): the rules
+   * that fired are read from the marks in the answer, in the order a traced evaluation gave for the same switch
+   * statements. The first time a set of switch statements is seen, the row is evaluated both ways and the traced
+   * decision is answered; if the two disagree (rules, order or answer), the policy goes back to the trace for good.
+   */
   async decide(input: DecisionInput): Promise<Decision> {
-    let response: { result: unknown; trace?: unknown };
+    const context = this.#context(input);
+    const fast = this.#fast;
+    if (fast === null) return this.#traced(context);
+    let answer: unknown;
     try {
-      response = await this.#decision.evaluate(this.#context(input), { trace: true });
+      answer = (await fast.decision.evaluate(context)).result;
     } catch (error) {
       return policyError(`the engine failed: ${evaluationError(error, this.#nodes)}`);
     }
-    const { fired, unknown } = readTrace(
-      response.trace as Record<string, TraceEntry> | undefined,
-      this.#rules,
-    );
+    const taken = takeMarks(answer);
+    const key = taken.filter((mark) => fast.marks[mark]?.statement).join(',');
+    const order = fast.orders.get(key);
+    if (order !== undefined) return decisionFromAnswer(answer, ...this.#firedFromMarks(taken, order));
+    const traced = await this.#traced(context, (result, trace) => {
+      if (fast.orders.size >= MAX_ORDERS) return;
+      const learnt = orderOf(trace);
+      const [fired, unknown] = this.#firedFromMarks(taken, learnt);
+      const fromTrace = readTrace(trace, this.#rules);
+      const agree =
+        isDeepStrictEqual(fired, fromTrace.fired) &&
+        isDeepStrictEqual(unknown, fromTrace.unknown) &&
+        isDeepStrictEqual(answer, result);
+      if (agree) {
+        fast.orders.set(key, learnt);
+      } else {
+        this.#fast = null;
+      }
+    });
+    return traced;
+  }
+
+  /** The rules the marks name, in the nodes' evaluation order (then in the order of their rows or statements). */
+  #firedFromMarks(taken: readonly number[], order: NodeOrder): [FiredRule[], UnknownRule[]] {
+    const marks = (this.#fast?.marks ?? []) as FiredMarks['marks'];
+    const hits = taken.flatMap((index) => {
+      const mark = marks[index];
+      const at = mark && order.get(mark.nodeId);
+      return mark && at ? [{ index, mark, at }] : [];
+    });
+    hits.sort((a, b) => a.at.position - b.at.position || a.index - b.index);
+    const into: Fired = { fired: [], unknown: [] };
+    for (const { mark, at } of hits) addHit(into, this.#rules, mark.nodeId, at.name, mark.rule);
+    return [into.fired, into.unknown];
+  }
+
+  /** Decides one report with ZEN's trace (the policy as the loader checked it, without marks). */
+  async #traced(
+    context: Record<string, unknown>,
+    learn?: (result: unknown, trace: Record<string, TraceEntry> | undefined) => void,
+  ): Promise<Decision> {
+    let response: { result: unknown; trace?: unknown };
+    try {
+      response = await this.#decision.evaluate(context, { trace: true });
+    } catch (error) {
+      return policyError(`the engine failed: ${evaluationError(error, this.#nodes)}`);
+    }
+    const trace = response.trace as Record<string, TraceEntry> | undefined;
+    learn?.(response.result, trace);
+    const { fired, unknown } = readTrace(trace, this.#rules);
     return decisionFromAnswer(response.result, fired, unknown);
   }
 }
@@ -248,14 +340,19 @@ class ZenCreditPolicy implements CreditPolicy {
  *
  * @param name the file's name (or S3 key) as the user gave it: messages and the manifest name the policy by it
  * @param contents the file's exact bytes (a string is taken as its UTF-8 bytes): `sha256` is computed over them
+ * @param options `withTrace`: always evaluate with ZEN's trace, as before the marks (for comparisons and benches)
  */
-export function loadZenCreditPolicy(name: string, contents: Uint8Array | string): CreditPolicyLoad {
+export function loadZenCreditPolicy(
+  name: string,
+  contents: Uint8Array | string,
+  options: { readonly withTrace?: boolean } = {},
+): CreditPolicyLoad {
   const bytes = typeof contents === 'string' ? Buffer.from(contents, 'utf8') : contents;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   try {
     const graph = parseGraph(parseJson(bytes));
     const analysis = analyse(graph);
-    const policy = new ZenCreditPolicy(name, sha256, graph, analysis);
+    const policy = new ZenCreditPolicy(name, sha256, graph, analysis, options.withTrace === true);
     return { ok: true, policy, warnings: analysis.warnings.map((warning) => `${name}: ${warning}`) };
   } catch (error) {
     const reason =
