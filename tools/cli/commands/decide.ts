@@ -8,6 +8,7 @@ import { DecisionsFile } from '../decide/decisions-file.ts';
 import { renderFlips } from '../decide/flip-matrix.ts';
 import { type RedecideOutcome, redecide } from '../decide/redecide.ts';
 import { type ResultFiles, withResultFiles } from '../decide/result-files.ts';
+import { abortOnInterrupt } from '../interruption.ts';
 import { addTargetOptions, type TargetOptions } from '../pipeline-connection.ts';
 import { type PolicyOption, readPolicyOption } from '../policy-option.ts';
 import { printable } from '../terminal-text.ts';
@@ -48,9 +49,12 @@ async function decideFiles(files: ResultFiles, policy: PolicyOption, out: string
   } catch (error) {
     throw new CliError(`--out ${printable(out)}: ${fileErrorReason(error)}`);
   }
+  // Ctrl-C stops between two rows and removes the unfinished file.
+  const interruption = abortOnInterrupt(`interrupted: no ${DECISIONS_FILE} written`);
   try {
     const outcome = await redecide(files, policy.policy, file, {
       warn: (message) => process.stderr.write(`warning: ${printable(message)}\n`),
+      signal: interruption.signal,
     });
     await file.commit();
     return outcome;
@@ -58,6 +62,8 @@ async function decideFiles(files: ResultFiles, policy: PolicyOption, out: string
     await file.discard();
     if (error instanceof ResultsFileError) throw new CliError(`${files.where}: ${error.message}`);
     throw error;
+  } finally {
+    interruption.release();
   }
 }
 

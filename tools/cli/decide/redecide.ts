@@ -157,7 +157,12 @@ export async function redecide(
   files: ResultFiles,
   policy: CreditPolicy,
   sink: TextSink,
-  options: { readonly concurrency?: number; readonly warn?: (message: string) => void } = {},
+  options: {
+    readonly concurrency?: number;
+    readonly warn?: (message: string) => void;
+    /** Stops the run between two rows (Ctrl-C), throwing its reason. */
+    readonly signal?: AbortSignal;
+  } = {},
 ): Promise<RedecideOutcome> {
   const targets = await duplicateTargets(files);
   const summary = await openSummary(files.open('summary'), decidedBy(files.manifest));
@@ -180,6 +185,7 @@ export async function redecide(
     decide,
     options.concurrency ?? DEFAULT_CONCURRENCY,
   )) {
+    options.signal?.throwIfAborted();
     const { line } = item;
     let decision = own;
     let previousReasons = item.previousReasons;
