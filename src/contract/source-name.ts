@@ -7,7 +7,7 @@
 import { maskPersonalDataInText } from '../domain/documents/index.ts';
 
 /** S3 metadata of an upload (`x-amz-meta-source-name`): the file's name, percent-encoded (metadata is ASCII). */
-export const SOURCE_NAME_METADATA = 'source-name';
+const SOURCE_NAME_METADATA = 'source-name';
 
 /** Names longer than this are cut: a title, not a path. */
 const MAX_SOURCE_NAME_LENGTH = 120;
@@ -21,7 +21,7 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u
  * eleven digits or more remain once separators are dropped (`529 982 247 25.csv`), every digit masked. Null for a
  * name with nothing left.
  */
-export function keptSourceName(fileName: string): string | null {
+function keptSourceName(fileName: string): string | null {
   const last = fileName.split(/[/\\]/).pop() ?? '';
   const cleaned = last.replace(UNPRINTABLE, ' ').replace(/\s+/g, ' ').trim().slice(0, MAX_SOURCE_NAME_LENGTH);
   let masked = maskPersonalDataInText(cleaned);

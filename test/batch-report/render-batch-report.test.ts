@@ -15,6 +15,8 @@ import {
 } from '../factories/summary-rows.ts';
 
 const HOSTILE_NAME = '<script>alert("name")</script>';
+/** The title of a page: the file name in its heading. */
+const titleOf = (html: string) => /<h1><span class="file"[^>]*>([^<]*)<\/span>/.exec(html)?.[1];
 const HOSTILE_CELL = '"><img src=x onerror=alert(1)>';
 const FORMULA = '=HYPERLINK("http://evil.invalid","clique")';
 
@@ -244,5 +246,37 @@ describe('renderReportFromResults', () => {
     // The zrender instance numbers its SVG classes; everything else is identical.
     const normalise = (html: string) => html.replace(/zr\d+-cls-\d+/g, 'zr-cls');
     expect(normalise(fromFiles)).toBe(normalise(await page(riskyRows)));
+  });
+});
+
+describe('the title of the report', () => {
+  const uploaded = 'incoming/a/20261124T101500123Z-e382bfcc745a.csv';
+
+  it("shows the customer's file name, not the opaque upload key", async () => {
+    const manifest = manifestFor(riskyRows, {
+      source: { bucket: 'bucket', key: uploaded, sha256: null, name: 'Clientes de novembro.csv' },
+    });
+
+    const html = await page(riskyRows, 'pt-BR', manifest);
+
+    expect(titleOf(html)).toBe('Clientes de novembro.csv');
+    expect(html).not.toContain('e382bfcc745a');
+  });
+
+  it('escapes a hostile file name', async () => {
+    const manifest = manifestFor(riskyRows, {
+      source: { bucket: 'bucket', key: uploaded, sha256: null, name: `${HOSTILE_NAME}.csv` },
+    });
+
+    const html = await page(riskyRows, 'pt-BR', manifest);
+
+    expect(html).not.toContain(HOSTILE_NAME);
+    expect(titleOf(html)).toContain('&lt;script&gt;');
+  });
+
+  it('falls back to the last part of the key for results written before names were kept', async () => {
+    const manifest = manifestFor(riskyRows, { source: { bucket: 'bucket', key: uploaded, sha256: null } });
+
+    expect(titleOf(await page(riskyRows, 'pt-BR', manifest))).toBe('20261124T101500123Z-e382bfcc745a.csv');
   });
 });

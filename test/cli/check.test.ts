@@ -49,7 +49,7 @@ beforeAll(async () => {
 
 describe('credit-screen check --json', () => {
   it('prints exactly one JSON object with the counts and every row', async () => {
-    const result = await runCli(['check', file('example.csv'), '--json']);
+    const result = await runCli(['check', file('example.csv'), '--json', '--reveal']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const report = JSON.parse(result.stdout);
@@ -81,7 +81,9 @@ describe('credit-screen check --json', () => {
   });
 
   it('recovers or explains every Excel-damaged cell', async () => {
-    const report = JSON.parse((await runCli(['check', file('excel-damaged.csv'), '--json'])).stdout);
+    const report = JSON.parse(
+      (await runCli(['check', file('excel-damaged.csv'), '--json', '--reveal'])).stdout,
+    );
     expect(
       report.rows_detail.map((row: { status: string; document: string | null }) => [
         row.status,
@@ -97,7 +99,7 @@ describe('credit-screen check --json', () => {
 
 describe('credit-screen check on columns named for one type', () => {
   it("reads a CNPJ that lost leading zeros as that CNPJ, not as somebody's CPF", async () => {
-    const result = await runCli(['check', file('cnpj-lost-zeros.csv'), '--json']);
+    const result = await runCli(['check', file('cnpj-lost-zeros.csv'), '--json', '--reveal']);
     const report = JSON.parse(result.stdout);
     expect(report.documentColumns).toEqual([{ header: 'cnpj', holds: 'cnpj', seen: null }]);
     expect(report.byType).toEqual({ cpf: 0, cnpj: 1 });
@@ -121,7 +123,9 @@ describe('credit-screen check on columns named for one type', () => {
     );
     expect(text.stdout).toMatch(/valid\s+2\s+CPF 1, CNPJ 1/);
     expect(text.stdout).toContain('both the CPF and the CNPJ columns are filled, with different values');
-    const report = JSON.parse((await runCli(['check', file('separate-columns.csv'), '--json'])).stdout);
+    const report = JSON.parse(
+      (await runCli(['check', file('separate-columns.csv'), '--json', '--reveal'])).stdout,
+    );
     expect(report.documentColumns).toEqual([
       { header: 'cpf', holds: 'cpf', seen: null },
       { header: 'cnpj', holds: 'cnpj', seen: null },
@@ -177,8 +181,10 @@ describe('credit-screen check', () => {
   });
 
   it('agrees on the two committed samples: same customers, the Excel one damaged', async () => {
-    const standard = JSON.parse((await runCli(['check', SAMPLE_FILES.standard, '--json'])).stdout);
-    const excel = JSON.parse((await runCli(['check', SAMPLE_FILES.excel, '--json'])).stdout);
+    const standard = JSON.parse(
+      (await runCli(['check', SAMPLE_FILES.standard, '--json', '--reveal'])).stdout,
+    );
+    const excel = JSON.parse((await runCli(['check', SAMPLE_FILES.excel, '--json', '--reveal'])).stdout);
     expect(standard).toMatchObject({ rows: 311, invalid: 6, duplicates: 5, unique: 300 });
     expect(excel.rows).toBe(311);
     // Every row Excel damaged is either recovered to the same document or invalid with a reason: never another one.

@@ -21,4 +21,19 @@ describe('progress without a terminal', () => {
       'progress: 60/60 rows settled (100%)',
     ]);
   });
+
+  it('says once that the results are being written while the finaliser runs, not the count again', () => {
+    const { stream, lines } = plainStream();
+    const display = new ProgressDisplay(stream);
+
+    display.update(0, 311, 'running');
+    for (let poll = 0; poll < 20; poll++) display.update(311, 311, poll < 5 ? 'running' : 'finalising');
+    display.update(311, 311, 'completed');
+
+    expect(lines.map((line) => line.replace(/, [\d.…]+ rows\/s\n$/, '').trimEnd())).toEqual([
+      'progress: 0/311 rows settled (0%)',
+      'progress: 311/311 rows settled (100%)',
+      'writing results…',
+    ]);
+  });
 });

@@ -132,7 +132,7 @@ describe('credit-screen screen killed with kill -9', () => {
     const next = await runCli(['screen', list, '--state', state, '--out', join(state, '..', 'out')], {
       cwd: folder,
     });
-    expect(next.stderr).not.toContain('in use by another run');
+    expect(next.stderr).not.toContain('in use by another');
     expect(next.code).toBe(0);
   }, 180_000);
 });

@@ -176,6 +176,22 @@ describe('file names in the bucket', () => {
     expect(batch?.sourceKey).not.toMatch(/\d{11}/);
   });
 
+  it.each([
+    ['a plain name', 'Relação de clientes.csv', 'Relação de clientes.csv'],
+    ['a document', '529.982.247-25.csv', '***.982.247-**.csv'],
+    ['a document without punctuation', '52998224725.csv', '***.982.247-**.csv'],
+    ['a document written with spaces', '529 982 247 25.csv', '*** *** *** **.csv'],
+    ['a line break', 'lista\r\nsegunda linha.csv', 'lista segunda linha.csv'],
+    ['an escape sequence', '\u001b]0;pwned\u0007.csv', ']0;pwned .csv'],
+  ])(
+    'keeps the name of a file named with %s on its batch, for the report, with no document in it',
+    async (_label, name, kept) => {
+      const { batch } = await ingest(name, 'cpf\n51954022212\n');
+
+      expect(batch?.sourceName).toBe(kept);
+    },
+  );
+
   it('keeps a short extension of the name, which cannot hold a document', async () => {
     const { batch } = await ingest('clientes.TXT', 'cpf\n51954022212\n');
 

@@ -48,10 +48,10 @@ describe('local state between runs', () => {
     await screenFile(first, file);
 
     await expect(LocalStateDirectory.open(state)).rejects.toThrow(
-      `is in use by another run (pid ${process.pid})`,
+      `is in use by another credit-screen run (pid ${process.pid})`,
     );
     await expect(LocalStateDirectory.open(state, { fresh: true })).rejects.toThrow(
-      'is in use by another run',
+      'is in use by another credit-screen run',
     );
     await stop(first);
     const again = await start(state, true);

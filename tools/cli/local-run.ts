@@ -1,45 +1,29 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { type Command, Option } from 'commander';
 import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
-import {
-  DEFAULT_REPORT_LANGUAGE,
-  REPORT_LANGUAGES,
-  type ReportLanguage,
-} from '../../src/application/batch-report/index.ts';
+import type { ReportLanguage } from '../../src/application/batch-report/index.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
-import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY, type PipelineSettings } from '../../src/contract/index.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
-import { BUREAUS, type Bureau } from '../../src/domain/report/index.ts';
+import type { Bureau } from '../../src/domain/report/index.ts';
 import { formatBrl, formatDuration, type Quote } from '../../src/domain/spend/index.ts';
-import { ServiceEmulator } from '../emulator/service-emulator.ts';
+import { type EmulatorStats, ServiceEmulator } from '../emulator/service-emulator.ts';
 import { readManifest } from '../local/batch-results.ts';
 import { BatchStalledError } from '../local/follow-batch.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LOCAL_RATE_LIMIT, localSettings } from '../local/local-settings.ts';
-import { DEFAULT_STATE_DIRECTORY, LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
+import { LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
 import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
 import { countLines } from './count-lines.ts';
 import { abortOnInterrupt } from './interruption.ts';
-import {
-  nonNegativeInteger,
-  nonNegativeNumber,
-  positiveInteger,
-  priceInBrl,
-  probability,
-  requestRate,
-} from './option-parsers.ts';
 import { asLocalStartCliError } from './pipeline-connection.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
-import {
-  checkResultsDirectoryOption,
-  checkWritableDirectoryOption,
-  resultsDirectory,
-} from './results-directory.ts';
+import { checkWritableDirectoryOption, resultsDirectory } from './results-directory.ts';
 import { printable } from './terminal-text.ts';
 
 /** Options of the commands that run the pipeline on this machine (`screen`, `rescreen`). */
@@ -74,6 +58,8 @@ export interface LocalRunOptions {
   readonly priceB?: number;
   /** Most queries per month per bureau, across runs on this state. */
   readonly monthlyCap?: number;
+  /** A credit policy (JDM JSON) that decides every row with a report. */
+  readonly policy?: string;
 }
 
 /** The pipeline's settings for a local run: the local defaults, with what the options change. */
@@ -97,111 +83,25 @@ function settingsFrom(options: LocalRunOptions): PipelineSettings {
   };
 }
 
-/** Adds the options shared by the local-run commands, in the order `--help` lists them. */
-export function addLocalRunOptions(command: Command): Command {
-  const batch = command
-    .addOption(new Option('--bureau <bureau>', 'bureau to query').choices(BUREAUS).default('a'))
-    .option('--excel', 'write the summary in the Brazilian Excel dialect (;, decimal comma, BOM)');
-  return addBureauOptions(addRunOptions(addSpendingOptions(batch)));
-}
-
-/** What a batch may spend: the approval threshold, the caps, and the prices its quote uses. */
-function addSpendingOptions(command: Command): Command {
-  return command
-    .option(
-      '--approve-above <n>',
-      `a batch that would buy more documents than this waits for approval (default ${DEFAULT_SETTINGS.approvalThreshold})`,
-      nonNegativeInteger('--approve-above'),
-    )
-    .option('--yes', 'approve a batch over the threshold without asking (for scripts)')
-    .option(
-      '--max-charges <n>',
-      'buy at most this many queries for this batch',
-      nonNegativeInteger('--max-charges'),
-    )
-    .option(
-      '--monthly-cap <n>',
-      'buy at most this many queries per bureau this month, across runs on this state',
-      nonNegativeInteger('--monthly-cap'),
-    )
-    .option(
-      '--price-a <brl>',
-      `price of one bureau A query, for the quote (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.a})`,
-      priceInBrl('--price-a', MAX_PRICE_PER_QUERY),
-    )
-    .option(
-      '--price-b <brl>',
-      `price of one bureau B query, for the quote (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.b})`,
-      priceInBrl('--price-b', MAX_PRICE_PER_QUERY),
-    );
-}
-
-/** How the run goes: report language, concurrency, rate, reuse of stored reports, and the state directory. */
-function addRunOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option('--lang <language>', 'language of report.html')
-        .choices(REPORT_LANGUAGES)
-        .default(DEFAULT_REPORT_LANGUAGE),
-    )
-    .option('--concurrency <n>', 'concurrent worker invocations', positiveInteger('--concurrency'))
-    .option(
-      '--rate-limit <req/s>',
-      `global bureau requests per second (default ${LOCAL_RATE_LIMIT})`,
-      requestRate('--rate-limit'),
-    )
-    .option(
-      '--freshness-hours <h>',
-      'reuse stored reports younger than this (0 = off)',
-      nonNegativeNumber('--freshness-hours'),
-    )
-    .option(
-      '--state <dir>',
-      'keep reports, portfolios and results here between runs',
-      DEFAULT_STATE_DIRECTORY,
-    )
-    .option('--no-state', 'keep nothing: start empty and forget everything at the end')
-    .option(
-      '--fresh',
-      'empty the state directory before starting (only a directory it created, or an empty one)',
-    );
-}
-
-/** Which bureau answers: the emulator (its epoch, latency, errors and rate limit) or, with --live, a real gateway. */
-function addBureauOptions(command: Command): Command {
-  return command
-    .option(
-      '--token <token>',
-      'token the pipeline sends (the embedded emulator accepts only its own dev token)',
-    )
-    .option(
-      '--epoch <n>',
-      "the emulator's point in time: reports change a little from one epoch to the next",
-      nonNegativeInteger('--epoch'),
-      0,
-    )
-    .option(
-      '--emulator-latency <ms>',
-      'emulator latency per query',
-      nonNegativeNumber('--emulator-latency'),
-      0,
-    )
-    .option(
-      '--emulator-error-rate <p>',
-      'share of emulator queries that fail',
-      probability('--emulator-error-rate'),
-      0,
-    )
-    .option(
-      '--emulator-rate-limit <req/s>',
-      'emulator answers 429 above this rate',
-      nonNegativeNumber('--emulator-rate-limit'),
-    )
-    .option(
-      '--base-url <url>',
-      'call a real bureau gateway instead of the emulator (needs --live and BUREAU_TOKEN)',
-    )
-    .option('--live', 'confirm that real queries, paid in real credits, may be made');
+/**
+ * The emulator's stats as a results folder keeps them: documents are keyed by their HMAC-SHA256 under a salt of
+ * this file's own (kept in it), so the file still counts charges per document (hash a document with the salt to
+ * find its count) without holding a list of documents beside the results.
+ */
+function statsForResults(stats: EmulatorStats): Record<string, unknown> {
+  const salt = randomBytes(16).toString('hex');
+  const hash = (document: string) => createHmac('sha256', salt).update(document).digest('hex');
+  return {
+    ...stats,
+    chargesByDocument: Object.fromEntries(
+      Object.entries(stats.chargesByDocument).map(([document, count]) => [hash(document), count]),
+    ),
+    documentHash: {
+      algorithm: 'HMAC-SHA256',
+      salt,
+      of: 'the normalised document (digits, or 14 characters)',
+    },
+  };
 }
 
 /** What a local-run command works with while the stack is up. */
@@ -226,13 +126,7 @@ export interface LocalRun {
  * results directory that cannot be written (a batch paid for and then lost for want of a folder costs money).
  */
 export async function checkBeforeStarting(options: LocalRunOptions, file: string): Promise<void> {
-  if (options.baseUrl !== undefined && !options.live) {
-    throw new CliError(
-      '--base-url calls a real bureau gateway and spends real credits: add --live to confirm',
-    );
-  }
-  if (options.live && options.baseUrl === undefined)
-    throw new CliError('--live needs --base-url <gateway URL>');
+  // --base-url without --live and --live without --base-url are refused with the options (option-table.ts).
   if (options.live && !(options.token ?? process.env.BUREAU_TOKEN))
     throw new CliError('--live needs the account token in BUREAU_TOKEN (or --token)');
   try {
@@ -253,7 +147,6 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
     }
     await checkWritableDirectoryOption('--state', options.state);
   }
-  await checkResultsDirectoryOption(options.out);
 }
 
 /** A promise that rejects with the signal's reason once it is aborted. */
@@ -331,7 +224,7 @@ function localRun(
     follow: async (batchId) => {
       const done = await pipeline.follow(batchId, {
         signal,
-        onProgress: (state) => progress.update(state.settledRows, state.totalRows),
+        onProgress: (state) => progress.update(state.settledRows, state.totalRows, state.status),
       });
       progress.stop();
       return done;
@@ -341,7 +234,7 @@ function localRun(
       if (emulator)
         await writePrivateFile(
           join(directory, 'emulator-stats.json'),
-          `${JSON.stringify(emulator.stats(), null, 2)}\n`,
+          `${JSON.stringify(statsForResults(emulator.stats()), null, 2)}\n`,
         );
       return manifest;
     },

@@ -50,13 +50,30 @@ function refusalLine(message: string): string {
   return `credit-screen: ${printable(message.trim())}\n`;
 }
 
+/** The longest value a refusal repeats: enough to recognise it, never a screenful. */
+const MAX_ECHOED_VALUE = 80;
+
+/** Commander's refusal of a value, with the value (`argument '…' is invalid`) cut to {@link MAX_ECHOED_VALUE}. */
+function shortenedValue(message: string): string {
+  return message.replace(
+    /(argument ')([\s\S]*)(' is invalid)/,
+    (_whole, before: string, value: string, after: string) =>
+      `${before}${printable(value, { maxLength: MAX_ECHOED_VALUE })}${after}`,
+  );
+}
+
 /** Builds the `credit-screen` program for `argv`; commands register themselves so each lives in its own file. */
 async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('credit-screen')
     .description('Batch credit screening of Brazilian CPF/CNPJ lists')
     // Commander's own errors (an unknown option, a value an option refuses) are shown like ours: one line.
     .configureOutput({
-      outputError: (message, write) => write(refusalLine(message.replace(/^error: /, ''))),
+      outputError: (message, write) =>
+        write(
+          refusalLine(
+            shortenedValue(message.replace(/^error: /, '').replace(/\n\(Did you mean/, ' (did you mean')),
+          ),
+        ),
     })
     .exitOverride();
   const registrations = await Promise.all(modulesFor(argv).map((module) => module.load()));

@@ -3,7 +3,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Command } from 'commander';
 import { type BatchStores, joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
@@ -18,8 +17,9 @@ import { createPipelineAdapters } from '../../src/functions/shared/pipeline-adap
 import { LocalPipeline } from '../local/local-pipeline.ts';
 import { localSettings } from '../local/local-settings.ts';
 import { LocalStackError } from '../local/local-stack.ts';
-import { DEFAULT_STATE_DIRECTORY, LocalStateError } from '../local/local-state.ts';
+import { LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
 import { CliError } from './cli-error.ts';
+import { printable } from './terminal-text.ts';
 
 /** A pipeline the control commands act on: a deployed stack, or the local state directory. */
 export interface PipelineConnection extends BatchStores {
@@ -40,16 +40,6 @@ export interface TargetOptions {
   readonly stack?: string;
   readonly state: string;
   readonly json?: boolean;
-}
-
-/** `--stack` for a deployed pipeline; otherwise the local state directory. */
-export function addTargetOptions(command: Command): Command {
-  return command
-    .option(
-      '--stack <name>',
-      'a deployed stack (credentials, region and endpoints from the usual AWS settings, AWS_ENDPOINT_URL included)',
-    )
-    .option('--state <dir>', 'the local state directory, when no --stack is given', DEFAULT_STATE_DIRECTORY);
 }
 
 const REQUIRED_OUTPUTS = ['BucketName', 'TableName', 'WorkQueueUrl', 'FinaliseQueueUrl'] as const;
@@ -124,6 +114,14 @@ async function connectToLocalState(
 ): Promise<PipelineConnection> {
   let pipeline: LocalPipeline;
   try {
+    // Only screen and rescreen make a state directory: a typo here must not leave a new, empty one behind.
+    const exists = await LocalStateDirectory.exists(stateDirectory).catch((error: unknown) => {
+      throw error instanceof LocalStateError ? new CliError(`--state ${error.message}`) : error;
+    });
+    if (!exists)
+      throw new CliError(
+        `--state ${printable(stateDirectory)}: no credit-screen state there (screen and rescreen make one); check the path`,
+      );
     pipeline = await LocalPipeline.start({
       settings: localSettings(),
       // Without workers nothing calls the bureau; the URL only has to be well formed.
@@ -133,6 +131,7 @@ async function connectToLocalState(
       eventSources: workers !== null,
     });
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw asLocalStartCliError(error);
   }
   return {

@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import type { BatchProgress } from '../local/batch-results.ts';
 
 /** Progress of a batch: a bar with rate and ETA on a terminal, a plain line every few seconds otherwise. */
 export class ProgressDisplay {
@@ -20,7 +21,26 @@ export class ProgressDisplay {
       : null;
   }
 
-  update(settled: number, total: number | null): void {
+  /**
+   * Shows how far a batch has come. Once every row is settled and the batch is not completed yet (`status`), its
+   * results are being written (the finaliser): that is said once, instead of the same count again and again.
+   */
+  update(settled: number, total: number | null, status?: BatchProgress['status']): void {
+    if (total !== null && settled === total && (status === 'running' || status === 'finalising')) {
+      this.#update(settled, total);
+      if (this.#writingResults) return;
+      this.#writingResults = true;
+      this.#bar?.stop();
+      this.stream.write('writing results…\n');
+      return;
+    }
+    this.#update(settled, total);
+  }
+
+  #writingResults = false;
+
+  #update(settled: number, total: number | null): void {
+    if (this.#writingResults) return;
     const elapsedSeconds = (Date.now() - this.#startedAt()) / 1000;
     // The first second says nothing about the rate (the first rows settle at ingest, all at once).
     const rate = elapsedSeconds < 1 ? '…' : (settled / elapsedSeconds).toFixed(1);

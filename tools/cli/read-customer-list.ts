@@ -7,6 +7,7 @@ import {
   type CustomerRow,
   openCustomerList,
 } from '../../src/domain/intake/index.ts';
+import { fileErrorReason } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
 
 const FILE_ERRORS: Readonly<Record<string, string>> = {
@@ -21,6 +22,9 @@ export function asCliError(path: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== undefined && code in FILE_ERRORS)
     return new CliError(`cannot read ${path}: ${FILE_ERRORS[code]}`);
+  // Any other refusal of the file system (a symbolic link loop, a name too long, a path through a file).
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+    return new CliError(`cannot read ${path}: ${fileErrorReason(error)}`);
   return error;
 }
 
@@ -32,8 +36,11 @@ export async function readCustomerListFile(
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    // A pipe or a device (a FIFO, /dev/zero) would be waited on, or read, forever.
+    if (!info.isFile()) throw new CliError(`cannot read ${path}: not a regular file`);
     return await openCustomerList(createReadStream(path), options);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw asCliError(path, error);
   }
 }

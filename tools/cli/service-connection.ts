@@ -9,10 +9,8 @@ import {
 } from '../../service-client/index.ts';
 import { DEFAULT_EMULATOR_TOKEN } from '../emulator/service-emulator.ts';
 import { CliError } from './cli-error.ts';
-import { nonNegativeNumber } from './option-parsers.ts';
-
-/** Where `credit-screen emulator` listens by default, so the AI commands work against it with no setup. */
-const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8787';
+import { addTableOptions, baseUrlProblem } from './option-parsers.ts';
+import { printable } from './terminal-text.ts';
 
 export interface ConnectionOptions {
   readonly baseUrl: string;
@@ -23,15 +21,7 @@ export interface ConnectionOptions {
 
 /** Adds the options every service command shares to a parent command (read back with `optsWithGlobals`). */
 export function withConnectionOptions(command: Command): Command {
-  return command
-    .option(
-      '--base-url <url>',
-      'service base URL (env CREDIT_SCREEN_BASE_URL)',
-      process.env.CREDIT_SCREEN_BASE_URL ?? DEFAULT_SERVICE_URL,
-    )
-    .option('--token <token>', 'account token (env BUREAU_TOKEN); the emulator token is used on loopback')
-    .option('--timeout <seconds>', 'per-request timeout', nonNegativeNumber('--timeout'), 30)
-    .option('--json', 'print the service answer as JSON');
+  return addTableOptions(command, command.name() as 'ai' | 'studio');
 }
 
 function isLoopback(url: string): boolean {
@@ -44,6 +34,9 @@ function isLoopback(url: string): boolean {
 
 /** The client for these options; a missing token fails here, before any request. */
 export function connect(options: ConnectionOptions): ServiceClient {
+  // A default from CREDIT_SCREEN_BASE_URL is not parsed as the option is: the token must not go anywhere either.
+  const problem = baseUrlProblem(options.baseUrl);
+  if (problem !== null) throw new CliError(`--base-url ${printable(options.baseUrl)} ${problem}`);
   const token =
     options.token ??
     process.env.BUREAU_TOKEN ??

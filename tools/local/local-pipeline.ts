@@ -11,6 +11,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { LazyBureauGateway } from '../../src/adapters/bureau/lazy-bureau-gateway.ts';
+import { zenCreditPolicyLoader } from '../../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import { StaticTokenSource } from '../../src/adapters/memory/static-token-source.ts';
@@ -30,8 +31,11 @@ import {
   type PipelineFunction,
   type PipelineQueue,
   type PipelineSettings,
+  POLICY_METADATA,
+  policyKey,
   portfolioRunInput,
   S3_LAYOUT,
+  sourceNameMetadata,
   stuckClaimSeconds,
   uploadKey,
   validateSettings,
@@ -103,14 +107,14 @@ export interface LocalPipelineOptions {
 }
 
 /** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
+/** How a customer list is uploaded: what its S3 metadata and key ask of its batch. */
 export interface UploadOptions {
   /** The batch's own spending cap (S3 metadata `max-charges`). */
   readonly maxCharges?: number;
-}
-
-export interface UploadOptions {
   /** Ask for the priority lane: the file goes under `incoming/<bureau>/priority/`. */
   readonly priority?: boolean;
+  /** The credit policy (a name under `policies/`, put there by {@link LocalPipeline.putPolicy}) that decides it. */
+  readonly policy?: string;
 }
 
 export interface DownloadedResults {
@@ -168,6 +172,7 @@ export class LocalPipeline {
       ...base,
       changeThresholds: { scorePoints: settings.scoreChangePoints },
       reportLanguage: settings.reportLanguage,
+      policyLoader: zenCreditPolicyLoader,
     };
     const handlers = {
       worker: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
@@ -352,6 +357,18 @@ export class LocalPipeline {
     return this.deliverUploadEvent(await this.upload(file, bureau, options));
   }
 
+  /** Puts a credit policy where the customer keeps theirs (`policies/<name>`), for uploads that name it. */
+  async putPolicy(name: string, contents: Uint8Array): Promise<void> {
+    await this.stack.clients.s3.send(
+      new PutObjectCommand({
+        Bucket: this.stack.resources.bucketName,
+        Key: policyKey(name),
+        Body: contents,
+        ContentType: 'application/json',
+      }),
+    );
+  }
+
   /** Puts a file where customers drop theirs, without telling ingest (what S3 does before its notification). */
   async upload(
     file: string,
@@ -373,10 +390,11 @@ export class LocalPipeline {
         Bucket: bucket,
         Key: key,
         Body: createReadStream(file),
-        Metadata:
-          options.maxCharges === undefined
-            ? undefined
-            : { [MAX_CHARGES_METADATA]: String(options.maxCharges) },
+        Metadata: {
+          ...sourceNameMetadata(basename(file)),
+          ...(options.maxCharges === undefined ? {} : { [MAX_CHARGES_METADATA]: String(options.maxCharges) }),
+          ...(options.policy === undefined ? {} : { [POLICY_METADATA]: options.policy }),
+        },
       },
     }).done();
     const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));

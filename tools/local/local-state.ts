@@ -72,7 +72,7 @@ async function readLock(directory: string): Promise<LockRecord | null> {
 
 function inUse(directory: string, pid: number): LocalStateError {
   return new LocalStateError(
-    `${directory} is in use by another run (pid ${pid}); wait for it or use --state`,
+    `${directory} is in use by another credit-screen run (pid ${pid}): try again when it has finished, or name another state directory with --state`,
   );
 }
 
@@ -193,6 +193,15 @@ export class LocalStateDirectory {
     const entries = await LocalStateDirectory.#entriesOfStateDirectory(absolute);
     const lock = entries === null ? null : await readLock(absolute);
     if (lock !== null && processIsAlive(lock.pid)) throw inUse(absolute, lock.pid);
+  }
+
+  /**
+   * Whether `directory` holds a state (a missing or empty directory does not); fails, with the reason, for a
+   * directory that holds other files. Reads only: for the commands that must not make a state where there is none.
+   */
+  static async exists(directory: string): Promise<boolean> {
+    const entries = await LocalStateDirectory.#entriesOfStateDirectory(resolve(directory));
+    return entries !== null && entries.length > 0;
   }
 
   /** The entries of a directory that may be used as a state directory, or null if it does not exist. */

@@ -22,6 +22,7 @@ export class UnwritableDirectoryError extends Error {
 
 const REASONS: Readonly<Record<string, string>> = {
   ENOTDIR: 'not a directory',
+  EISDIR: 'is a directory',
   EEXIST: 'not a directory',
   EACCES: 'permission denied',
   EPERM: 'permission denied',

@@ -1,8 +1,4 @@
-export {
-  DEFAULT_REPORT_LANGUAGE,
-  REPORT_LANGUAGES,
-  type ReportLanguage,
-} from '../../domain/batch-report/report-language.ts';
+export { DEFAULT_REPORT_LANGUAGE, type ReportLanguage } from '../../domain/batch-report/report-language.ts';
 
 export {
   REPORT_CONTENT_SECURITY_POLICY,

@@ -102,7 +102,8 @@ function chartFigure(title: string, svg: string, table: SafeHtml, context: Conte
 }
 
 function header({ manifest, text, format }: Context): SafeHtml {
-  const file = manifest.source.key.split('/').pop() ?? manifest.source.key;
+  // The customer's file name when the upload said it; the (opaque) key's last part otherwise.
+  const file = manifest.source.name ?? manifest.source.key.split('/').pop() ?? manifest.source.key;
   const duration = Date.parse(manifest.completedAt) - Date.parse(manifest.createdAt);
   const entries: [string, string][] = [
     [text.batch, manifest.batchId],

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
   type BatchStatusView,
@@ -17,13 +18,8 @@ import { type BatchProgress, downloadBatchResults, waitForBatch } from '../../lo
 import { BatchStalledError } from '../../local/follow-batch.ts';
 import { CliError } from '../cli-error.ts';
 import { abortOnInterrupt } from '../interruption.ts';
-import { nonNegativeInteger, positiveInteger } from '../option-parsers.ts';
-import {
-  addTargetOptions,
-  type PipelineConnection,
-  type TargetOptions,
-  withConnection,
-} from '../pipeline-connection.ts';
+import { addTableOptions } from '../option-parsers.ts';
+import { type PipelineConnection, type TargetOptions, withConnection } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 import { checkResultsDirectoryOption, resultsDirectory } from '../results-directory.ts';
 import { printable, printableLines } from '../terminal-text.ts';
@@ -114,7 +110,7 @@ async function followAndDownload(
   try {
     const following = {
       signal: interruption.signal,
-      onProgress: (state: BatchProgress) => progress.update(state.settledRows, state.totalRows),
+      onProgress: (state: BatchProgress) => progress.update(state.settledRows, state.totalRows, state.status),
     };
     // Locally the batch is followed to its end whatever interrupted it (see LocalPipeline.follow).
     if (connection.local) await connection.local.follow(batchId, following);
@@ -136,16 +132,7 @@ async function followAndDownload(
 
 /** The options of the commands that change a batch: where to act, whether to wait, where the results go. */
 function addWorkOptions(command: Command): Command {
-  return addTargetOptions(command)
-    .option('--no-wait', 'return once the request is made (deployed stacks only)')
-    .option('--out <dir>', 'where to put the rewritten results (default out/<batchId>)')
-    .option(
-      '--epoch <n>',
-      'locally: the emulator epoch the redriven queries see',
-      nonNegativeInteger('--epoch'),
-      0,
-    )
-    .option('--json', 'print JSON');
+  return addTableOptions(command, command.name() as 'cancel' | 'redrive' | 'approve' | 'reject' | 'resume');
 }
 
 /** One line per batch for `batches`: id, status, rows, spend, creation time and source. */
@@ -155,12 +142,9 @@ function describeBatchLine(view: BatchStatusView): string {
 
 /** `batches`: the most recent batches, newest first. */
 function registerBatchesCommand(program: Command): void {
-  addTargetOptions(
-    program
-      .command('batches')
-      .description('List the most recent batches, newest first')
-      .option('--limit <n>', 'how many', positiveInteger('--limit'), 20)
-      .option('--json', 'print JSON'),
+  addTableOptions(
+    program.command('batches').description('List the most recent batches, newest first'),
+    'batches',
   ).action(async (options: TargetOptions & { limit: number }) =>
     withConnection(options, async (connection) => {
       const batches = (await connection.store.listBatches(options.limit)).map(statusView);
@@ -175,12 +159,9 @@ function registerBatchesCommand(program: Command): void {
 
 /** `status <batchId>`: where one batch stands. */
 function registerStatusCommand(program: Command): void {
-  addTargetOptions(
-    program
-      .command('status')
-      .description('Show where a batch stands')
-      .argument('<batchId>')
-      .option('--json', 'print JSON'),
+  addTableOptions(
+    program.command('status').description('Show where a batch stands').argument('<batchId>'),
+    'status',
   ).action(async (batchId: string, options: TargetOptions) => {
     checkBatchId(batchId);
     return withConnection(options, async (connection) => {
@@ -310,6 +291,7 @@ function registerResumeCommand(program: Command): void {
       throw new CliError(
         'resume is for the local state: a deployed stack resumes stuck rows by itself (its sweeper)',
       );
+    await checkResultsDirectoryOption(options.out, 'batch folders');
     return withTarget(options, async (connection) => {
       // As the interrupted run left them: one finalised as this run started is still followed to its results.
       const unfinished = (connection.local?.unfinishedBatches ?? []).filter(
@@ -321,9 +303,12 @@ function registerResumeCommand(program: Command): void {
           ? `nothing to resume in ${connection.where}`
           : `resuming ${unfinished.length === 1 ? '1 batch' : `${unfinished.length} batches`} (${resumed?.requeued ?? 0} documents queued again)`,
       );
-      // Each batch's results go to out/<batchId>: one --out directory cannot hold several batches.
+      // Each batch's results go to a folder of their own, <--out or out>/<batchId>.
       for (const batch of unfinished)
-        await followAndDownload(connection, batch.batchId, { ...options, out: undefined });
+        await followAndDownload(connection, batch.batchId, {
+          ...options,
+          out: options.out === undefined ? undefined : join(options.out, batch.batchId),
+        });
     });
   });
 }

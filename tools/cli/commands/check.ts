@@ -1,23 +1,25 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { freshReports } from '../../../src/application/reuse/fresh-reports.ts';
-import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../../src/contract/index.ts';
-import { formatDocument } from '../../../src/domain/documents/index.ts';
+import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
+import { formatDocument, maskDocument } from '../../../src/domain/documents/index.ts';
 import {
   type CustomerListLayout,
   type CustomerRow,
-  DEFAULT_MAX_ROWS,
   type DocumentColumnUse,
   IntakeTally,
 } from '../../../src/domain/intake/index.ts';
-import { BUREAUS, type Bureau } from '../../../src/domain/report/index.ts';
+import type { Bureau } from '../../../src/domain/report/index.ts';
 import { formatBrl, formatDuration, type Quote, quoteOf } from '../../../src/domain/spend/index.ts';
 import { DEFAULT_STATE_DIRECTORY } from '../../local/local-state.ts';
-import { nonNegativeNumber, positiveInteger, priceInBrl, requestRate } from '../option-parsers.ts';
+import { addTableOptions } from '../option-parsers.ts';
+import { type PolicyOption, readPolicyOption } from '../policy-option.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
 import { printable } from '../terminal-text.ts';
 
 interface CheckOptions {
   readonly json?: boolean;
+  /** Show documents whole; masked otherwise. */
+  readonly reveal?: boolean;
   readonly maxRows: number;
   readonly show: number;
   readonly bureau: Bureau;
@@ -29,6 +31,8 @@ interface CheckOptions {
   readonly state?: string;
   /** A deployed stack whose stored reports may be reused. */
   readonly stack?: string;
+  /** A credit policy to check, and to check the list against (the customer columns it reads). */
+  readonly policy?: string;
 }
 
 /**
@@ -91,28 +95,50 @@ function quoteLines(quote: Quote, options: CheckOptions): string[] {
   ];
 }
 
+/**
+ * A cell as `check` shows it without `--reveal`: its digits masked but the 4th to the 9th, as {@link maskDocument}
+ * masks a document, so a mistyped CPF (still somebody's) is not printed whole either.
+ */
+function maskedInput(input: string): string {
+  let digits = 0;
+  return input.replace(/\d/g, (digit) => {
+    digits++;
+    return digits >= 4 && digits <= 9 ? digit : '*';
+  });
+}
+
+/** How a row's document and cell are shown: whole with `--reveal`, masked otherwise (LGPD: a terminal is seen). */
+interface Shown {
+  document(document: string): string;
+  input(input: string): string;
+}
+
+const REVEALED: Shown = { document: (document) => document, input: (input) => input };
+const MASKED: Shown = { document: maskDocument, input: maskedInput };
+
 /** One row of `check --json`'s `rows_detail`: snake_case, the shape downstream scripts read. */
-function rowDetail(row: CustomerRow): Record<string, unknown> {
+function rowDetail(row: CustomerRow, shown: Shown): Record<string, unknown> {
   const detail: Record<string, unknown> = {
     row: row.row,
-    document: row.document,
+    document: row.document === null ? null : shown.document(row.document),
     type: row.type,
     status: row.status,
   };
   if (row.status === 'invalid') {
     detail.reason = row.reason;
-    detail.input = row.input;
+    detail.input = shown.input(row.input);
   }
   if (row.status === 'duplicate') detail.duplicate_of = row.duplicateOf;
   return detail;
 }
 
-function describeProblem(row: CustomerRow): string {
+function describeProblem(row: CustomerRow, shown: Shown): string {
   const place = `row ${String(row.row).padStart(7)}`;
   if (row.status === 'duplicate' && row.document !== null && row.type !== null) {
-    return `${place}  ${formatDocument(row.document, row.type).padEnd(24)} duplicate of row ${row.duplicateOf}`;
+    const document = shown === REVEALED ? formatDocument(row.document, row.type) : maskDocument(row.document);
+    return `${place}  ${document.padEnd(24)} duplicate of row ${row.duplicateOf}`;
   }
-  return `${place}  ${JSON.stringify(row.input.slice(0, 40)).padEnd(24)} ${row.reason}`;
+  return `${place}  ${JSON.stringify(shown.input(row.input.slice(0, 40))).padEnd(24)} ${row.reason}`;
 }
 
 // A column named for one type reads short numbers as that type (see parseDocument): worth saying.
@@ -137,8 +163,10 @@ function describeColumns(layout: CustomerListLayout): string {
 }
 
 async function check(path: string, options: CheckOptions): Promise<void> {
+  const policy = await readPolicyOption(options.policy);
   const list = await readCustomerListFile(path, { maxRows: options.maxRows });
   const tally = new IntakeTally();
+  const shown = options.reveal ? REVEALED : MASKED;
   const details: string[] = [];
   const problems: string[] = [];
   let problemCount = 0;
@@ -149,8 +177,9 @@ async function check(path: string, options: CheckOptions): Promise<void> {
     if ((options.state ?? options.stack) !== undefined && row.status === 'valid' && row.document !== null)
       documents.push(row.document);
     // Pre-serialised so a million-row report holds strings, not a million objects.
-    if (options.json) details.push(JSON.stringify(rowDetail(row)));
-    else if (row.status !== 'valid' && problemCount++ < options.show) problems.push(describeProblem(row));
+    if (options.json) details.push(JSON.stringify(rowDetail(row, shown)));
+    else if (row.status !== 'valid' && problemCount++ < options.show)
+      problems.push(describeProblem(row, shown));
   }
   const counts = tally.counts;
   const quote = await quoteList(counts.unique, documents, options);
@@ -192,6 +221,7 @@ async function check(path: string, options: CheckOptions): Promise<void> {
     );
   }
   lines.push('', ...quoteLines(quote, options));
+  if (policy !== null) lines.push('', ...policyLines(policy, layout));
   if (problems.length > 0) {
     const more = problemCount > problems.length ? ` (first ${problems.length} of ${problemCount})` : '';
     lines.push('', `Problems${more}:`, ...problems.map((line) => `  ${line}`));
@@ -199,41 +229,25 @@ async function check(path: string, options: CheckOptions): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** What `check --policy` says: the policy compiles, and which of the customer columns it reads the list lacks. */
+function policyLines(policy: PolicyOption, layout: CustomerListLayout): string[] {
+  const present = new Set(layout.passThroughColumns);
+  const missing = policy.policy.customerColumnsRead.filter((column) => !present.has(column));
+  return [
+    `policy ${printable(policy.name)}: compiles (sha256 ${policy.policy.sha256.slice(0, 12)}…)`,
+    ...missing.map(
+      (column) =>
+        `  the list has no column ${printable(column)}: the policy reads input.${printable(column)} as null`,
+    ),
+  ];
+}
+
 export function registerCheckCommand(program: Command): void {
-  program
-    .command('check')
-    .description('Validate a customer list without querying anyone (spends no credits)')
-    .argument('<file>', 'CSV file of CPFs/CNPJs')
-    .option('--json', 'print one JSON object with counts and every row')
-    .option(
-      '--max-rows <n>',
-      'refuse files with more data rows than this',
-      positiveInteger('--max-rows'),
-      DEFAULT_MAX_ROWS,
-    )
-    .option('--show <n>', 'how many problem rows to list', positiveInteger('--show'), 20)
-    .addOption(new Option('--bureau <bureau>', 'bureau the quote is for').choices(BUREAUS).default('a'))
-    .option(
-      '--price-a <brl>',
-      `price of one bureau A query (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.a})`,
-      priceInBrl('--price-a', MAX_PRICE_PER_QUERY),
-    )
-    .option(
-      '--price-b <brl>',
-      `price of one bureau B query (default: list price R$ ${DEFAULT_SETTINGS.pricePerQuery.b})`,
-      priceInBrl('--price-b', MAX_PRICE_PER_QUERY),
-    )
-    .option(
-      '--rate-limit <req/s>',
-      'global bureau rate the time is estimated at',
-      requestRate('--rate-limit'),
-    )
-    .option(
-      '--freshness-hours <h>',
-      'stored reports younger than this are reused',
-      nonNegativeNumber('--freshness-hours'),
-    )
-    .option('--state <dir>', 'count the stored reports of this local state directory that would be reused')
-    .option('--stack <name>', 'count the stored reports of this deployed stack that would be reused')
-    .action(async (file: string, options: CheckOptions) => check(file, options));
+  addTableOptions(
+    program
+      .command('check')
+      .description('Validate a customer list without querying anyone (spends no credits)')
+      .argument('<file>', 'CSV file of CPFs/CNPJs'),
+    'check',
+  ).action(async (file: string, options: CheckOptions) => check(file, options));
 }

@@ -9,7 +9,8 @@ import { renderFlips } from '../decide/flip-matrix.ts';
 import { type RedecideOutcome, redecide } from '../decide/redecide.ts';
 import { type ResultFiles, withResultFiles } from '../decide/result-files.ts';
 import { abortOnInterrupt } from '../interruption.ts';
-import { addTargetOptions, type TargetOptions } from '../pipeline-connection.ts';
+import { addTableOptions } from '../option-parsers.ts';
+import type { TargetOptions } from '../pipeline-connection.ts';
 import { type PolicyOption, readPolicyOption } from '../policy-option.ts';
 import { printable } from '../terminal-text.ts';
 
@@ -82,15 +83,13 @@ async function decide(target: string, options: DecideOptions): Promise<void> {
 }
 
 export function registerDecideCommand(program: Command): void {
-  addTargetOptions(
+  addTableOptions(
     program
       .command('decide')
       .description(
         'Decide a batch again with another credit policy, from its stored reports (no bureau request): writes decisions.csv and prints how the decisions changed',
       )
-      .argument('<results-dir|batchId>', 'a folder with summary.csv and reports.jsonl, or a batch id')
-      .requiredOption('--policy <file>', 'the credit policy (a JDM decision graph, JSON) to decide with')
-      .option('--out <dir>', 'where to write decisions.csv (default: the results folder, or out/<batchId>)')
-      .option('--json', 'print only {counts, flips} as JSON'),
+      .argument('<results-dir|batchId>', 'a folder with summary.csv and reports.jsonl, or a batch id'),
+    'decide',
   ).action(async (target: string, options: DecideOptions) => decide(target, options));
 }

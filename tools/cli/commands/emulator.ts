@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_EMULATOR_TOKEN, ServiceEmulator } from '../../emulator/service-emulator.ts';
-import { nonNegativeInteger, nonNegativeNumber, probability } from '../option-parsers.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
+import { addTableOptions } from '../option-parsers.ts';
 
 interface EmulatorOptions {
   readonly port: number;
@@ -55,36 +55,10 @@ async function runEmulator(options: EmulatorOptions): Promise<void> {
 }
 
 export function registerEmulatorCommand(program: Command): void {
-  program
-    .command('emulator')
-    .description('Run the local bureau emulator (credit-report API with fault injection)')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', nonNegativeNumber('--port'), 8787)
-    .option('--host <host>', 'address to listen on (keep it on loopback)', '127.0.0.1')
-    .option('--token <token>', 'the Bearer token to accept', DEFAULT_EMULATOR_TOKEN)
-    .option('--latency <ms>', 'mean added latency per query (±25% jitter)', nonNegativeNumber('--latency'), 0)
-    .option(
-      '--error-rate <p>',
-      'share of queries failing with 500/502/503 or a non-success 200',
-      probability('--error-rate'),
-      0,
-    )
-    .option(
-      '--rate-limit <req/s>',
-      'answer 429 with Retry-After above this rate',
-      nonNegativeNumber('--rate-limit'),
-    )
-    .option('--hang-rate <p>', 'share of queries never answered', probability('--hang-rate'), 0)
-    .option(
-      '--epoch <n>',
-      'the point in time reports are drawn at; a share of documents changes between epochs',
-      nonNegativeInteger('--epoch'),
-      0,
-    )
-    .option(
-      '--job-step-ms <ms>',
-      'time an AI Studio job spends queued, then running',
-      nonNegativeNumber('--job-step-ms'),
-      1000,
-    )
-    .action(async (options: EmulatorOptions) => runEmulator(options));
+  addTableOptions(
+    program
+      .command('emulator')
+      .description('Run the local bureau emulator (credit-report API with fault injection)'),
+    'emulator',
+  ).action(async (options: EmulatorOptions) => runEmulator(options));
 }

@@ -1,8 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { parseDocument } from '../../../src/domain/documents/index.ts';
 import {
-  BUREAUS,
   type Bureau,
   documentOfResponse,
   isReportArchive,
@@ -11,6 +10,7 @@ import {
   normaliseUnidentifiedReport,
 } from '../../../src/domain/report/index.ts';
 import { CliError } from '../cli-error.ts';
+import { addTableOptions } from '../option-parsers.ts';
 import { asCliError } from '../read-customer-list.ts';
 
 /**
@@ -82,17 +82,11 @@ async function normalize(path: string, options: NormalizeOptions): Promise<void>
 }
 
 export function registerNormalizeCommand(program: Command): void {
-  program
-    .command('normalize')
-    .description('Print the normalised report of a saved bureau response (raw JSON or a pipeline archive)')
-    .argument('<raw.json>', 'the saved response')
-    .addOption(
-      new Option('--bureau <bureau>', 'which bureau answered (read from an archive)').choices(BUREAUS),
-    )
-    .option('--document <document>', 'the CPF/CNPJ queried (default: read from the response)')
-    .option(
-      '--fetched-at <iso>',
-      'when the response was received (default: from the archive, else the file date)',
-    )
-    .action(async (file: string, options: NormalizeOptions) => normalize(file, options));
+  addTableOptions(
+    program
+      .command('normalize')
+      .description('Print the normalised report of a saved bureau response (raw JSON or a pipeline archive)')
+      .argument('<raw.json>', 'the saved response'),
+    'normalize',
+  ).action(async (file: string, options: NormalizeOptions) => normalize(file, options));
 }

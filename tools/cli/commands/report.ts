@@ -1,18 +1,19 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import {
   type BatchResultFiles,
-  DEFAULT_REPORT_LANGUAGE,
-  REPORT_LANGUAGES,
   type ReportLanguage,
   type ReportManifest,
   renderReportFromResults,
 } from '../../../src/application/batch-report/index.ts';
 import { resultKeys } from '../../../src/contract/index.ts';
 import { ResultsFileError } from '../../../src/domain/summary/summary-csv-reader.ts';
+import { fileErrorReason, makePrivateDirectory, writePrivateFile } from '../../local/private-files.ts';
 import { CliError } from '../cli-error.ts';
-import { addTargetOptions, type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { addTableOptions } from '../option-parsers.ts';
+import { type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { printable } from '../terminal-text.ts';
 
 interface ReportOptions extends TargetOptions {
   readonly lang: ReportLanguage;
@@ -94,25 +95,24 @@ async function report(target: string, options: ReportOptions): Promise<void> {
     options.out ??
       (folder ? join(target, 'report.html') : join('out', files.manifest.batchId, 'report.html')),
   );
-  await mkdir(dirname(out), { recursive: true, mode: 0o700 });
-  // Personal data (LGPD): readable by its owner only.
-  await writeFile(out, page, { mode: 0o600 });
-  process.stdout.write(`report: ${out}\n`);
+  try {
+    await makePrivateDirectory(dirname(out));
+    // Personal data (LGPD): readable by its owner only, also when it replaces an earlier report.
+    await writePrivateFile(out, page);
+  } catch (error) {
+    throw new CliError(`--out ${printable(out)}: ${fileErrorReason(error)}`);
+  }
+  process.stdout.write(`report: ${printable(out)}\n`);
 }
 
 export function registerReportCommand(program: Command): void {
-  addTargetOptions(
+  addTableOptions(
     program
       .command('report')
       .description(
         "Write a batch's HTML report from its results folder, the local state, or a stack (--stack)",
       )
-      .argument('<results-dir|batchId>', 'a folder with manifest.json and summary.csv, or a batch id')
-      .addOption(
-        new Option('--lang <language>', 'language of the page')
-          .choices(REPORT_LANGUAGES)
-          .default(DEFAULT_REPORT_LANGUAGE),
-      )
-      .option('--out <file>', 'where to write it (default report.html in the folder, or out/<batchId>/)'),
+      .argument('<results-dir|batchId>', 'a folder with manifest.json and summary.csv, or a batch id'),
+    'report',
   ).action(async (target: string, options: ReportOptions) => report(target, options));
 }

@@ -3,14 +3,10 @@ import type { Command } from 'commander';
 import type { BatchManifest } from '../../../src/contract/index.ts';
 import { CHANGE_KINDS, isPortfolioName } from '../../../src/domain/monitoring/index.ts';
 import { CliError } from '../cli-error.ts';
-import {
-  addLocalRunOptions,
-  checkBeforeStarting,
-  finishBatch,
-  type LocalRunOptions,
-  runLocally,
-} from '../local-run.ts';
-import { nonNegativeNumber } from '../option-parsers.ts';
+import { checkBeforeStarting, finishBatch, type LocalRunOptions, runLocally } from '../local-run.ts';
+import { addTableOptions } from '../option-parsers.ts';
+import { readPolicyOption } from '../policy-option.ts';
+import { checkResultsDirectoryOption } from '../results-directory.ts';
 
 interface RescreenOptions extends LocalRunOptions {
   readonly name?: string;
@@ -55,10 +51,15 @@ async function rescreen(file: string, options: RescreenOptions): Promise<void> {
       `${JSON.stringify(name)} cannot name a portfolio: use --name with letters, digits, - and _`,
     );
   await checkBeforeStarting(options, file);
+  // Compiled before anything starts: a broken policy is refused before any document is bought.
+  const policy = await readPolicyOption(options.policy);
+  await checkResultsDirectoryOption(options.out);
   await runLocally(file, options, async (run) => {
+    if (policy !== null) await run.pipeline.putPolicy(policy.name, policy.bytes);
     await run.pipeline.putPortfolio(name, resolve(file), {
       bureau: options.bureau,
       ...(options.maxAgeHours === undefined ? {} : { maxAgeHours: options.maxAgeHours }),
+      ...(policy === null ? {} : { policy: policy.name }),
     });
     const outcome = await run.pipeline.runPortfolio(name);
     if (!('batchId' in outcome)) throw new CliError(`portfolio ${name}: ${outcome.reason}`);
@@ -67,19 +68,13 @@ async function rescreen(file: string, options: RescreenOptions): Promise<void> {
 }
 
 export function registerRescreenCommand(program: Command): void {
-  addLocalRunOptions(
+  addTableOptions(
     program
       .command('rescreen')
       .description(
         'Re-screen a portfolio on this machine and report what changed since the last screening (state is kept in --state)',
       )
-      .argument('<portfolio.csv>', 'the portfolio: a customer list')
-      .option('--name <name>', 'portfolio name (default: the file name)')
-      .option(
-        '--max-age-hours <h>',
-        'reuse reports younger than this instead of asking again (default: ask again for every document)',
-        nonNegativeNumber('--max-age-hours'),
-      )
-      .option('--out <dir>', 'where to put the results (default out/<batchId>)'),
+      .argument('<portfolio.csv>', 'the portfolio: a customer list'),
+    'rescreen',
   ).action(async (file: string, options: RescreenOptions) => rescreen(file, options));
 }

@@ -7,10 +7,9 @@ import type { IngestOutcome } from '../../../src/application/ingest/ingest-uploa
 import type { BatchManifest } from '../../../src/contract/index.ts';
 import type { BatchRecord } from '../../../src/domain/batch/index.ts';
 import { progressOf } from '../../local/batch-results.ts';
-import type { BatchProgress } from '../../local/local-pipeline.ts';
+import type { BatchProgress, UploadOptions } from '../../local/local-pipeline.ts';
 import type { CliError } from '../cli-error.ts';
 import {
-  addLocalRunOptions,
   batchReport,
   checkBeforeStarting,
   decideApproval,
@@ -21,7 +20,9 @@ import {
   runLocally,
   type WaitingBatch,
 } from '../local-run.ts';
-import { nonNegativeNumber } from '../option-parsers.ts';
+import { addTableOptions } from '../option-parsers.ts';
+import { readPolicyOption } from '../policy-option.ts';
+import { checkResultsDirectoryOption } from '../results-directory.ts';
 import { printable } from '../terminal-text.ts';
 
 interface ScreenOptions extends LocalRunOptions {
@@ -91,18 +92,21 @@ type WaitingOutcome = WaitingBatch & { readonly outcome: 'awaiting_approval' };
 
 async function screen(files: readonly string[], options: ScreenOptions): Promise<void> {
   for (const file of files) await checkBeforeStarting(options, file);
+  // Compiled before anything starts: a broken policy is refused before any document is bought.
+  const policy = await readPolicyOption(options.policy);
+  // One file's results go into --out itself; several files' each into a folder of their own in it.
+  await checkResultsDirectoryOption(options.out, files.length > 1 ? 'batch folders' : undefined);
   const [first] = files;
   if (first === undefined) return;
   await runLocally(first, options, async (run) => {
     run.signal.throwIfAborted();
+    if (policy !== null) await run.pipeline.putPolicy(policy.name, policy.bytes);
+    const upload = { priority: options.priority, maxCharges: options.maxCharges, policy: policy?.name };
     if (files.length === 1) {
       const resumed = await unfinishedBatchOf(run, first, options, new Set());
       const outcome = resumed
         ? outcomeOf(resumed)
-        : await run.pipeline.submit(resolve(first), options.bureau, {
-            priority: options.priority,
-            maxCharges: options.maxCharges,
-          });
+        : await run.pipeline.submit(resolve(first), options.bureau, upload);
       if (outcome.outcome === 'awaiting_approval') {
         const stop = await decideApproval(run, outcome, options);
         if (stop) throw stop;
@@ -110,7 +114,7 @@ async function screen(files: readonly string[], options: ScreenOptions): Promise
       await finishBatch(run, outcome.batchId, first, options.out);
       return;
     }
-    await screenSeveral(run, files, options);
+    await screenSeveral(run, files, options, upload);
   });
 }
 
@@ -122,7 +126,12 @@ async function screen(files: readonly string[], options: ScreenOptions): Promise
  * about at a terminal; without either it is not followed, and once the others have finished the run ends with exit
  * 2 and, for each such batch, the line that says how to approve it.
  */
-async function screenSeveral(run: LocalRun, files: readonly string[], options: ScreenOptions): Promise<void> {
+async function screenSeveral(
+  run: LocalRun,
+  files: readonly string[],
+  options: ScreenOptions,
+  upload: UploadOptions,
+): Promise<void> {
   const followers: Promise<void>[] = [];
   const unapproved: CliError[] = [];
   const taken = new Set<string>();
@@ -133,9 +142,7 @@ async function screenSeveral(run: LocalRun, files: readonly string[], options: S
     const resumed = await unfinishedBatchOf(run, file, options, taken);
     const ingested: Promise<IngestOutcome | WaitingOutcome> = resumed
       ? Promise.resolve(outcomeOf(resumed))
-      : run.pipeline.deliverUploadEvent(
-          await run.pipeline.upload(resolve(file), options.bureau, { priority: options.priority }),
-        );
+      : run.pipeline.deliverUploadEvent(await run.pipeline.upload(resolve(file), options.bureau, upload));
     const startedAt = Date.now();
     const follower = ingested.then(async (outcome) => {
       if (outcome.outcome === 'awaiting_approval') {
@@ -191,26 +198,13 @@ async function followOne(
 }
 
 export function registerScreenCommand(program: Command): void {
-  addLocalRunOptions(
+  addTableOptions(
     program
       .command('screen')
       .description(
         'Screen customer lists through the whole pipeline on this machine (no AWS account needed); several files are several batches sharing one pipeline',
       )
-      .argument('<files...>', 'CSV files of CPFs/CNPJs, each its own batch')
-      .option(
-        '--out <dir>',
-        'where to put summary.csv, reports.jsonl and manifest.json (default out/<batchId>; with several files <dir>/<batchId>)',
-      )
-      .option(
-        '--stagger <seconds>',
-        'with several files: wait this long between one upload and the next',
-        nonNegativeNumber('--stagger'),
-      )
-      .option('--priority', 'upload under incoming/<bureau>/priority/: go ahead of large batches')
-      .option(
-        '--new-batch',
-        'screen each file as a new batch, even when an interrupted run on this state left one of it unfinished (by default that batch is resumed, keeping its own options)',
-      ),
+      .argument('<files...>', 'CSV files of CPFs/CNPJs, each its own batch'),
+    'screen',
   ).action(async (files: string[], options: ScreenOptions) => screen(files, options));
 }

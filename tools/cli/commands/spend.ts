@@ -1,21 +1,16 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
-import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../../src/contract/index.ts';
+import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { BUREAUS } from '../../../src/domain/report/index.ts';
 import { chargeMonth, formatBrl } from '../../../src/domain/spend/index.ts';
-import { nonNegativeInteger, priceInBrl } from '../option-parsers.ts';
-import { addTargetOptions, type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { addTableOptions } from '../option-parsers.ts';
+import { type TargetOptions, withConnection } from '../pipeline-connection.ts';
 
 interface SpendOptions extends TargetOptions {
-  readonly month: string;
+  /** `YYYY-MM`; this month when not given. */
+  readonly month?: string;
   readonly cap?: number;
   readonly priceA?: number;
   readonly priceB?: number;
-}
-
-function month(value: string): string {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) throw new InvalidArgumentError('--month must be YYYY-MM');
-  return value;
 }
 
 /**
@@ -23,17 +18,14 @@ function month(value: string): string {
  * caps before it is sent, less those the bureau did not charge), what they cost at the price, and the cap.
  */
 export function registerSpendCommand(program: Command): void {
-  addTargetOptions(
+  addTableOptions(
     program
       .command('spend')
-      .description("Show a month's bureau queries per bureau, their cost and the monthly cap")
-      .option('--month <YYYY-MM>', 'the month (Brasília time)', month, chargeMonth(Date.now()))
-      .option('--cap <n>', 'the monthly cap to compare with, per bureau', nonNegativeInteger('--cap'))
-      .option('--price-a <brl>', 'price of one bureau A query', priceInBrl('--price-a', MAX_PRICE_PER_QUERY))
-      .option('--price-b <brl>', 'price of one bureau B query', priceInBrl('--price-b', MAX_PRICE_PER_QUERY))
-      .option('--json', 'print JSON'),
-  ).action(async (options: SpendOptions) =>
-    withConnection(options, async (connection) => {
+      .description("Show a month's bureau queries per bureau, their cost and the monthly cap"),
+    'spend',
+  ).action(async (given: SpendOptions) => {
+    const options = { ...given, month: given.month ?? chargeMonth(Date.now()) };
+    return withConnection(options, async (connection) => {
       const spent = await connection.budget.spent(options.month);
       const price = {
         a: options.priceA ?? DEFAULT_SETTINGS.pricePerQuery.a,
@@ -59,6 +51,6 @@ export function registerSpendCommand(program: Command): void {
         ),
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
-    }),
-  );
+    });
+  });
 }

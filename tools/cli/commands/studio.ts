@@ -1,17 +1,18 @@
-import { writeFile } from 'node:fs/promises';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { open, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
 import yoctoSpinner from 'yocto-spinner';
-import {
-  ARTIFACT_TYPES,
-  type ArtifactType,
-  GENERATION_OPERATIONS,
-  type GenerationOperation,
-  type JsonObject,
-  type ServiceClient,
-  type ServiceReply,
+import type {
+  ArtifactType,
+  GenerationOperation,
+  JsonObject,
+  ServiceClient,
+  ServiceReply,
 } from '../../../service-client/index.ts';
+import { fileErrorReason, PRIVATE_FILE_MODE, writePrivateFile } from '../../local/private-files.ts';
+import { CliError } from '../cli-error.ts';
 import { abortOnInterrupt } from '../interruption.ts';
-import { nonNegativeNumber } from '../option-parsers.ts';
+import { addTableOptions } from '../option-parsers.ts';
 import {
   asServiceCliError,
   type ConnectionOptions,
@@ -19,6 +20,7 @@ import {
   printReply,
   withConnectionOptions,
 } from '../service-connection.ts';
+import { printable } from '../terminal-text.ts';
 
 type Action = (client: ServiceClient, options: ConnectionOptions) => Promise<ServiceReply | undefined>;
 
@@ -35,20 +37,9 @@ function run(command: Command, action: Action): Promise<void> {
   })();
 }
 
-function jsonObject(value: string): JsonObject {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw new InvalidArgumentError('must be a JSON object, e.g. \'{"theme":"dark"}\'');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new InvalidArgumentError('must be a JSON object');
-  return parsed as JsonObject;
-}
-
 function version(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  if (!(/^\d+$/.test(value) && Number.isSafeInteger(Number(value))))
+    throw new InvalidArgumentError('must be a whole number');
   return Number(value);
 }
 
@@ -114,16 +105,12 @@ async function generate(
     );
     return { httpStatus: 200, body: job.body };
   } catch (error) {
-    spinner.error(error instanceof Error ? error.message : String(error));
+    // The error is the command's one line (main.ts): the spinner goes without a line of its own.
+    spinner.stop();
     throw error;
   } finally {
     interruption.release();
   }
-}
-
-/** `--options <json>`: free-form options, shared by the commands that send them. */
-function optionsOption(): Option {
-  return new Option('--options <json>', 'free-form options, as a JSON object').argParser(jsonObject);
 }
 
 /** `studio projects list|create|show|update|delete`. */
@@ -132,32 +119,21 @@ function registerProjectCommands(studio: Command): void {
   projects
     .command('list')
     .action((_options, command: Command) => run(command, (client) => client.studio.listProjects()));
-  projects
-    .command('create')
-    .addOption(
-      new Option('--type <artifact_type>', 'artifact type').choices(ARTIFACT_TYPES).makeOptionMandatory(),
-    )
-    .option('--name <name>', 'at most 160 characters')
-    .option('--description <text>', 'at most 3000 characters')
-    .addOption(optionsOption())
-    .action((fields: ProjectFields & { type: ArtifactType }, command: Command) =>
+  addTableOptions(projects.command('create'), 'studio projects create').action(
+    (fields: ProjectFields & { type: ArtifactType }, command: Command) =>
       run(command, (client) =>
         client.studio.createProject({ ...projectBody(fields), artifact_type: fields.type }),
       ),
-    );
+  );
   projects
     .command('show <id>')
     .action((id: string, _options, command: Command) =>
       run(command, (client) => client.studio.getProject(id)),
     );
-  projects
-    .command('update <id>')
-    .option('--name <name>', 'at most 160 characters')
-    .option('--description <text>', 'at most 3000 characters')
-    .addOption(optionsOption())
-    .action((id: string, fields: ProjectFields, command: Command) =>
+  addTableOptions(projects.command('update <id>'), 'studio projects update').action(
+    (id: string, fields: ProjectFields, command: Command) =>
       run(command, (client) => client.studio.updateProject(id, projectBody(fields))),
-    );
+  );
   projects
     .command('delete <id>')
     .action((id: string, _options, command: Command) =>
@@ -167,21 +143,16 @@ function registerProjectCommands(studio: Command): void {
 
 /** `studio generate <projectId>`: starts a generation and follows its job. */
 function registerGenerateCommand(studio: Command): void {
-  studio
-    .command('generate <projectId>')
-    .description('Generate content; follows the job with a spinner unless --no-wait (Ctrl-C cancels the job)')
-    .requiredOption('--prompt <text>', 'what to generate')
-    .addOption(new Option('--operation <operation>', 'create or update').choices(GENERATION_OPERATIONS))
-    .option('--no-wait', 'print the accepted job and return at once')
-    .option(
-      '--wait-timeout <seconds>',
-      'stop waiting after this long',
-      nonNegativeNumber('--wait-timeout'),
-      600,
-    )
-    .action((projectId: string, generateOptions: GenerateOptions, command: Command) =>
-      run(command, (client) => generate(client, projectId, generateOptions)),
-    );
+  addTableOptions(
+    studio
+      .command('generate <projectId>')
+      .description(
+        'Generate content; follows the job with a spinner unless --no-wait (Ctrl-C cancels the job)',
+      ),
+    'studio generate',
+  ).action((projectId: string, generateOptions: GenerateOptions, command: Command) =>
+    run(command, (client) => generate(client, projectId, generateOptions)),
+  );
 }
 
 /** `studio messages list|post`: a project's change requests. */
@@ -192,26 +163,64 @@ function registerMessageCommands(studio: Command): void {
     .action((id: string, _options, command: Command) =>
       run(command, (client) => client.studio.listMessages(id)),
     );
-  messages
-    .command('post <projectId>')
-    .option('--content <text>', 'the message')
-    .option('--prompt <text>', 'a prompt for the change')
-    .addOption(optionsOption())
-    .action(
-      (id: string, fields: { content?: string; prompt?: string; options?: JsonObject }, command: Command) =>
-        run(command, (client) => client.studio.postMessage(id, fields)),
-    );
+  addTableOptions(messages.command('post <projectId>'), 'studio messages post').action(
+    (id: string, fields: { content?: string; prompt?: string; options?: JsonObject }, command: Command) =>
+      run(command, (client) => client.studio.postMessage(id, fields)),
+  );
 }
 
-/** Writes an export to `file` instead of printing it. */
+interface ExportOptions {
+  readonly out?: string;
+  /** Replace `out` when it exists. */
+  readonly force?: boolean;
+}
+
+/** Why an export cannot be written to `file`, said before anything is asked of the service. */
+async function checkExportFile(file: string, force: boolean): Promise<void> {
+  const where = `--out ${printable(file)}`;
+  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw new CliError(`${where}: ${fileErrorReason(error)}`);
+  });
+  if (info?.isDirectory()) throw new CliError(`${where}: is a folder; name the file to write`);
+  if (info !== null && !info.isFile()) throw new CliError(`${where}: not a regular file`);
+  if (info !== null && !force) throw new CliError(`${where}: already exists (--force replaces it)`);
+  const folder = await stat(dirname(resolve(file))).catch(() => null);
+  if (!folder?.isDirectory()) throw new CliError(`${where}: no such folder ${printable(dirname(file))}`);
+}
+
+/**
+ * Writes an export to `file` instead of printing it, readable by its owner only: a new file, or with `force` an
+ * existing one replaced (and made private).
+ */
 async function exportToFile(
   reply: ServiceReply,
   file: string,
   id: string,
   number: number,
+  force: boolean,
 ): Promise<undefined> {
-  await writeFile(file, `${JSON.stringify(reply.body, null, 2)}\n`);
-  process.stderr.write(`exported version ${number} of ${id} to ${file}\n`);
+  const text = `${JSON.stringify(reply.body, null, 2)}\n`;
+  try {
+    if (force) await writePrivateFile(file, text);
+    else {
+      // `wx`: a file that appeared since the check is not replaced either.
+      const handle = await open(file, 'wx', PRIVATE_FILE_MODE);
+      try {
+        await handle.chmod(PRIVATE_FILE_MODE);
+        await handle.writeFile(text);
+      } finally {
+        await handle.close();
+      }
+    }
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'EEXIST'
+        ? 'already exists (--force replaces it)'
+        : fileErrorReason(error);
+    throw new CliError(`--out ${printable(file)}: ${reason}`);
+  }
+  process.stderr.write(`exported version ${number} of ${id} to ${printable(file)}\n`);
   return undefined;
 }
 
@@ -238,19 +247,22 @@ function registerVersionCommands(studio: Command): void {
     .action((id: string, number: number, _options, command: Command) =>
       run(command, (client) => client.studio.restoreVersion(id, number)),
     );
-  studio
-    .command('export')
-    .description('Export a version (to a file with --out)')
-    .argument('<projectId>')
-    .argument('<version>', 'version number', version)
-    .option('--out <file>', 'write the export to this file instead of printing it')
-    .action((id: string, number: number, exportOptions: { out?: string }, command: Command) =>
-      run(command, async (client) => {
-        const reply = await client.studio.exportVersion(id, number);
-        if (exportOptions.out === undefined) return reply;
-        return exportToFile(reply, exportOptions.out, id, number);
-      }),
-    );
+  addTableOptions(
+    studio
+      .command('export')
+      .description('Export a version (to a file with --out)')
+      .argument('<projectId>')
+      .argument('<version>', 'version number', version),
+    'studio export',
+  ).action(async (id: string, number: number, exportOptions: ExportOptions, command: Command) => {
+    const { out, force = false } = exportOptions;
+    if (out !== undefined) await checkExportFile(out, force);
+    return run(command, async (client) => {
+      const reply = await client.studio.exportVersion(id, number);
+      if (out === undefined) return reply;
+      return exportToFile(reply, out, id, number, force);
+    });
+  });
 }
 
 /** `studio jobs show|cancel`: generation jobs. */

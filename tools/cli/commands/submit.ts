@@ -4,15 +4,15 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { type Command, Option } from 'commander';
-import { uploadKey } from '../../../src/contract/index.ts';
+import type { Command } from 'commander';
+import { sourceNameMetadata, uploadKey } from '../../../src/contract/index.ts';
 import type { BatchStore } from '../../../src/domain/ports/index.ts';
-import { BUREAUS, type Bureau } from '../../../src/domain/report/index.ts';
+import type { Bureau } from '../../../src/domain/report/index.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { countLines } from '../count-lines.ts';
 import { abortOnInterrupt } from '../interruption.ts';
-import { positiveInteger } from '../option-parsers.ts';
+import { addTableOptions } from '../option-parsers.ts';
 import { connectToStack } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 import { asCliError } from '../read-customer-list.ts';
@@ -59,7 +59,13 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
     const key = uploadKey(options.bureau, basename(file), new Date(), randomBytes(6).toString('hex'));
     await new Upload({
       client: s3,
-      params: { Bucket: connection.objects.bucket, Key: key, Body: createReadStream(file) },
+      params: {
+        Bucket: connection.objects.bucket,
+        Key: key,
+        Body: createReadStream(file),
+        // The name the report's title shows (masked when it holds a document): the key cannot hold it.
+        Metadata: { ...sourceNameMetadata(basename(file)) },
+      },
     }).done();
     process.stderr.write(`uploaded to s3://${connection.objects.bucket}/${key}\n`);
     const batchId = await batchOfUpload(
@@ -72,7 +78,7 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
     await waitForBatch(connection.store, batchId, {
       signal: interruption.signal,
       pollMs: 1000,
-      onProgress: (state) => progress.update(state.settledRows, state.totalRows),
+      onProgress: (state) => progress.update(state.settledRows, state.totalRows, state.status),
     });
     progress.stop();
     const directory = resultsDirectory(options.out, batchId);
@@ -102,18 +108,11 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
 }
 
 export function registerSubmitCommand(program: Command): void {
-  program
-    .command('submit')
-    .description('Upload a customer list to a deployed pipeline, follow the batch and download its results')
-    .argument('<file>', 'CSV file of CPFs/CNPJs')
-    .requiredOption('--stack <name>', 'the deployed stack (its outputs name the bucket, table and queues)')
-    .addOption(new Option('--bureau <bureau>', 'bureau to query').choices(BUREAUS).default('a'))
-    .option('--out <dir>', 'where to put the results (default out/<batchId>)')
-    .option(
-      '--timeout <seconds>',
-      'how long to wait for the batch to start',
-      positiveInteger('--timeout'),
-      120,
-    )
-    .action(async (file: string, options: SubmitOptions) => submit(file, options));
+  addTableOptions(
+    program
+      .command('submit')
+      .description('Upload a customer list to a deployed pipeline, follow the batch and download its results')
+      .argument('<file>', 'CSV file of CPFs/CNPJs'),
+    'submit',
+  ).action(async (file: string, options: SubmitOptions) => submit(file, options));
 }
