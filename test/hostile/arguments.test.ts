@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../service-client/index.ts';
 import { DEFAULT_EMULATOR_TOKEN, ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
-import { utf16be, utf16le } from '../factories/byte-sources.ts';
+import { utf16be, utf16le, windows1252 } from '../factories/byte-sources.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type CliResult, caseFolder, expectOneLineRefusal, runInProcess, treeOf } from './harness.ts';
 
@@ -41,6 +41,10 @@ beforeAll(async () => {
     'empty.csv': '',
     'header-only.csv': 'cpf;nome\n',
     'not-json.json': 'cpf\n51954022212\n',
+    'long-line.csv': `cpf\n${'5'.repeat(2 * 1024 * 1024)}\n`,
+    'acentos-1252.csv': windows1252(
+      'Código;CPF;Observação\r\n1;519.540.222-12;ação\r\n2;111.444.777-35;pão\r\n',
+    ),
   };
   for (const [name, content] of Object.entries(files)) await writeFile(fixture(name), content);
   await promisify(execFile)('mkfifo', [fixture('fifo.csv')]);
@@ -335,6 +339,24 @@ const MORE_CASES: Case[] = [
     label: 'check a header without rows',
     args: () => ['check', fixture('header-only.csv')],
     refusal: /header-only\.csv: the file has a header row but no data rows/,
+  },
+  {
+    label: 'check a 2 MiB line without a line break',
+    args: () => ['check', fixture('long-line.csv')],
+    refusal: /long-line\.csv: .*is longer than 1024 KiB/,
+  },
+  {
+    label: 'check --max-rows 2 on a list of 3',
+    args: () => ['check', fixture('lista.csv'), '--max-rows', '2'],
+    refusal: /lista\.csv: the file has more than 2 data rows, the limit/,
+  },
+  {
+    label: 'check a Windows-1252 list with accents',
+    args: () => ['check', fixture('acentos-1252.csv'), '--json'],
+    refusal: null,
+    afterwards: (result) => {
+      expect(JSON.parse(result.stdout)).toMatchObject({ encoding: 'windows-1252', rows: 2, valid: 2 });
+    },
   },
   {
     label: 'check a loop of symbolic links',
