@@ -190,14 +190,16 @@ describe('an interrupted local run', () => {
       if (progress.settledRows >= 3) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    // A worker that dies holding a row (killed mid-call) leaves its claim behind.
+    // A worker that dies holding a row (killed mid-call) leaves its claim behind. Its lease outlasts any restart
+    // (ten minutes): a resume requeues the claims of an interrupted batch whatever their lease says, while a lease
+    // that ran out during a slow restart (60 s did, at load 12+) lets the new run's workers take rows over first.
     const rows = await first.store.getRows(
       batchId,
       documents.map((_, index) => index + 1),
     );
     let deadClaims = 0;
     for (const row of rows.filter((candidate) => candidate.state === 'queued').slice(0, 3)) {
-      if ((await first.store.claimRow(batchId, row.row, 60)).claimed) deadClaims++;
+      if ((await first.store.claimRow(batchId, row.row, 600)).claimed) deadClaims++;
     }
     await stopPipeline(first);
     return { batchId, deadClaims };
