@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CallSlots } from '../../src/application/worker/call-slots.ts';
-import type { RateLimitSlot } from '../../src/domain/ports/index.ts';
-
-/** A slot that stays on time. */
-const onTimeSlot: RateLimitSlot = { sendByMs: Number.POSITIVE_INFINITY, onTime: () => true };
 
 /** A controllable token source: each acquire waits until the test grants it, and is recorded. */
 function tokens() {
-  const pending: { bureau: string; grant: (slot?: RateLimitSlot) => void; fail: (error: unknown) => void }[] =
-    [];
+  const pending: { bureau: string; grant: () => void; fail: (error: unknown) => void }[] = [];
   let taken = 0;
   return {
     pending,
@@ -16,9 +11,9 @@ function tokens() {
       return taken;
     },
     acquire: (bureau: 'a' | 'b') =>
-      new Promise<RateLimitSlot>((resolve, reject) => {
+      new Promise<void>((resolve, reject) => {
         taken++;
-        pending.push({ bureau, grant: (slot = onTimeSlot) => resolve(slot), fail: reject });
+        pending.push({ bureau, grant: resolve, fail: reject });
       }),
     grantAll() {
       for (const token of pending.splice(0)) token.grant();
@@ -112,63 +107,8 @@ describe('CallSlots', () => {
     expect(log).toEqual(['start second', 'end second']);
   });
 
-  it('takes a new token for a call whose token is late when it would start, before the call, never after', async () => {
-    const source = tokens();
-    const slots = new CallSlots(1, source.acquire);
-    const log: string[] = [];
-    let late = true;
-    // Late until the call would start: found late there, it must not go.
-    const lateSlot: RateLimitSlot = { sendByMs: 0, onTime: () => !late };
-    const only = deferredCall(log, 'only');
-
-    const result = slots.run('a', only.call);
-    await settle();
-    source.pending.shift()?.grant(lateSlot);
-    await settle();
-    expect(log).toEqual([]); // not sent on the late token
-    expect(source.taken).toBe(2); // a new one is being taken
-    late = false; // (the first token stays unused)
-    source.grantAll();
-    await settle();
-    expect(log).toEqual(['start only']);
-    only.finish();
-    await expect(result).resolves.toBe('only');
-    expect(source.taken).toBe(2);
-  });
-
-  it('checks the token right before the call starts: a token that was on time when granted but late by then is replaced', async () => {
-    const source = tokens();
-    const slots = new CallSlots(1, source.acquire);
-    const log: string[] = [];
-    let clock = 0;
-    const dueBy = (sendByMs: number): RateLimitSlot => ({ sendByMs, onTime: () => clock <= sendByMs });
-    const first = deferredCall(log, 'first');
-    const second = deferredCall(log, 'second');
-
-    void slots.run('a', first.call);
-    const two = slots.run('a', second.call);
-    await settle();
-    source.pending.shift()?.grant(dueBy(10));
-    await settle();
-    // The second call's token is reserved while the first is in flight, and granted on time…
-    source.pending.shift()?.grant(dueBy(20));
-    await settle();
-    // …but the first call takes longer than the token lasts: when the second would start, it takes another.
-    clock = 50;
-    first.finish();
-    await settle();
-    expect(log).toEqual(['start first', 'end first']);
-    expect(source.pending).toHaveLength(1);
-    source.pending.shift()?.grant(dueBy(60));
-    await settle();
-    expect(log.at(-1)).toBe('start second');
-    second.finish();
-    await expect(two).resolves.toBe('second');
-    expect(source.taken).toBe(3);
-  });
-
   it('refuses a size below one', () => {
-    expect(() => new CallSlots(0, async () => onTimeSlot)).toThrow(RangeError);
+    expect(() => new CallSlots(0, async () => undefined)).toThrow(RangeError);
   });
 });
 
@@ -177,7 +117,7 @@ describe('CallSlots with a limiter that throws at once', () => {
     let refuse = true;
     const throwing = new CallSlots(1, ((_bureau: 'a' | 'b') => {
       if (refuse) throw new Error('aborted');
-      return Promise.resolve(onTimeSlot);
+      return Promise.resolve();
     }) as never);
 
     await expect(throwing.run('a', async () => 'never')).rejects.toThrow('aborted');

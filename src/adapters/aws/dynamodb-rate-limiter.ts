@@ -1,11 +1,10 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RateLimiter, RateLimitSlot } from '../../domain/ports/index.ts';
+import type { RateLimiter } from '../../domain/ports/index.ts';
 import {
   type Gcra,
   gcraOf,
   pausedTat,
-  type SlotWindow,
-  slotWindow,
+  slotTime,
   type TokenBucketLimits,
 } from '../../domain/rate-limit/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
@@ -24,13 +23,9 @@ const bucketKey = (bureau: Bureau) => ({ pk: `RATE#${bureau}`, sk: 'BUCKET' });
 const MAX_RESERVATION_AHEAD_MS = 2_000;
 // Waiters of this process served by one reservation.
 const MAX_SLOTS_PER_RESERVATION = 10;
-// The most a reservation is made ahead of its round trip (see #leadMs).
-const MAX_LEAD_MS = 1_000;
-// How fast the lead forgets a slow round trip: kept × this per reservation.
-const LEAD_DECAY = 0.9;
 
 interface Waiter {
-  resolve(slot: RateLimitSlot): void;
+  resolve(): void;
   reject(reason: unknown): void;
   readonly signal?: AbortSignal;
   cleanup?: () => void;
@@ -53,11 +48,6 @@ function tatOf(item: Record<string, unknown> | undefined): number | null {
  * form (`src/domain/rate-limit/gcra.ts`). Reserving slots is a single conditional `UpdateItem` that adds intervals
  * to the item's TAT atomically and returns it, so workers never read-modify-write or retry on each other's
  * writes; each caller then waits until its own slot. Callers waiting in one process share one reservation.
- *
- * A slot must be used by its `sendByMs` (the argument is in `src/domain/rate-limit/gcra.ts`), and its answer takes a
- * round trip to come back: reserved for the time of asking, the first slot of an idle bucket would often be late
- * already. So slots are reserved for the time the answer is expected, now + the lead (the slowest recent round trip,
- * forgetting slowly): GCRA at a later time, which only ever gives later slots.
  */
 export class DynamoDbRateLimiter implements RateLimiter {
   readonly #client: DynamoDBDocumentClient;
@@ -66,7 +56,6 @@ export class DynamoDbRateLimiter implements RateLimiter {
   readonly #now: () => number;
   readonly #waiters = new Map<Bureau, Waiter[]>();
   readonly #pumping = new Set<Bureau>();
-  #leadMs = 0;
 
   constructor(config: DynamoDbRateLimiterConfig) {
     this.#client = config.client;
@@ -75,9 +64,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
     this.#now = config.now ?? Date.now;
   }
 
-  acquire(bureau: Bureau, signal?: AbortSignal): Promise<RateLimitSlot> {
+  acquire(bureau: Bureau, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    return new Promise<RateLimitSlot>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal };
       const onAbort = () => {
         const queue = this.#waiters.get(bureau) ?? [];
@@ -95,41 +84,39 @@ export class DynamoDbRateLimiter implements RateLimiter {
   }
 
   /**
-   * Reserves `count` slots for time `atMs`: returns where they start on the line (the TAT before the reservation, or
-   * `atMs` for an idle bucket), or the time to wait first when the shared queue of reservations is already more than
-   * MAX_RESERVATION_AHEAD_MS long.
+   * Reserves `count` slots: returns the TAT before the reservation, or the time to wait first when the shared
+   * queue of reservations is already more than MAX_RESERVATION_AHEAD_MS long.
    */
-  async #reserve(
-    bureau: Bureau,
-    count: number,
-    nowMs: number,
-    atMs: number,
-  ): Promise<{ start: number } | { waitMs: number }> {
+  async #reserve(bureau: Bureau, count: number): Promise<{ oldTat: number } | { waitMs: number }> {
     const gcra = this.#gcra[bureau];
+    const now = this.#now();
     const add = count * gcra.intervalMs;
-    const horizon = nowMs + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS;
     try {
-      // Busy bucket (TAT at or past the time reserved for, not too far): add the intervals.
+      // Busy bucket (TAT ahead of now, not too far): add the intervals.
       const result = await this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
           Key: bucketKey(bureau),
           UpdateExpression: 'SET tat = tat + :add',
-          ConditionExpression: 'tat >= :at AND tat <= :horizon',
-          ExpressionAttributeValues: { ':add': add, ':at': atMs, ':horizon': horizon },
+          ConditionExpression: 'tat >= :now AND tat <= :horizon',
+          ExpressionAttributeValues: {
+            ':add': add,
+            ':now': now,
+            ':horizon': now + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS,
+          },
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { start: (result.Attributes?.tat as number) - add };
+      return { oldTat: (result.Attributes?.tat as number) - add };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const tat = tatOf(error.Item as Record<string, unknown> | undefined);
-      if (tat !== null && tat >= atMs) return { waitMs: tat - horizon };
+      if (tat !== null && tat >= now)
+        return { waitMs: tat - (now + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS) };
     }
-    // Idle bucket (no item, or TAT before the time reserved for): start there. If another worker moved TAT
-    // meanwhile, try again.
-    return (await this.#setTatIfBelow(bureau, atMs + add, atMs)) ? { start: atMs } : { waitMs: 0 };
+    // Idle bucket (no item, or TAT in the past): start from now. If another worker moved TAT meanwhile, try again.
+    return (await this.#setTatIfBelow(bureau, now + add, now)) ? { oldTat: now } : { waitMs: 0 };
   }
 
   /** Sets TAT to `tat` if the item has none or one below `below`; false when another worker got there first. */
@@ -160,18 +147,21 @@ export class DynamoDbRateLimiter implements RateLimiter {
         const queue = this.#waiters.get(bureau) ?? [];
         if (queue.length === 0) return;
         const count = Math.min(queue.length, MAX_SLOTS_PER_RESERVATION);
-        const asked = this.#now();
-        const reservation = await this.#reserve(bureau, count, asked, asked + this.#leadMs);
-        const now = this.#now();
-        this.#leadMs = Math.min(MAX_LEAD_MS, Math.max(now - asked, this.#leadMs * LEAD_DECAY));
+        const reservation = await this.#reserve(bureau, count);
         if ('waitMs' in reservation) {
           await sleep(reservation.waitMs + Math.random() * 10);
           continue;
         }
+        const now = this.#now();
         const served = queue.splice(0, count);
         // Each waiter goes at its own slot; one that gave up meanwhile leaves its slot unused (the rate only drops).
         served.forEach((waiter, index) => {
-          this.#grantAt(waiter, slotWindow(gcra, reservation.start + index * gcra.intervalMs, now));
+          const at = slotTime(gcra, reservation.oldTat, now, index);
+          setTimeout(() => {
+            waiter.cleanup?.();
+            if (waiter.signal?.aborted) waiter.reject(waiter.signal.reason);
+            else waiter.resolve();
+          }, at - now);
         });
       }
     };
@@ -186,21 +176,6 @@ export class DynamoDbRateLimiter implements RateLimiter {
         this.#pumping.delete(bureau);
         if ((this.#waiters.get(bureau)?.length ?? 0) > 0) this.#pump(bureau);
       });
-  }
-
-  /** Hands the waiter its slot at the slot's time, never before (a timer can run a little before the clock says). */
-  #grantAt(waiter: Waiter, { fromMs, sendByMs }: SlotWindow): void {
-    const grant = () => {
-      const early = fromMs - this.#now();
-      if (early > 0) {
-        setTimeout(grant, early);
-        return;
-      }
-      waiter.cleanup?.();
-      if (waiter.signal?.aborted) waiter.reject(waiter.signal.reason);
-      else waiter.resolve({ sendByMs, onTime: () => this.#now() <= sendByMs });
-    };
-    grant();
   }
 
   async pauseUntil(bureau: Bureau, untilMs: number): Promise<void> {

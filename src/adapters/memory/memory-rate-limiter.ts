@@ -1,22 +1,20 @@
-import type { RateLimiter, RateLimitSlot } from '../../domain/ports/index.ts';
+import type { RateLimiter } from '../../domain/ports/index.ts';
 import {
   type Gcra,
   gcraOf,
   pausedTat,
-  reservationStart,
-  slotWindow,
+  slotTime,
   type TokenBucketLimits,
 } from '../../domain/rate-limit/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 
 /**
  * The global rate limit of one process, in memory: the same GCRA as the DynamoDB limiter (each call reserves the
- * next slot and waits for it; a 429 pushes every slot past the pause; a slot says until when its request may
- * leave), for use-case tests without DynamoDB.
+ * next slot and waits for it; a 429 pushes every slot past the pause), for use-case tests without DynamoDB.
  */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #gcra: Readonly<Record<Bureau, Gcra>>;
-  readonly #tat: Record<Bureau, number | null> = { a: null, b: null };
+  readonly #tat: Record<Bureau, number> = { a: 0, b: 0 };
   readonly #now: () => number;
 
   constructor(limits: Readonly<Record<Bureau, TokenBucketLimits>>, now: () => number = Date.now) {
@@ -24,35 +22,26 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#now = now;
   }
 
-  async acquire(bureau: Bureau, signal?: AbortSignal): Promise<RateLimitSlot> {
+  async acquire(bureau: Bureau, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    const gcra = this.#gcra[bureau];
     const now = this.#now();
-    const start = reservationStart(this.#tat[bureau], now);
-    this.#tat[bureau] = start + gcra.intervalMs;
-    const { fromMs, sendByMs } = slotWindow(gcra, start, now);
-    // A timer can run a little before the clock reaches its time: never early, so wait again for what is left.
-    for (let left = fromMs - now; left > 0; left = fromMs - this.#now()) await delay(left, signal);
-    return { sendByMs, onTime: () => this.#now() <= sendByMs };
+    const slot = slotTime(this.#gcra[bureau], this.#tat[bureau], now, 0);
+    this.#tat[bureau] = Math.max(this.#tat[bureau], now) + this.#gcra[bureau].intervalMs;
+    if (slot <= now) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, slot - now);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
   }
 
   async pauseUntil(bureau: Bureau, untilMs: number): Promise<void> {
-    const paused = pausedTat(this.#gcra[bureau], untilMs);
-    this.#tat[bureau] = reservationStart(this.#tat[bureau], paused);
+    this.#tat[bureau] = Math.max(this.#tat[bureau], pausedTat(this.#gcra[bureau], untilMs));
   }
-}
-
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    signal?.throwIfAborted();
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

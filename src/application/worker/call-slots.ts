@@ -1,8 +1,7 @@
-import type { RateLimitSlot } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 
 /** Takes one rate-limit token for a call to `bureau` (waiting for it); rejects when `signal` fires. */
-export type AcquireToken = (bureau: Bureau, signal?: AbortSignal) => Promise<RateLimitSlot>;
+export type AcquireToken = (bureau: Bureau, signal?: AbortSignal) => Promise<void>;
 
 interface WaitingCall {
   readonly bureau: Bureau;
@@ -11,7 +10,7 @@ interface WaitingCall {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   /** The token reserved for this call while earlier calls were in flight, if any. */
-  token: Promise<RateLimitSlot> | null;
+  token: Promise<void> | null;
 }
 
 /**
@@ -22,13 +21,7 @@ interface WaitingCall {
  * slot, wasting the rate. So the token of a waiting call is reserved while the calls ahead of it are in flight:
  * whenever a call starts, the next `size` waiting calls (the ones that start next) get their tokens. A token is
  * thus held ahead for at most about one call's duration, and never more than `size` of them; calls still never
- * start before their token's time.
- *
- * Nor after it: a token is good until its slot's `sendByMs`, and a call whose token has passed it by the time the
- * call would start (its answer came back slowly, the event loop was starved, the call waited for a free place) takes
- * a new token instead of going late, which could bunch it with the calls of later slots beyond the limit (the argument
- * is in `src/domain/rate-limit/gcra.ts`). The check is the last thing before the call starts, with nothing in between,
- * and a new token is only ever taken before the call: no call is ever sent twice for one token's lateness.
+ * start before their token's time, so the shared rate is never exceeded.
  */
 export class CallSlots {
   readonly #size: number;
@@ -57,7 +50,7 @@ export class CallSlots {
     });
   }
 
-  #reserve(waiting: WaitingCall): Promise<RateLimitSlot> {
+  #reserve(waiting: WaitingCall): Promise<void> {
     // A limiter may throw at once (an already aborted signal): that too must reach the call as a rejection.
     const token = (async () => this.#acquire(waiting.bureau, waiting.signal))();
     // Observed when the call starts; until then a failure must not count as unhandled.
@@ -74,14 +67,12 @@ export class CallSlots {
     }
   }
 
-  async #runOne(waiting: WaitingCall, token: Promise<RateLimitSlot>): Promise<void> {
+  async #runOne(waiting: WaitingCall, token: Promise<void>): Promise<void> {
     try {
-      let slot = await token;
+      await token;
       // This call goes now: the calls that follow reserve their tokens while it is in flight.
       for (const following of this.#waiting.slice(0, this.#size))
         following.token ??= this.#reserve(following);
-      // A token already late takes a new one, before the call; once on time, the call starts at once.
-      while (!slot.onTime()) slot = await this.#reserve(waiting);
       waiting.resolve(await waiting.call());
     } catch (error) {
       waiting.reject(error);

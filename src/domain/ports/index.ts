@@ -352,22 +352,10 @@ export interface EventPublisher {
   budgetExhausted(event: BudgetExhaustedEvent): Promise<void>;
 }
 
-/**
- * One request's slot in the global rate limit, from {@link RateLimiter.acquire}. The request may leave from the moment
- * the slot is granted until `sendByMs`; one not sent by then must take a new slot instead of going late, or it could
- * bunch with the requests of later slots (the argument is in `src/domain/rate-limit/gcra.ts`).
- */
-export interface RateLimitSlot {
-  /** The latest time (ms since the epoch, on the limiter's clock) at which the request may leave on this slot. */
-  readonly sendByMs: number;
-  /** Whether the request may still leave on this slot, now: asked right before it leaves, with nothing in between. */
-  onTime(): boolean;
-}
-
 /** The global rate limit across every worker, per bureau. */
 export interface RateLimiter {
   /** Waits for a request slot; rejects with the signal's reason if aborted while waiting. */
-  acquire(bureau: Bureau, signal?: AbortSignal): Promise<RateLimitSlot>;
+  acquire(bureau: Bureau, signal?: AbortSignal): Promise<void>;
   /** Holds every worker off until `untilMs` (the upstream answered 429). */
   pauseUntil(bureau: Bureau, untilMs: number): Promise<void>;
 }
