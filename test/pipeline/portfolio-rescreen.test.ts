@@ -90,12 +90,15 @@ describe('re-screening a portfolio across two epochs', () => {
 
     expect(second.changes).toEqual(expected);
     const kinds = new Set(second.changes.map((line) => line.change as ChangeKind));
-    // Bureau B gives no registration status for companies and none at all for people, so no status_change here.
+    // Bureau B gives no registration status for companies and none at all for people, so no status_change here;
+    // a portfolio without a policy has no decisions to move (decisions-in-pipeline.test.ts covers those).
+    const withoutPolicy = ['decision_worsened', 'decision_improved'];
     for (const kind of CHANGE_KINDS.filter(
-      (kind) => kind !== 'first_screening' && kind !== 'status_change',
+      (kind) => kind !== 'first_screening' && kind !== 'status_change' && !withoutPolicy.includes(kind),
     )) {
       expect(kinds, kind).toContain(kind);
     }
+    for (const kind of withoutPolicy) expect(kinds, kind).not.toContain(kind);
   });
 
   it('writes changes.csv before the manifest and announces PortfolioChanged once with the counts', () => {

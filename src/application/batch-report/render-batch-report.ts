@@ -51,6 +51,7 @@ const SCORE_COLORS = ['#b42318', '#e8590c', '#f2c744', '#74b816', '#2b8a3e'];
 const PROBABILITY_COLORS = ['#2b8a3e', '#74b816', '#f2c744', '#f59f00', '#e8590c', '#b42318'];
 const MISSING_COLOR = '#adb5bd';
 const CHANGE_COLORS: Readonly<Record<string, string>> = {
+  decision_worsened: '#b42318',
   new_protest: '#b42318',
   new_pending_debt: '#b42318',
   bounced_cheques_up: '#e8590c',
@@ -59,6 +60,7 @@ const CHANGE_COLORS: Readonly<Record<string, string>> = {
   protest_cleared: '#2b8a3e',
   pending_debt_cleared: '#2b8a3e',
   score_rise: '#2b8a3e',
+  decision_improved: '#2b8a3e',
   first_screening: MISSING_COLOR,
 };
 

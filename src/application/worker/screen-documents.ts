@@ -18,6 +18,7 @@ import {
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { CALL_AGAIN, handleBureauFailure } from './bureau-failure-policies.ts';
 import { CallSlots } from './call-slots.ts';
+import { comeBackLater } from './come-back-later.ts';
 import { takePurchase } from './document-purchase.ts';
 import {
   DONE,
@@ -27,10 +28,10 @@ import {
   logFields,
   type Outcome,
   retryAfter,
-  sleep,
   type WorkerDependencies,
 } from './held-row.ts';
 import { persistAndSettle, recoverInheritedCall } from './paid-answers.ts';
+import { TokenGate, type TokenGateAnswer } from './token-gate.ts';
 
 export type { WorkerDependencies, WorkerSettings } from './held-row.ts';
 
@@ -173,7 +174,7 @@ async function screenHeldRow(
     if (gate === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
     if (gate === 'undecided') {
       await held.release({ call: 'not_sent', transientFailure: false });
-      return retryAfter(2);
+      return comeBackLater(message, 2, 'token probe', deps);
     }
     probing = gate === 'probe';
   }
@@ -280,24 +281,25 @@ async function handleOwnFailure(
   // Give the row back with what is known of the call, and let SQS retry. No bureau call was cut off on the way.
   if (options.probing) await deps.tokenProbes.releaseTokenProbe(held.message.batchId).catch(() => undefined);
   await held.release({ call: held.call, transientFailure: false }).catch(() => undefined);
-  if (options.signal?.aborted) return retryAfter(1);
+  // Out of time before the call left (waiting for a call slot or the rate limit): a wait, not a failure.
+  if (options.signal?.aborted) return comeBackLater(held.message, 1, 'rate limit', deps);
   throw error;
 }
 
+// One gate per worker's dependencies, i.e. per worker process (the local runner has one for all its workers).
+const tokenGates = new WeakMap<WorkerDependencies, TokenGate>();
+
 /** Waits until the batch's token is proven, or becomes the probe that proves it. */
-async function waitForToken(
+function waitForToken(
   message: WorkMessage,
   deps: WorkerDependencies,
   signal?: AbortSignal,
-): Promise<'probe' | 'verified' | 'rejected' | 'undecided'> {
-  const deadline = (deps.now ?? Date.now)() + deps.settings.probeWaitSeconds * 1000;
-  for (;;) {
-    if (await deps.tokenProbes.acquireTokenProbe(message.batchId, deps.settings.claimLeaseSeconds))
-      return 'probe';
-    const batch = await deps.batchRecords.getBatch(message.batchId);
-    if (batch?.tokenState === 'verified') return 'verified';
-    if (batch?.tokenState === 'rejected') return 'rejected';
-    if ((deps.now ?? Date.now)() > deadline || signal?.aborted) return 'undecided';
-    await sleep(100);
+): Promise<TokenGateAnswer> {
+  let gate = tokenGates.get(deps);
+  if (gate === undefined) {
+    gate = new TokenGate(deps, { leaseSeconds: deps.settings.claimLeaseSeconds, now: deps.now });
+    tokenGates.set(deps, gate);
   }
+  const deadline = (deps.now ?? Date.now)() + deps.settings.probeWaitSeconds * 1000;
+  return gate.wait(message.batchId, deadline, signal);
 }

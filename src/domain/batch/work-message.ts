@@ -11,6 +11,8 @@ export const workMessageSchema = z.object({
   bureau: z.enum(BUREAUS),
   /** How the message shares the work queue with other batches' (see delivery-lane.ts); absent means `upload`. */
   lane: z.enum(DELIVERY_LANES).optional(),
+  /** Times the row was sent again because it had to wait, never because it failed (see the worker's waits). */
+  waits: z.number().int().nonnegative().optional(),
 });
 export type WorkMessage = z.infer<typeof workMessageSchema>;
 

@@ -150,6 +150,7 @@ const DEFAULT_STATISTICS_LIMITS: StatisticsLimits = {
 
 /** Kinds of change from the most to the least severe for a creditor: new trouble first, improvements last. */
 export const CHANGE_SEVERITY: readonly ChangeKind[] = [
+  'decision_worsened',
   'new_protest',
   'new_pending_debt',
   'bounced_cheques_up',
@@ -158,6 +159,7 @@ export const CHANGE_SEVERITY: readonly ChangeKind[] = [
   'protest_cleared',
   'pending_debt_cleared',
   'score_rise',
+  'decision_improved',
   'first_screening',
 ];
 

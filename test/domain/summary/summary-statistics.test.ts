@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { CHANGE_KINDS } from '../../../src/domain/monitoring/index.ts';
 import {
   bandIndex,
+  CHANGE_SEVERITY,
   PROBABILITY_BANDS,
   SCORE_BANDS,
   SummaryStatisticsCollector,
@@ -12,6 +14,13 @@ import {
   statisticsOf,
   summaryRowWith,
 } from '../../factories/summary-rows.ts';
+
+describe('CHANGE_SEVERITY', () => {
+  it('ranks every kind of change once, a decision moving towards decline first', () => {
+    expect([...CHANGE_SEVERITY].sort()).toEqual([...CHANGE_KINDS].sort());
+    expect(CHANGE_SEVERITY[0]).toBe('decision_worsened');
+  });
+});
 
 describe('TopList', () => {
   it('keeps the first items in order whatever order they come in, and counts every offer', () => {
