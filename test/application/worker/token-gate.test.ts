@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_POLL_MS, TokenGate, type TokenGateStores } from '../../../src/application/worker/token-gate.ts';
+import {
+  TOKEN_POLL_MS,
+  TokenGate,
+  type TokenGateStores,
+} from '../../../src/application/worker/token-gate.ts';
 import type { BatchRecord } from '../../../src/domain/batch/index.ts';
 
 /** A store with one batch whose token probe can be held once, counting the requests the gate sends. */
