@@ -6,6 +6,7 @@ import {
   renderReportFromResults,
 } from '../../src/application/batch-report/index.ts';
 import { type StatisticsRow, SummaryCsvWriter } from '../../src/domain/summary/index.ts';
+import { reportFigures } from '../factories/report-figures.ts';
 import {
   invalidRowWith,
   manifestFor,
@@ -32,16 +33,6 @@ function page(
     language,
     generatedAt: '2026-11-23T13:03:00.000Z',
   });
-}
-
-/** The raw values of the figures a page shows, by name (`data-figure`). */
-function figures(html: string): Record<string, number> {
-  return Object.fromEntries(
-    [...html.matchAll(/data-figure="([^"]+)" data-value="(-?\d+)"/g)].map((match) => [
-      match[1],
-      Number(match[2]),
-    ]),
-  );
 }
 
 const riskyRows: StatisticsRow[] = [
@@ -86,7 +77,7 @@ describe('renderBatchReport', () => {
   });
 
   it('shows the manifest’s counts and the statistics’ figures, each with its raw value', async () => {
-    const found = figures(await page(riskyRows));
+    const found = reportFigures(await page(riskyRows));
 
     expect(found).toMatchObject({
       rows: 3,
@@ -172,7 +163,7 @@ describe('renderBatchReport', () => {
 
     expect(html).toContain('</html>');
     expect(html).not.toMatch(/NaN|undefined|Infinity|null/);
-    expect(figures(html)['status:rows']).toBe(rows.length);
+    expect(reportFigures(html)['status:rows']).toBe(rows.length);
   });
 
   it('explains a refused file instead of showing empty sections', async () => {
@@ -221,7 +212,7 @@ describe('renderBatchReport', () => {
       charges: { charged: 1, not_charged: 1, charge_unknown: 1 },
     };
 
-    expect(figures(await page(riskyRows, 'pt-BR', manifest))).toMatchObject({
+    expect(reportFigures(await page(riskyRows, 'pt-BR', manifest))).toMatchObject({
       'charge:charge_unknown': 1,
       'charge:charged': 1,
     });

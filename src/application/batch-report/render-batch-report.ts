@@ -1,15 +1,10 @@
-import type { BatchManifest } from '../../contract/index.ts';
-import type { ReportLanguage } from '../../domain/batch-report/report-language.ts';
-import { formatDocument } from '../../domain/documents/index.ts';
 import { CHANGE_KINDS } from '../../domain/monitoring/index.ts';
 import {
   type Band,
   type BatchStatistics,
   CHANGE_SEVERITY,
   CHARGE_STATES,
-  type ChargeStateCounts,
   type CustomerLine,
-  neutraliseFormula,
   PROBABILITY_BANDS,
   type Ranking,
   type RiskSegment,
@@ -18,24 +13,25 @@ import {
 } from '../../domain/summary/index.ts';
 import { html, SafeHtml } from './html.ts';
 import type { ChartBar } from './report-charts.ts';
+import { decisionsSection } from './report-decisions.ts';
 import { type ReportFormat, reportFormat } from './report-format.ts';
-import { REPORT_MESSAGES, type ReportMessages } from './report-messages.ts';
+import { REPORT_MESSAGES } from './report-messages.ts';
+import {
+  type BatchReportInput,
+  type Context,
+  cell,
+  chartFigure,
+  documentText,
+  figure,
+  loadCharts,
+  notShown,
+  passThroughCells,
+  passThroughHeads,
+  type ReportManifest,
+} from './report-parts.ts';
 import { REPORT_STYLE } from './report-style.ts';
 
-/** The manifest as the report reads it: per-row charge counts where the pipeline records them. */
-/** A manifest as the report reads it: one written before charge states were kept has no `charges`. */
-export type ReportManifest = Omit<BatchManifest, 'charges'> & { readonly charges?: ChargeStateCounts | null };
-
-export interface BatchReportInput {
-  readonly manifest: ReportManifest;
-  /** Gathered from the summary's rows (SummaryStatisticsCollector). */
-  readonly statistics: BatchStatistics;
-  /** Headers of the input's own columns, as the summary writes them. */
-  readonly passThroughHeaders: readonly string[];
-  readonly language: ReportLanguage;
-  /** When the page is generated (ISO 8601). @default now */
-  readonly generatedAt?: string;
-}
+export type { BatchReportInput, ReportManifest } from './report-parts.ts';
 
 /**
  * No script, no request: the page only carries inline styles and inline SVG, so anything else a hostile cell
@@ -43,9 +39,6 @@ export interface BatchReportInput {
  */
 export const REPORT_CONTENT_SECURITY_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
-
-/** Input columns shown beside a customer: enough to find them (a customer id), few enough for a phone. */
-const PASS_THROUGH_SHOWN = 2;
 
 const SCORE_COLORS = ['#b42318', '#e8590c', '#f2c744', '#74b816', '#2b8a3e'];
 const PROBABILITY_COLORS = ['#2b8a3e', '#74b816', '#f2c744', '#f59f00', '#e8590c', '#b42318'];
@@ -64,43 +57,12 @@ const CHANGE_COLORS: Readonly<Record<string, string>> = {
   first_screening: MISSING_COLOR,
 };
 
-/** The chart renderers: ECharts takes most of a second to load, so only a process that renders a page loads it. */
-type ReportCharts = typeof import('./report-charts.ts');
-let chartsLoading: Promise<ReportCharts> | undefined;
-const loadCharts = (): Promise<ReportCharts> => {
-  chartsLoading ??= import('./report-charts.ts');
-  return chartsLoading;
-};
-
-interface Context {
-  readonly charts: ReportCharts;
-  readonly input: BatchReportInput;
-  readonly manifest: ReportManifest;
-  readonly statistics: BatchStatistics;
-  readonly text: ReportMessages;
-  readonly format: ReportFormat;
-}
-
-/** A cell of the input's own data: shown as text, and as the summary shows it (a formula stays inert). */
-const cell = (value: string): string => neutraliseFormula(value);
-
-/** A figure with its raw value beside it, so a reader (or a test) can match it to the summary. */
-const figure = (value: number, shown: string, name: string): SafeHtml =>
-  html`<span data-figure="${name}" data-value="${value}">${shown}</span>`;
-
 function bandLabel(band: Band, index: number, count: number, format: ReportFormat, percent: boolean): string {
   if (!percent)
     return `${format.whole(band.from)}–${format.whole(index === count - 1 ? band.to : band.to - 1)}`;
   if (index === 0) return `< ${format.percent(band.to)}`;
   if (index === count - 1) return `≥ ${format.percent(band.from)}`;
   return `${format.whole(band.from)}–${format.percent(band.to)}`;
-}
-
-function chartFigure(title: string, svg: string, table: SafeHtml, context: Context, wide = false): SafeHtml {
-  return html`<figure class="chart${wide ? ' wide' : ''}">
-<div class="chart-svg" role="img" aria-label="${context.text.chartOf(title)}">${new SafeHtml(svg)}</div>
-<figcaption>${table}</figcaption>
-</figure>`;
 }
 
 function header({ manifest, text, format }: Context): SafeHtml {
@@ -352,34 +314,6 @@ function riskMix(context: Context): SafeHtml {
 ${chartFigure(text.riskTitle, chart, table, context, true)}</section>`;
 }
 
-function documentText(line: { document: string; documentType: CustomerLine['documentType'] }): string {
-  const valid =
-    (line.documentType === 'cpf' && /^\d{11}$/.test(line.document)) ||
-    (line.documentType === 'cnpj' && /^[0-9A-Z]{12}\d{2}$/.test(line.document));
-  return valid && line.documentType !== null
-    ? formatDocument(line.document, line.documentType)
-    : cell(line.document);
-}
-
-function notShown(ranking: Ranking<unknown>, { text, format }: Context): SafeHtml {
-  const hidden = ranking.total - ranking.items.length;
-  return hidden > 0
-    ? html`<p class="muted table-note">${text.notShown(format.whole(hidden), format.whole(ranking.total))}</p>`
-    : html``;
-}
-
-function passThroughHeads(context: Context): SafeHtml[] {
-  return context.input.passThroughHeaders
-    .slice(0, PASS_THROUGH_SHOWN)
-    .map((header) => html`<th scope="col">${cell(header)}</th>`);
-}
-
-function passThroughCells(values: readonly string[], context: Context): SafeHtml[] {
-  return context.input.passThroughHeaders
-    .slice(0, PASS_THROUGH_SHOWN)
-    .map((header, index) => html`<td data-label="${cell(header)}">${cell(values[index] ?? '')}</td>`);
-}
-
 function customerTable(
   title: string,
   ranking: Ranking<CustomerLine>,
@@ -473,7 +407,7 @@ export async function renderBatchReport(input: BatchReportInput): Promise<string
   const body =
     manifest.counts.rows === 0 && manifest.failure !== null
       ? html`${failure(context)}<p class="muted">${text.emptyBatch}</p>`
-      : html`${failure(context)}${keyFigures(context)}${changes(context)}
+      : html`${failure(context)}${keyFigures(context)}${decisionsSection(context)}${changes(context)}
 ${distribution(context, { id: 'score', title: text.scoreTitle, intro: text.scoreIntro, bandHeader: text.scoreBand, bands: SCORE_BANDS, counts: statistics.scoreBands, colors: SCORE_COLORS, missing: statistics.noScore, missingLabel: text.noScore, percent: false })}
 ${distribution(context, { id: 'probability', title: text.probabilityTitle, intro: text.probabilityIntro, bandHeader: text.probabilityBand, bands: PROBABILITY_BANDS, counts: statistics.probabilityBands, colors: PROBABILITY_COLORS, missing: statistics.noProbability, missingLabel: text.noProbability, percent: true })}
 ${riskMix(context)}${spend(context)}${riskiest(context)}${statuses(context)}`;

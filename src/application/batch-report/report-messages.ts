@@ -1,5 +1,6 @@
 import type { BatchManifest } from '../../contract/index.ts';
 import type { ReportLanguage } from '../../domain/batch-report/report-language.ts';
+import type { DecisionValue } from '../../domain/decision/index.ts';
 import type { ChangeKind } from '../../domain/monitoring/index.ts';
 import type { ChargeState, ReasonedStatus, SummaryStatus } from '../../domain/summary/index.ts';
 
@@ -97,6 +98,21 @@ export interface ReportMessages {
   readonly chartOf: (title: string) => string;
   readonly generated: (when: string) => string;
   readonly filesNote: string;
+  readonly decisions: {
+    readonly title: string;
+    readonly intro: (policy: string, sha256: string) => string;
+    readonly value: Readonly<Record<DecisionValue, string>>;
+    /** Rows the policy did not decide: no report (invalid, failed, not queried…). */
+    readonly undecided: string;
+    readonly reasonsTitle: string;
+    readonly reason: string;
+    readonly rows: string;
+    readonly noReasons: string;
+    readonly declinedTitle: string;
+    readonly reviewTitle: string;
+    readonly reasons: string;
+    readonly creditLimit: string;
+  };
 }
 
 const PORTUGUESE: ReportMessages = {
@@ -232,6 +248,21 @@ const PORTUGUESE: ReportMessages = {
   chartOf: (title) => `Gráfico: ${title}. Os mesmos números estão na tabela.`,
   generated: (when) => `Gerado em ${when} a partir do summary.csv e do manifest.json deste lote.`,
   filesNote: 'Arquivos do lote',
+  decisions: {
+    title: 'Decisões da política de crédito',
+    intro: (policy, sha256) =>
+      `Cada documento com relatório foi decidido pela política ${policy} (SHA-256 ${sha256.slice(0, 12)}…); as decisões e os motivos estão no summary.csv.`,
+    value: { approve: 'Aprovar', review: 'Analisar', decline: 'Recusar' },
+    undecided: 'Sem decisão',
+    reasonsTitle: 'Motivos mais frequentes',
+    reason: 'Motivo',
+    rows: 'Linhas',
+    noReasons: 'A política não deu motivos.',
+    declinedTitle: 'Recusados',
+    reviewTitle: 'Para análise',
+    reasons: 'Motivos',
+    creditLimit: 'Limite',
+  },
 };
 
 const ENGLISH: ReportMessages = {
@@ -366,6 +397,21 @@ const ENGLISH: ReportMessages = {
   chartOf: (title) => `Chart: ${title}. The table has the same figures.`,
   generated: (when) => `Generated ${when} from this batch’s summary.csv and manifest.json.`,
   filesNote: 'Batch files',
+  decisions: {
+    title: 'Credit policy decisions',
+    intro: (policy, sha256) =>
+      `Every document with a report was decided by the policy ${policy} (SHA-256 ${sha256.slice(0, 12)}…); summary.csv has each decision and its reasons.`,
+    value: { approve: 'Approve', review: 'Review', decline: 'Decline' },
+    undecided: 'Not decided',
+    reasonsTitle: 'Most frequent reasons',
+    reason: 'Reason',
+    rows: 'Rows',
+    noReasons: 'The policy gave no reasons.',
+    declinedTitle: 'Declined',
+    reviewTitle: 'To review',
+    reasons: 'Reasons',
+    creditLimit: 'Limit',
+  },
 };
 
 export const REPORT_MESSAGES: Readonly<Record<ReportLanguage, ReportMessages>> = {

@@ -1,10 +1,11 @@
 import Papa from 'papaparse';
 import { type CsvDialect, UTF8_BOM } from '../csv/csv-format.ts';
+import { DECISION_VALUES, type Decision, type DecisionValue } from '../decision/index.ts';
 import type { DocumentType } from '../documents/index.ts';
 import { CHANGE_KINDS, type ChangeKind } from '../monitoring/change-detection.ts';
 import { CHANGES_COLUMNS, type ChangeRow } from '../monitoring/changes-csv.ts';
 import { BUREAUS, type Bureau } from '../report/index.ts';
-import { ROW_STATUSES, SUMMARY_COLUMNS, type SummaryStatus } from './summary-csv.ts';
+import { DECISION_COLUMNS, ROW_STATUSES, SUMMARY_COLUMNS, type SummaryStatus } from './summary-csv.ts';
 import { CHARGE_STATES, type ChargeState, type StatisticsRow } from './summary-statistics.ts';
 
 /** A results file that is not what the pipeline writes. */
@@ -45,7 +46,7 @@ function readResultsCsv(
         index = new Map(cells.map((header, position) => [header, position]));
         const missing = ownColumns.filter((column) => !index.has(column));
         if (missing.length > 0) throw new ResultsFileError(`missing columns: ${missing.join(', ')}`);
-        const own = new Set<string>([...ownColumns, CHARGE_STATE_COLUMN]);
+        const own = new Set<string>([...ownColumns, CHARGE_STATE_COLUMN, ...DECISION_COLUMNS]);
         passThroughIndexes = cells.flatMap((header, position) => (own.has(header) ? [] : [position]));
         return;
       }
@@ -74,6 +75,32 @@ function oneOf<T extends string>(values: readonly T[], value: string, column: st
   if (!(values as readonly string[]).includes(value))
     throw new ResultsFileError(`unexpected ${column} ${JSON.stringify(value)}`);
   return value as T;
+}
+
+/** A decision as the summary writes it (without its trace, which `reports.jsonl` keeps); none in an empty cell. */
+function decisionOf(cell: (column: string) => string): { decision?: Decision } {
+  const value = cell('decision');
+  if (value === '') return {};
+  const reasons = cell('decision_reasons');
+  const limit = amountCents(cell('credit_limit'));
+  const decision: Decision = {
+    decision: oneOf<DecisionValue>(DECISION_VALUES, value, 'decision'),
+    // `CODE: text | CODE: text`, a code alone where the policy gave no text (see reasonsCell).
+    reasons:
+      reasons === ''
+        ? []
+        : reasons.split(' | ').map((reason) => {
+            const colon = reason.indexOf(': ');
+            return colon === -1
+              ? { code: reason, text: reason }
+              : { code: reason.slice(0, colon), text: reason.slice(colon + 2) };
+          }),
+    risk_band: cell('risk_band') || null,
+    credit_limit: limit === null ? null : limit / 100,
+    detail: null,
+    trace: [],
+  };
+  return { decision };
 }
 
 /** Reads `summary.csv` back into the rows it was written from, one at a time. */
@@ -108,6 +135,7 @@ export function readSummaryCsv(text: string, onRow: (row: StatisticsRow) => void
               screenedAt: cell('screened_at'),
             },
       passThrough,
+      ...decisionOf(cell),
       ...(charge === ''
         ? {}
         : { chargeState: oneOf<ChargeState>(CHARGE_STATES, charge, CHARGE_STATE_COLUMN) }),

@@ -1,3 +1,4 @@
+import type { DecisionReason, DecisionValue } from '../decision/index.ts';
 import type { DocumentType } from '../documents/index.ts';
 // Straight from the files: monitoring's index imports the summary writer, which would make a cycle.
 import {
@@ -97,6 +98,14 @@ export interface CustomerLine {
   readonly passThrough: readonly string[];
 }
 
+/** A customer the batch's policy did not approve: the figures, and what the policy said. */
+export interface DecidedLine extends CustomerLine {
+  readonly decision: DecisionValue;
+  readonly reasons: readonly DecisionReason[];
+  /** In reais; null when the policy gave none. */
+  readonly creditLimit: number | null;
+}
+
 export interface ChangeLine {
   readonly row: number;
   readonly document: string;
@@ -131,6 +140,8 @@ export interface BatchStatistics {
   /** Rows per charge state; null when the summary records none. */
   readonly charges: ChargeStateCounts | null;
   readonly changes: { readonly counts: ChangeCounts; readonly list: Ranking<ChangeLine> };
+  /** Customers the policy declined and sent to review, in row order (the people to act on); empty without one. */
+  readonly decided: { readonly decline: Ranking<DecidedLine>; readonly review: Ranking<DecidedLine> };
 }
 
 /** How much of each list a report keeps: enough to act on, small enough for a page. */
@@ -219,6 +230,8 @@ export class SummaryStatisticsCollector {
   #chargesSeen = false;
   readonly #changeCounts = emptyChangeCounts();
   readonly #changes: TopList<ChangeLine>;
+  readonly #declined: TopList<DecidedLine>;
+  readonly #review: TopList<DecidedLine>;
 
   constructor(limits: StatisticsLimits = DEFAULT_STATISTICS_LIMITS) {
     this.#limits = limits;
@@ -235,6 +248,8 @@ export class SummaryStatisticsCollector {
         magnitude(b.delta) - magnitude(a.delta) ||
         a.row - b.row,
     );
+    this.#declined = new TopList(limits.customers, (a, b) => a.row - b.row);
+    this.#review = new TopList(limits.customers, (a, b) => a.row - b.row);
   }
 
   /** Adds one summary row. */
@@ -321,6 +336,16 @@ export class SummaryStatisticsCollector {
     };
     if (line.score !== null) this.#lowestScores.offer(line);
     if (exposure(line) > 0) this.#largestDebts.offer(line);
+    const decision = row.decision ?? null;
+    if (decision !== null && decision.decision !== 'approve') {
+      const decided: DecidedLine = {
+        ...line,
+        decision: decision.decision,
+        reasons: decision.reasons,
+        creditLimit: decision.credit_limit,
+      };
+      (decision.decision === 'decline' ? this.#declined : this.#review).offer(decided);
+    }
   }
 
   /** The statistics of the rows added so far. */
@@ -344,6 +369,7 @@ export class SummaryStatisticsCollector {
       largestDebts: ranking(this.#largestDebts),
       charges: this.#chargesSeen ? { ...this.#charges } : null,
       changes: { counts: { ...this.#changeCounts }, list: ranking(this.#changes) },
+      decided: { decline: ranking(this.#declined), review: ranking(this.#review) },
     };
   }
 }

@@ -16,6 +16,7 @@ import { distinctDocuments } from '../../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../../factories/memory-pipeline.ts';
 import { parseSummary } from '../../factories/pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../../factories/recording-ports.ts';
+import { reportFigures } from '../../factories/report-figures.ts';
 
 const POLICY_FILE = 'samples/policies/pessoa-fisica.json';
 
@@ -81,7 +82,8 @@ async function screenList(
     );
   const header = (await test.readText(manifest?.files?.summary ?? '')).split(/\r?\n/)[0]?.split(',') ?? [];
   const changes = manifest?.files?.changes ? parseSummary(await test.readText(manifest.files.changes)) : [];
-  return { batchId, manifest, summary, reports, header, changes };
+  const page = manifest?.files?.report ? await test.readText(manifest.files.report) : '';
+  return { batchId, manifest, summary, reports, header, changes, page };
 }
 
 describe('decisions in the pipeline (the finaliser evaluates the batch’s policy)', () => {
@@ -110,6 +112,44 @@ describe('decisions in the pipeline (the finaliser evaluates the batch’s polic
     for (const line of reports) expect(line.decision?.trace.length).toBeGreaterThan(0);
     // No policy error: every decision came from the policy's own rules.
     expect(summary.some((line) => (line.decision_reasons ?? '').includes('POLICY_ERROR'))).toBe(false);
+  });
+
+  it('shows the decision mix, the reasons given most and who to act on in report.html, as summary.csv has them', async () => {
+    const documents = distinctDocuments(40, 'decided page');
+    const csv = `cpf_cnpj,requested_amount\n${documents.map((cell, index) => `${cell},${index % 2 ? 5000 : 250000}`).join('\n')}\n`;
+
+    const { manifest, summary, page } = await screenList(csv, { policy: 'pessoa-fisica.json' });
+
+    const figures = reportFigures(page);
+    const rowsDecided = (value: string) => summary.filter((line) => line.decision === value).length;
+    expect(rowsDecided('decline') + rowsDecided('review')).toBeGreaterThan(0);
+    for (const value of ['approve', 'review', 'decline'])
+      expect(figures[`decision:${value}`], value).toBe(rowsDecided(value));
+    expect(figures['decision:none']).toBe(summary.filter((line) => line.decision === '').length);
+    for (const reason of manifest?.decisions?.reasons ?? [])
+      expect(figures[`reason:${reason.code}`], reason.code).toBe(
+        summary.filter((line) =>
+          (line.decision_reasons ?? '')
+            .split(' | ')
+            .some((cell) => cell.startsWith(`${reason.code}:`) || cell === reason.code),
+        ).length,
+      );
+    expect(page).toContain('pessoa-fisica.json');
+    // The declined and review tables list those rows, in row order (up to the page's limit of 15).
+    for (const [id, value] of [
+      ['declined', 'decline'],
+      ['review', 'review'],
+    ] as const) {
+      const table = page.split(`id="${id}"`)[1]?.split('</table>')[0] ?? '';
+      const shown = [...table.matchAll(/<td class="num" data-label="[^"]+">(\d+)<\/td>/g)].map((match) =>
+        Number(match[1]),
+      );
+      const expected = summary
+        .filter((line) => line.decision === value && line.status === 'screened')
+        .map((line) => Number(line.row))
+        .slice(0, 15);
+      expect(shown, id).toEqual(expected);
+    }
   });
 
   it('finalises a batch whose list of duplicated rows is missing, reading it from the rows', async () => {
@@ -152,11 +192,12 @@ describe('decisions in the pipeline (the finaliser evaluates the batch’s polic
   });
 
   it('writes no decision columns for a batch without a policy, as before', async () => {
-    const { manifest, header, reports } = await screenList(
+    const { manifest, header, reports, page } = await screenList(
       `cpf\n${distinctDocuments(2, 'undecided').join('\n')}\n`,
     );
 
     expect(header).toEqual([...SUMMARY_COLUMNS]);
+    expect(page).not.toContain('id="decisions"');
     expect(manifest?.policy).toBeNull();
     expect(manifest?.decisions).toBeNull();
     expect(reports.every((line) => line.decision === undefined)).toBe(true);

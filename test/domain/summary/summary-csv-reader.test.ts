@@ -48,6 +48,38 @@ describe('readSummaryCsv', () => {
     expect(read).toEqual(rows);
   });
 
+  it.each(['standard', 'excel'] as const)(
+    'reads back the decisions the %s dialect wrote, not as input columns',
+    (dialect) => {
+      const decided: StatisticsRow[] = [
+        {
+          ...(rows[0] as StatisticsRow),
+          decision: {
+            decision: 'decline',
+            reasons: [
+              { code: 'PROTESTO', text: 'Protesto em aberto: recusar' },
+              { code: 'SCORE_BAIXO', text: 'SCORE_BAIXO' },
+            ],
+            risk_band: 'E',
+            credit_limit: 1234.5,
+            detail: null,
+            trace: [],
+          },
+        },
+        rows[1] as StatisticsRow,
+      ];
+      const writer = new SummaryCsvWriter(dialect, ['customer_id', 'name'], true);
+      const read: StatisticsRow[] = [];
+
+      const layout = readSummaryCsv(writer.header() + decided.map((row) => writer.row(row)).join(''), (row) =>
+        read.push(row),
+      );
+
+      expect(layout.passThroughHeaders).toEqual(['customer_id', 'input_name']);
+      expect(read).toEqual(decided);
+    },
+  );
+
   it('reads a charge_state column where the summary has one', () => {
     const text =
       'row,document,document_type,bureau,status,status_detail,name,score,default_probability_pct,protests_count,protests_amount,pending_debts_count,pending_debts_amount,bounced_cheques_count,bounced_cheques_amount,stopped_cheques_count,query_code,report_pdf,screened_at,charge_state,customer_id\r\n1,51954022212,cpf,a,screened,,ANA,700,1.5,0,0.00,0,0.00,0,0.00,0,1,,2026-11-21T10:00:00.000Z,charged,C1\r\n';
