@@ -299,6 +299,7 @@ function composePipeline(
     finaliseFunction: functions.finalise,
     deadLetterFunction: functions.deadLetter,
     sweeperFunction: functions.sweeper,
+    policyCheckFunction: functions.policyCheck,
     portfolioSchedulesFunction,
   };
 }
@@ -333,6 +334,8 @@ export class CreditScreenPipeline extends Construct {
   readonly portfolioSchedulesFunction: NodejsFunction;
   /** Runs every few minutes and queues again the rows left stuck in a claim whose message is gone. */
   readonly sweeperFunction: NodejsFunction;
+  /** Checks each policy uploaded under `policies/`; announces one that does not load with `PolicyRejected`. */
+  readonly policyCheckFunction: NodejsFunction;
   /** Holds every portfolio schedule, declared or uploaded. */
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
   /** What EventBridge Scheduler assumes to start a re-screen (it may only invoke the ingest function). */
@@ -362,6 +365,7 @@ export class CreditScreenPipeline extends Construct {
     this.deadLetterFunction = parts.deadLetterFunction;
     this.portfolioSchedulesFunction = parts.portfolioSchedulesFunction;
     this.sweeperFunction = parts.sweeperFunction;
+    this.policyCheckFunction = parts.policyCheckFunction;
     this.scheduleGroup = parts.scheduleGroup;
     this.schedulerRole = parts.schedulerRole;
     this.declaredSchedules = parts.declaredSchedules;

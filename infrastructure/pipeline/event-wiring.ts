@@ -23,7 +23,10 @@ export function scheduleSweeps(scope: Construct, sweeper: PipelineFunctions['swe
   });
 }
 
-/** An upload under `incoming/` starts ingest; the queues feed their functions as the contract's event sources say. */
+/**
+ * An upload under `incoming/` starts ingest, one under `policies/` its check; the queues feed their functions as the
+ * contract's event sources say.
+ */
 export function wireEventSources(
   functions: PipelineFunctions,
   options: {
@@ -36,6 +39,11 @@ export function wireEventSources(
     s3.EventType.OBJECT_CREATED,
     new s3n.LambdaDestination(functions.ingest),
     { prefix: S3_LAYOUT.incoming },
+  );
+  options.bucket.addEventNotification(
+    s3.EventType.OBJECT_CREATED,
+    new s3n.LambdaDestination(functions.policyCheck),
+    { prefix: S3_LAYOUT.policies },
   );
   for (const source of eventSourceSpecs(options.settings)) {
     functions[source.function].addEventSource(

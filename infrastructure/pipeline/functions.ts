@@ -174,5 +174,6 @@ export function createBatchFunctions(fn: FunctionFactory): Omit<PipelineFunction
     finalise: fn('Finalise', 'finalise/handler.ts', { spec: 'finalise' }),
     deadLetter: fn('DeadLetter', 'dead-letter/handler.ts', { spec: 'deadLetter' }),
     sweeper: fn('Sweeper', 'sweeper/handler.ts', { spec: 'sweeper' }),
+    policyCheck: fn('PolicyCheck', 'policy-check/handler.ts', { spec: 'policyCheck' }),
   };
 }

@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { S3_LAYOUT } from '../../src/contract/index.ts';
+import { policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { PipelineFunctions } from './functions.ts';
 import type { PipelineQueues } from './queues.ts';
 import { grantTokenSecretKey, type TokenSecretProps } from './token-secret.ts';
@@ -65,6 +65,11 @@ export function grantLeastPrivilege(
   queues.finalise.grantSendMessages(deadLetter);
 
   grantSweeper(functions, resources);
+
+  // The policy check reads the policy, keeps its verdict where ingest reads it, and may announce a rejection.
+  bucket.grantRead(functions.policyCheck, `${S3_LAYOUT.policies}*`);
+  bucket.grantPut(functions.policyCheck, policyVerdictKey('*'));
+  eventBus.grantPutEventsTo(functions.policyCheck);
 }
 
 /** The sweeper lists batches, queries the claimed-rows index, releases claims and asks for finalisations. */

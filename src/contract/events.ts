@@ -5,4 +5,5 @@ export const EVENTS = {
   portfolioChanged: 'PortfolioChanged',
   budgetExhausted: 'BudgetExhausted',
   batchAwaitingApproval: 'BatchAwaitingApproval',
+  policyRejected: 'PolicyRejected',
 } as const;

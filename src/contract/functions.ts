@@ -11,6 +11,7 @@ export const FUNCTION_MEMORY = {
   deadLetter: 256,
   portfolioSchedules: 256,
   sweeper: 256,
+  policyCheck: 256,
 } as const;
 
 /** The pipeline's functions, by the names the construct and the local runner both use. */
@@ -18,10 +19,12 @@ export type PipelineFunction = keyof typeof FUNCTION_MEMORY;
 
 /**
  * Native modules a function loads, shipped installed beside its bundle instead of bundled (esbuild cannot bundle a
- * `.node` binary): the finaliser evaluates credit policies with zen-engine's Rust core.
+ * `.node` binary): the finaliser evaluates credit policies with zen-engine's Rust core, and the policy check
+ * compiles every uploaded policy with it.
  */
 export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<PipelineFunction, readonly string[]>>> = {
   finalise: ['@gorules/zen-engine'],
+  policyCheck: ['@gorules/zen-engine'],
 };
 
 /**
@@ -49,6 +52,7 @@ export function functionSpecs(settings: PipelineSettings): Readonly<Record<Pipel
     portfolioSchedules: { memoryMegabytes: FUNCTION_MEMORY.portfolioSchedules, timeoutSeconds: 60 },
     // A sweep never outlasts the interval to the next one.
     sweeper: { memoryMegabytes: FUNCTION_MEMORY.sweeper, timeoutSeconds: SWEEP_INTERVAL_MINUTES * 60 },
+    policyCheck: { memoryMegabytes: FUNCTION_MEMORY.policyCheck, timeoutSeconds: 60 },
   };
 }
 

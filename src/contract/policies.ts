@@ -19,6 +19,24 @@ export const isPolicyName = (name: string): boolean => /^[A-Za-z0-9][A-Za-z0-9._
 export const policyKey = (name: string): string => `${S3_LAYOUT.policies}${name}`;
 
 /**
+ * Key of the verdict of the upload check on a policy's exact bytes (by their SHA-256): the same bytes under another
+ * name or in another version share it, and ingest reads it to refuse a batch named after a rejected policy.
+ */
+export const policyVerdictKey = (sha256: string): string => `${S3_LAYOUT.work}policy-checks/${sha256}.json`;
+
+/** What the upload check found (`policyVerdictKey`). */
+export interface PolicyVerdict {
+  readonly name: string;
+  readonly sha256: string;
+  readonly accepted: boolean;
+  /** Why it was refused; null when accepted. */
+  readonly problem: string | null;
+  /** Fields the policy reads that the decision input does not have (they read null), one line each. */
+  readonly warnings: readonly string[];
+  readonly checkedAt: string;
+}
+
+/**
  * Key of the copy of its policy a batch is decided with, taken at ingest: a policy edited or replaced while the
  * batch runs does not change its decisions, and `decide` can show which policy it was.
  */

@@ -230,6 +230,45 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     expect(summary.some((line) => (line.decision_reasons ?? '').includes('POLICY_ERROR'))).toBe(false);
   }, 120_000);
 
+  it('rejects a policy that does not compile when it is uploaded, announces it, and refuses an upload that names it', async () => {
+    deployed.emulator.reset();
+    const bucket = deployed.stack.resources.bucketName;
+    const key = 'policies/estrita.json';
+    const broken = readFileSync('samples/policies/pessoa-fisica.json', 'utf8').replace('"> 0"', '"> > 5 (("');
+    await deployed.stack.clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: broken }));
+
+    const [verdict] = (await deployed.notifyFromBucket(
+      'PolicyCheck',
+      objectCreatedEvent({ bucket, key, size: Buffer.byteLength(broken) }),
+    )) as { accepted: boolean; problem: string }[];
+
+    expect(verdict?.accepted).toBe(false);
+    expect(verdict?.problem).toContain('does not compile');
+    const rejected = deployed.fakes.events.filter((event) => event.DetailType === 'PolicyRejected');
+    expect(rejected.map((event) => JSON.parse(event.Detail ?? '{}'))).toEqual([
+      expect.objectContaining({ name: 'estrita.json', key, problem: verdict?.problem }),
+    ]);
+    const listKey = `incoming/a/${randomUUID()}.csv`;
+    const list = customerListCsv(distinctDocuments(3, 'rejected policy'));
+    await deployed.stack.clients.s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: listKey,
+        Body: list,
+        Metadata: { policy: 'estrita.json' },
+      }),
+    );
+    const [outcome] = (await deployed.notifyFromBucket(
+      'Ingest',
+      objectCreatedEvent({ bucket, key: listKey, size: Buffer.byteLength(list) }),
+    )) as { outcome: string; reason: string }[];
+    expect(outcome).toMatchObject({
+      outcome: 'file_rejected',
+      reason: `the policy estrita.json was rejected when it was uploaded: ${verdict?.problem}`,
+    });
+    expect(deployed.emulator.stats().charged).toBe(0);
+  }, 120_000);
+
   it('runs a portfolio: its file sets a schedule, whose invocation of ingest screens the list', async () => {
     const name = 'deploy-test';
     const documents = distinctDocuments(4, 'portfolio');
@@ -350,7 +389,7 @@ describe("every AWS call the bundled functions made, against the template's IAM"
     expect(denials.map((denial) => denial.result)).toEqual(plain.map(() => 'ExplicitlyDenied'));
   });
 
-  it('lets S3 invoke ingest and the schedules function, and the Scheduler role invoke ingest, and no other', async () => {
+  it('lets S3 invoke ingest, the policy check and the schedules function, and the Scheduler role invoke ingest, and no other', async () => {
     const invocations = distinctRequests(
       deployed.serviceInvocations.map((invocation) => iam.invocationRequest(invocation)),
     );
@@ -363,7 +402,7 @@ describe("every AWS call the bundled functions made, against the template's IAM"
     const misdirectedDenials = await iam.evaluate(misdirected);
 
     expect(invocations.map((request) => request.caller).sort()).toEqual(
-      ['s3.amazonaws.com', 's3.amazonaws.com', schedulerRole()].sort(),
+      ['s3.amazonaws.com', 's3.amazonaws.com', 's3.amazonaws.com', schedulerRole()].sort(),
     );
     expect(describeDenials(denials)).toBe('');
     expect(misdirectedDenials).toHaveLength(misdirected.length);

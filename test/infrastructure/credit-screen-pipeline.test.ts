@@ -93,14 +93,15 @@ describe('CreditScreenPipeline', () => {
     });
   });
 
-  it('runs six Node.js 22 functions, on ARM but the finaliser (its policy engine is x86_64), with the token secret referenced by ARN and never by value', () => {
+  it('runs seven Node.js 22 functions, on ARM but the finaliser and the policy check (their policy engine is x86_64), with the token secret referenced by ARN and never by value', () => {
     const { template } = built;
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x' },
     });
-    expect(Object.keys(functions)).toHaveLength(6);
+    expect(Object.keys(functions)).toHaveLength(7);
     for (const [id, fn] of Object.entries(functions)) {
-      expect(fn.Properties.Architectures).toEqual([id.startsWith('PipelineFinalise') ? 'x86_64' : 'arm64']);
+      const engine = id.startsWith('PipelineFinalise') || id.startsWith('PipelinePolicyCheck');
+      expect(fn.Properties.Architectures).toEqual([engine ? 'x86_64' : 'arm64']);
       const variables = fn.Properties.Environment.Variables;
       expect(variables.BUREAU_TOKEN_SECRET_ID).toEqual({
         Ref: expect.stringMatching(/^PipelineBureauToken/),
@@ -127,7 +128,7 @@ describe('CreditScreenPipeline', () => {
       );
     }
     expect(functions.map((fn) => fn.Properties.MemorySize).sort((a: number, b: number) => a - b)).toEqual([
-      256, 256, 256, 256, 256, 1024,
+      256, 256, 256, 256, 256, 256, 1024,
     ]);
   });
 
@@ -166,7 +167,7 @@ describe('CreditScreenPipeline', () => {
     expect(fairQueuesOf('PipelineIngest', off)).toBe(false);
   });
 
-  it('starts a batch on uploads under incoming/, and syncs schedules on any change under portfolios/', () => {
+  it('starts a batch on uploads under incoming/, checks uploads under policies/, and syncs schedules on any change under portfolios/', () => {
     const [notifications] = Object.values(built.template.findResources('Custom::S3BucketNotifications'));
     const configurations = notifications?.Properties.NotificationConfiguration
       .LambdaFunctionConfigurations as {
@@ -184,6 +185,7 @@ describe('CreditScreenPipeline', () => {
       ['PipelinePortfolioSchedules', 's3:ObjectCreated:*', 'portfolios/'],
       ['PipelinePortfolioSchedules', 's3:ObjectRemoved:*', 'portfolios/'],
       ['PipelineIngest', 's3:ObjectCreated:*', 'incoming/'],
+      ['PipelinePolicyCheck', 's3:ObjectCreated:*', 'policies/'],
     ]);
   });
 

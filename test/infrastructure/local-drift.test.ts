@@ -49,6 +49,7 @@ function describeTemplate(template: Template, pipeline: CreditScreenPipeline): L
     deadLetter: logicalId(pipeline.deadLetterFunction),
     portfolioSchedules: logicalId(pipeline.portfolioSchedulesFunction),
     sweeper: logicalId(pipeline.sweeperFunction),
+    policyCheck: logicalId(pipeline.policyCheckFunction),
   };
   const byId = <T extends string>(ids: Record<T, string>, id: string): T => {
     const found = (Object.keys(ids) as T[]).find((name) => ids[name] === id);

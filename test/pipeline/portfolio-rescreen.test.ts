@@ -102,7 +102,9 @@ describe('re-screening a portfolio across two epochs', () => {
   });
 
   it('writes changes.csv before the manifest and announces PortfolioChanged once with the counts', () => {
-    const events = test.pipeline.events.events.filter((event) => event.detail.batchId === second.batchId);
+    const events = test.pipeline.events.events.filter(
+      (event) => 'batchId' in event.detail && event.detail.batchId === second.batchId,
+    );
     const changed = events.filter((event) => event.detailType === EVENTS.portfolioChanged);
 
     expect(second.manifest.files?.changes).toBe(`results/${second.batchId}/changes.csv`);

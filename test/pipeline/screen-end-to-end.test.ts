@@ -107,7 +107,9 @@ describe('the pipeline on one machine, over the committed sample', () => {
   });
 
   it('publishes exactly one BatchCompleted event for the batch', () => {
-    const events = test.pipeline.events.events.filter((event) => event.detail.batchId === first.batchId);
+    const events = test.pipeline.events.events.filter(
+      (event) => 'batchId' in event.detail && event.detail.batchId === first.batchId,
+    );
     expect(events.map((event) => event.detailType)).toEqual(['BatchCompleted']);
     expect(events[0]?.detail).toMatchObject({ counts: first.manifest.counts });
   });

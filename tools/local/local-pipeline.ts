@@ -32,6 +32,7 @@ import {
   type PipelineQueue,
   type PipelineSettings,
   POLICY_METADATA,
+  type PolicyVerdict,
   policyKey,
   portfolioRunInput,
   S3_LAYOUT,
@@ -65,6 +66,7 @@ import { type FollowOptions, followBatch } from './follow-batch.ts';
 
 export type { BatchProgress } from './batch-results.ts';
 
+import { createPolicyCheckHandler } from '../../src/functions/policy-check/policy-check-handler.ts';
 import { LocalStack, type SharedDynamoDb } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
@@ -136,6 +138,7 @@ export class LocalPipeline {
   readonly logger: Logger;
   readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
   readonly #ingest: ReturnType<typeof createIngestHandler>;
+  readonly #policyCheck: ReturnType<typeof createPolicyCheckHandler>;
   readonly #adapters: ReturnType<typeof createPipelineAdapters>;
   /** The four batch stores as one, for what reads across them (progress, results, resume). */
   readonly #store: BatchStore;
@@ -161,6 +164,7 @@ export class LocalPipeline {
       );
     const base = { ...adapters, logger: this.logger, events: this.events, bureau };
     this.#ingest = createIngestHandler({ ...base, settings: ingestSettings(settings) });
+    this.#policyCheck = createPolicyCheckHandler({ ...base, policyLoader: zenCreditPolicyLoader });
     this.#sweeper = {
       ...adapters,
       logger: this.logger,
@@ -357,16 +361,18 @@ export class LocalPipeline {
     return this.deliverUploadEvent(await this.upload(file, bureau, options));
   }
 
-  /** Puts a credit policy where the customer keeps theirs (`policies/<name>`), for uploads that name it. */
-  async putPolicy(name: string, contents: Uint8Array): Promise<void> {
+  /**
+   * Puts a credit policy where the customer keeps theirs (`policies/<name>`), for uploads that name it, and delivers
+   * the notification S3 would to its check: the verdict says whether uploads may use it.
+   */
+  async putPolicy(name: string, contents: Uint8Array): Promise<PolicyVerdict | null> {
+    const key = policyKey(name);
+    const bucket = this.stack.resources.bucketName;
     await this.stack.clients.s3.send(
-      new PutObjectCommand({
-        Bucket: this.stack.resources.bucketName,
-        Key: policyKey(name),
-        Body: contents,
-        ContentType: 'application/json',
-      }),
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: contents, ContentType: 'application/json' }),
     );
+    const [verdict] = await this.#policyCheck(objectCreatedEvent({ bucket, key, size: contents.length }));
+    return verdict ?? null;
   }
 
   /** Puts a file where customers drop theirs, without telling ingest (what S3 does before its notification). */

@@ -5,6 +5,7 @@ import type {
   BatchCompletedEvent,
   BudgetExhaustedEvent,
   EventPublisher,
+  PolicyRejectedEvent,
   PortfolioChangedEvent,
 } from '../../domain/ports/index.ts';
 
@@ -36,6 +37,10 @@ export class EventBridgePublisher implements EventPublisher {
 
   batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void> {
     return this.#put(EVENTS.batchAwaitingApproval, event);
+  }
+
+  policyRejected(event: PolicyRejectedEvent): Promise<void> {
+    return this.#put(EVENTS.policyRejected, event);
   }
 
   async #put(detailType: string, detail: object): Promise<void> {

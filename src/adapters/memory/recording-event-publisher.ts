@@ -4,6 +4,7 @@ import type {
   BatchCompletedEvent,
   BudgetExhaustedEvent,
   EventPublisher,
+  PolicyRejectedEvent,
   PortfolioChangedEvent,
 } from '../../domain/ports/index.ts';
 
@@ -12,7 +13,8 @@ export type PublishedEvent =
   | { readonly detailType: typeof EVENTS.batchCompleted; readonly detail: BatchCompletedEvent }
   | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent }
   | { readonly detailType: typeof EVENTS.budgetExhausted; readonly detail: BudgetExhaustedEvent }
-  | { readonly detailType: typeof EVENTS.batchAwaitingApproval; readonly detail: BatchAwaitingApprovalEvent };
+  | { readonly detailType: typeof EVENTS.batchAwaitingApproval; readonly detail: BatchAwaitingApprovalEvent }
+  | { readonly detailType: typeof EVENTS.policyRejected; readonly detail: PolicyRejectedEvent };
 
 /** Keeps published events in memory (local runs and tests), where there is no EventBridge to send them to. */
 export class RecordingEventPublisher implements EventPublisher {
@@ -32,5 +34,9 @@ export class RecordingEventPublisher implements EventPublisher {
 
   async batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void> {
     this.events.push({ detailType: EVENTS.batchAwaitingApproval, detail: event });
+  }
+
+  async policyRejected(event: PolicyRejectedEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.policyRejected, detail: event });
   }
 }

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { batchPolicyKey, isPolicyName, POLICY_METADATA, policyKey } from '../../contract/index.ts';
+import {
+  batchPolicyKey,
+  isPolicyName,
+  POLICY_METADATA,
+  type PolicyVerdict,
+  policyKey,
+  policyVerdictKey,
+} from '../../contract/index.ts';
 import type { BatchPolicy, FileFailure } from '../../domain/batch/index.ts';
 import type { ObjectStore } from '../../domain/ports/index.ts';
 
@@ -13,8 +20,10 @@ export type PolicyChoice =
  * Which policy decides a batch: the one its upload names in its `policy` metadata, else the portfolio's, else the
  * deployment's default; none when nothing names one. A name that is not a policy's, or a policy that is not in the
  * bucket, refuses the file before anything is bought: a batch meant to be decided is never screened undecided.
- * The policy is only read here (its hash taken); the finaliser compiles it, and the CLI and the upload check refuse
- * one that does not compile before a batch starts.
+ * The policy is only read here (its hash taken); the finaliser compiles it. A policy the upload check rejected
+ * (`checkPolicyUpload`: the same bytes, by their hash) refuses the file too. One not checked yet (uploaded a moment
+ * ago) is used: the finaliser then decides its rows `review` with `POLICY_ERROR` if it does not compile, never
+ * `approve`.
  */
 export async function choosePolicy(
   batchId: string,
@@ -45,6 +54,16 @@ export async function choosePolicy(
       },
     };
   const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
+  const verdict = await objects.readTextIfExists(policyVerdictKey(sha256));
+  const rejected = verdict === null ? null : (JSON.parse(verdict) as PolicyVerdict);
+  if (rejected !== null && !rejected.accepted)
+    return {
+      kind: 'refused',
+      failure: {
+        code: 'policy_rejected',
+        message: `the policy ${name} was rejected when it was uploaded: ${rejected.problem ?? 'no reason kept'}`,
+      },
+    };
   return { kind: 'policy', policy: { name, sha256, key: batchPolicyKey(batchId) }, text };
 }
 

@@ -345,8 +345,25 @@ export interface BatchAwaitingApprovalEvent {
   readonly keys: { readonly quote: string };
 }
 
+/**
+ * A credit policy uploaded under `policies/` does not load (`PolicyRejected`): no batch is decided with it, and
+ * an upload that names it is refused before anything is bought.
+ */
+export interface PolicyRejectedEvent {
+  /** The policy's name (its file name under `policies/`). */
+  readonly name: string;
+  readonly key: string;
+  /** The object version S3 gave the upload; null where the bucket keeps none. */
+  readonly versionId: string | null;
+  /** SHA-256 of the refused bytes, hex. */
+  readonly sha256: string;
+  /** One line: why it was refused, naming the node where there is one. */
+  readonly problem: string;
+}
+
 export interface EventPublisher {
   batchCompleted(event: BatchCompletedEvent): Promise<void>;
+  policyRejected(event: PolicyRejectedEvent): Promise<void>;
   batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void>;
   portfolioChanged(event: PortfolioChangedEvent): Promise<void>;
   budgetExhausted(event: BudgetExhaustedEvent): Promise<void>;

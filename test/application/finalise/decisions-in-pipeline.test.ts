@@ -5,8 +5,10 @@ import { CreditReportClient, ServiceTransport } from '../../../service-client/in
 import { CreditReportGateway } from '../../../src/adapters/bureau/credit-report-gateway.ts';
 import { zenCreditPolicyLoader } from '../../../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
+import { RecordingEventPublisher } from '../../../src/adapters/memory/recording-event-publisher.ts';
 import { finaliseBatch } from '../../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../../src/application/ingest/ingest-upload.ts';
+import { checkPolicyUpload } from '../../../src/application/policies/check-policy-upload.ts';
 import { screenDocuments } from '../../../src/application/worker/screen-documents.ts';
 import { duplicateTargetsKey, policyKey, S3_LAYOUT } from '../../../src/contract/index.ts';
 import type { BureauGateway } from '../../../src/domain/ports/index.ts';
@@ -214,6 +216,29 @@ describe('decisions in the pipeline (the finaliser evaluates the batch’s polic
     expect(manifest?.failure).toEqual({
       code: 'policy_not_found',
       message: 'the policy nao-existe.json is not in the bucket (policies/nao-existe.json)',
+    });
+    expect(test.emulator.stats().charged).toBe(charged);
+  });
+
+  it('refuses a file whose upload names a policy its upload check rejected, before anything is bought', async () => {
+    const charged = test.emulator.stats().charged;
+    const broken = readFileSync(POLICY_FILE, 'utf8').replace('"> 0"', '"> > 5 (("');
+    test.objects.put(policyKey('rejeitada.json'), broken);
+    const events = new RecordingEventPublisher();
+    const verdict = await checkPolicyUpload(
+      { key: policyKey('rejeitada.json') },
+      { ...test.adapters, events, policyLoader: zenCreditPolicyLoader, logger: new MemoryLogger() },
+    );
+
+    const { manifest } = await screenList(`cpf\n${distinctDocuments(2, 'rejected policy').join('\n')}\n`, {
+      policy: 'rejeitada.json',
+    });
+
+    expect(events.events.map((event) => event.detailType)).toEqual(['PolicyRejected']);
+    expect(manifest?.status).toBe('file_rejected');
+    expect(manifest?.failure).toEqual({
+      code: 'policy_rejected',
+      message: `the policy rejeitada.json was rejected when it was uploaded: ${verdict?.problem}`,
     });
     expect(test.emulator.stats().charged).toBe(charged);
   });
