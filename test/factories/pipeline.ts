@@ -17,7 +17,9 @@ export const FAST_SETTINGS: PipelineSettings = {
   workerConcurrency: 4,
   callsPerInvocation: 5,
   bureauTimeoutSeconds: 2,
-  workerTimeoutSeconds: 5,
+  // Five seconds to start calls (8 − 2 for a call − 1 to settle): a loaded machine takes a second or two to claim,
+  // take the purchase and pass the token gate; with one second, whole invocations ended before their first call.
+  workerTimeoutSeconds: 8,
   maxReceiveCount: 10,
 };
 
