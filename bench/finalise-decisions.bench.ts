@@ -1,0 +1,163 @@
+/**
+ * What deciding adds to the finaliser: the same 100,000-row batch finalised without a policy and with the sample
+ * policy (`samples/policies/pessoa-fisica.json`), alternately, in one process. Run with
+ * `npx tsx bench/finalise-decisions.bench.ts` (`-- --rows 20000 --runs 2` for a shorter run).
+ *
+ * The finaliser is the real `finaliseBatch` on in-memory stores (rows paged as DynamoDB pages them, reports
+ * fetched per page), so what is measured is its own work: summary, reports.jsonl, statistics, report.html, and
+ * the decisions. The rows: 85 % screened, 7 % cached, 4 % duplicates, 3 % invalid, 1 % failed, people (CPFs) with
+ * a requested amount; their reports are 1,000 emulator reports, cycled.
+ */
+import { parseArgs } from 'node:util';
+import { zenCreditPolicyLoader } from '../src/adapters/decision/zen-credit-policy.ts';
+import { MemoryLogger } from '../src/adapters/memory/memory-logger.ts';
+import { MemoryObjectStore } from '../src/adapters/memory/memory-object-store.ts';
+import { RecordingEventPublisher } from '../src/adapters/memory/recording-event-publisher.ts';
+import { type FinaliseDependencies, finaliseBatch } from '../src/application/finalise/finalise-batch.ts';
+import { batchPolicyKey } from '../src/contract/index.ts';
+import {
+  type BatchRecord,
+  type ReportKey,
+  type RowRecord,
+  reportKeyId,
+  type StoredReport,
+} from '../src/domain/batch/index.ts';
+import { normaliseCreditReport } from '../src/domain/report/index.ts';
+import { reportColumns } from '../src/domain/summary/index.ts';
+import { batchRecord, rowRecord } from '../test/factories/batch-records.ts';
+import { makeCpf } from '../test/factories/documents.ts';
+import { generateCreditReport } from '../tools/emulator/report-generator.ts';
+import { SeededRandom } from '../tools/emulator/seeded-random.ts';
+
+const { values } = parseArgs({
+  options: { rows: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' } },
+});
+const total = Number(values.rows);
+const runs = Number(values.runs);
+const PAGE = 500;
+const FETCHED_AT = '2026-11-20T10:00:00.000Z';
+const random = new SeededRandom('finalise decisions bench');
+
+const samples = Array.from({ length: 1000 }, () => {
+  const document = makeCpf(random);
+  const report = normaliseCreditReport(generateCreditReport(document, 'a'), {
+    bureau: 'a',
+    document,
+    fetchedAt: FETCHED_AT,
+  });
+  return { document, report };
+});
+
+/** Row `index` (0-based) of the batch, and the report it points at. */
+function rowAt(batchId: string, index: number): RowRecord {
+  const sample = samples[index % samples.length] as (typeof samples)[number];
+  const key: ReportKey = { bureau: 'a', document: sample.document, fetchedAt: FETCHED_AT };
+  const roll = index % 100;
+  const passThrough = [`C${index + 1}`, String(1_000 + (index % 50) * 1_000)];
+  const base = { batchId, row: index + 1, passThrough, document: sample.document, input: sample.document };
+  if (roll < 92)
+    return rowRecord({
+      ...base,
+      state: roll < 85 ? 'screened' : 'cached',
+      report: reportColumns(sample.report),
+      reportKey: key,
+      answered: roll < 85,
+    });
+  if (roll < 96) return rowRecord({ ...base, state: 'duplicate', duplicateOf: 1 });
+  if (roll < 99)
+    return rowRecord({ ...base, state: 'invalid_document', document: null, documentType: null, detail: 'x' });
+  return rowRecord({ ...base, state: 'failed', detail: 'failed: the bureau answered 500 three times' });
+}
+
+const storedByKey = new Map<string, StoredReport>(
+  samples.map((sample) => {
+    const key: ReportKey = { bureau: 'a', document: sample.document, fetchedAt: FETCHED_AT };
+    return [reportKeyId(key), { key, report: sample.report, rawKey: `raw/${sample.document}.json` }];
+  }),
+);
+
+function dependencies(batch: BatchRecord, objects: MemoryObjectStore): FinaliseDependencies {
+  const batchRecords = {
+    getBatch: async () => batch,
+    claimFinalisation: async () => true,
+    completeBatch: async () => true,
+  };
+  const batchRows = {
+    async *rows(batchId: string) {
+      for (let start = 0; start < total; start += PAGE)
+        yield Array.from({ length: Math.min(PAGE, total - start) }, (_, offset) =>
+          rowAt(batchId, start + offset),
+        );
+    },
+  };
+  const reportHistory = {
+    getReports: async (keys: readonly ReportKey[]) =>
+      new Map(keys.map((key) => [reportKeyId(key), storedByKey.get(reportKeyId(key)) as StoredReport])),
+    previousReport: async () => null,
+    latestReports: async () => new Map(),
+  };
+  return {
+    batchRecords: batchRecords as unknown as FinaliseDependencies['batchRecords'],
+    batchRows: batchRows as unknown as FinaliseDependencies['batchRows'],
+    reportHistory: reportHistory as unknown as FinaliseDependencies['reportHistory'],
+    objects,
+    events: new RecordingEventPublisher(),
+    logger: new MemoryLogger(),
+    policyLoader: zenCreditPolicyLoader,
+  };
+}
+
+async function finaliseOnce(withPolicy: boolean, run: number): Promise<number> {
+  const batchId = `bench-${withPolicy ? 'policy' : 'plain'}-${run}`;
+  const objects = new MemoryObjectStore();
+  const policy = withPolicy
+    ? { name: 'pessoa-fisica.json', sha256: 'bench', key: batchPolicyKey(batchId) }
+    : null;
+  if (policy !== null)
+    objects.put(
+      policy.key,
+      await import('node:fs').then((fs) => fs.readFileSync('samples/policies/pessoa-fisica.json')),
+    );
+  const batch = batchRecord({
+    batchId,
+    status: 'finalising',
+    rows: total,
+    toScreen: total,
+    settled: total,
+    policy,
+    layout: {
+      documentColumns: ['cpf'],
+      passThroughColumns: ['customer_id', 'requested_amount'],
+      encoding: 'utf-8',
+      delimiter: ',',
+      hasHeader: true,
+    },
+  });
+  const started = performance.now();
+  const manifest = await finaliseBatch(batchId, dependencies(batch, objects));
+  const elapsed = performance.now() - started;
+  if (manifest === null || manifest.counts.rows !== total)
+    throw new Error('the bench batch was not finalised');
+  if (withPolicy && manifest.decisions === null) throw new Error('the bench batch was not decided');
+  return elapsed;
+}
+
+const plain: number[] = [];
+const decided: number[] = [];
+await finaliseOnce(true, -1); // warm-up: ECharts, Intl, the engine
+for (let run = 0; run < runs; run++) {
+  plain.push(await finaliseOnce(false, run));
+  decided.push(await finaliseOnce(true, run));
+}
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const decidedRows = Math.round(total * 0.92);
+console.log(
+  `finaliser, ${total.toLocaleString('en')} rows (${decidedRows.toLocaleString('en')} decided), ${runs} runs each:`,
+);
+console.log(`  without a policy: ${plain.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
+console.log(`  with the policy:  ${decided.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
+const added = median(decided) - median(plain);
+console.log(
+  `  deciding adds ${(added / 1000).toFixed(2)} s (${((added / median(plain)) * 100).toFixed(0)} %), ${((added * 1000) / decidedRows).toFixed(0)} µs a decided row`,
+);
