@@ -95,7 +95,9 @@ describe('fault injection on the whole local pipeline', () => {
     test = await startTestPipeline({
       strict: AWS_FAULTS,
       emulator: { hangRate: 0.15 },
-      settings: { bureauTimeoutSeconds: 1, workerTimeoutSeconds: 3 },
+      // 1 s calls, and 4 s of each invocation to start them (6 − 1 − 1): with 3 s functions an invocation had
+      // 1 s, which a loaded machine with AWS faults spends before the first call.
+      settings: { bureauTimeoutSeconds: 1, workerTimeoutSeconds: 6 },
     });
     const started = Date.now();
     const { summary, manifest } = await screenFile(
