@@ -11,6 +11,7 @@ import {
   runPortfolio,
 } from '../../application/ingest/run-portfolio.ts';
 import { INCOMING_PREFIX } from '../../domain/batch/index.ts';
+import { objectKeyOf } from '../shared/s3-event-key.ts';
 
 /**
  * The ingest Lambda: one batch per uploaded object under `incoming/`, or one re-screen of a portfolio when its
@@ -21,8 +22,7 @@ export function createIngestHandler(deps: IngestDependencies) {
     if (isPortfolioRunRequest(event)) return [await runPortfolio(event, deps, deps.now)];
     const outcomes: IngestOutcome[] = [];
     for (const record of event.Records) {
-      // Keys in S3 events are URL-encoded, with spaces as '+'.
-      const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
+      const key = objectKeyOf(record);
       if (!key.startsWith(INCOMING_PREFIX)) continue;
       outcomes.push(
         await ingestUpload(

@@ -5,6 +5,7 @@ import {
   syncPortfolioSchedule,
 } from '../../application/portfolio-schedules/sync-portfolio-schedule.ts';
 import { portfolioFileOf } from '../../domain/monitoring/index.ts';
+import { objectKeyOf } from '../shared/s3-event-key.ts';
 
 /**
  * The portfolio-schedules Lambda: S3 events (created or removed) under `portfolios/` bring each named
@@ -14,8 +15,7 @@ export function createPortfolioSchedulesHandler(deps: ScheduleSyncDependencies) 
   return async (event: S3Event): Promise<ScheduleSyncOutcome[]> => {
     const portfolios = new Set<string>();
     for (const record of event.Records) {
-      // Keys in S3 events are URL-encoded, with spaces as '+'.
-      const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
+      const key = objectKeyOf(record);
       const file = portfolioFileOf(key);
       if (file === null) deps.logger.warn('not a portfolio file; ignored', { key });
       else portfolios.add(file.name);
