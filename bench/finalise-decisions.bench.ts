@@ -1,7 +1,9 @@
 /**
- * What deciding adds to the finaliser: the same 100,000-row batch finalised without a policy and with the sample
- * policy (`samples/policies/pessoa-fisica.json`), alternately, in one process. Run with
- * `npx tsx bench/finalise-decisions.bench.ts` (`-- --rows 20000 --runs 2` for a shorter run).
+ * What deciding adds to the finaliser: the same 100,000-row batch finalised without a policy, with the sample policy
+ * (`samples/policies/pessoa-fisica.json`) and rows the workers decided as they settled them (as deployed), and with
+ * the policy and undecided rows (the finaliser evaluates every one: rows reused at ingest, a worker without the
+ * policy), alternately, in one process. Run with `npm run bench:finalise-decisions` (`-- --rows 20000 --runs 2` for
+ * a shorter run).
  *
  * The finaliser is the real `finaliseBatch` on in-memory stores (rows paged as DynamoDB pages them, reports
  * fetched per page), so what is measured is its own work: summary, reports.jsonl, statistics, report.html, and
@@ -22,6 +24,7 @@ import {
   reportKeyId,
   type StoredReport,
 } from '../src/domain/batch/index.ts';
+import { type Decision, decisionInput } from '../src/domain/decision/index.ts';
 import { normaliseCreditReport } from '../src/domain/report/index.ts';
 import { reportColumns } from '../src/domain/summary/index.ts';
 import { batchRecord, rowRecord } from '../test/factories/batch-records.ts';
@@ -48,12 +51,36 @@ const samples = Array.from({ length: 1000 }, () => {
   return { document, report };
 });
 
+type Mode = 'plain' | 'worker-decided' | 'finaliser-decided';
+
+/** What the workers decided for each sample (its requested amount is a function of its index), when they do. */
+const workerDecisions: (Decision | null)[] = [];
+{
+  const loaded = zenCreditPolicyLoader.load(
+    'pessoa-fisica.json',
+    await import('node:fs').then((fs) => fs.readFileSync('samples/policies/pessoa-fisica.json')),
+  );
+  if (!loaded.ok) throw new Error(loaded.error);
+  for (let index = 0; index < samples.length; index++) {
+    const sample = samples[index] as (typeof samples)[number];
+    workerDecisions.push(
+      await loaded.policy.decide(
+        decisionInput(sample.report, ['customer_id', 'requested_amount'], passThroughAt(index)),
+      ),
+    );
+  }
+}
+
+function passThroughAt(index: number): string[] {
+  return [`C${index + 1}`, String(1_000 + (index % 50) * 1_000)];
+}
+
 /** Row `index` (0-based) of the batch, and the report it points at. */
-function rowAt(batchId: string, index: number): RowRecord {
+function rowAt(batchId: string, index: number, mode: Mode): RowRecord {
   const sample = samples[index % samples.length] as (typeof samples)[number];
   const key: ReportKey = { bureau: 'a', document: sample.document, fetchedAt: FETCHED_AT };
   const roll = index % 100;
-  const passThrough = [`C${index + 1}`, String(1_000 + (index % 50) * 1_000)];
+  const passThrough = passThroughAt(index);
   const base = { batchId, row: index + 1, passThrough, document: sample.document, input: sample.document };
   if (roll < 92)
     return rowRecord({
@@ -62,6 +89,7 @@ function rowAt(batchId: string, index: number): RowRecord {
       report: reportColumns(sample.report),
       reportKey: key,
       answered: roll < 85,
+      decision: mode === 'worker-decided' ? workerDecisions[index % samples.length] : null,
     });
   if (roll < 96) return rowRecord({ ...base, state: 'duplicate', duplicateOf: 1 });
   if (roll < 99)
@@ -76,7 +104,7 @@ const storedByKey = new Map<string, StoredReport>(
   }),
 );
 
-function dependencies(batch: BatchRecord, objects: MemoryObjectStore): FinaliseDependencies {
+function dependencies(batch: BatchRecord, objects: MemoryObjectStore, mode: Mode): FinaliseDependencies {
   const batchRecords = {
     getBatch: async () => batch,
     claimFinalisation: async () => true,
@@ -86,7 +114,7 @@ function dependencies(batch: BatchRecord, objects: MemoryObjectStore): FinaliseD
     async *rows(batchId: string) {
       for (let start = 0; start < total; start += PAGE)
         yield Array.from({ length: Math.min(PAGE, total - start) }, (_, offset) =>
-          rowAt(batchId, start + offset),
+          rowAt(batchId, start + offset, mode),
         );
     },
   };
@@ -107,8 +135,9 @@ function dependencies(batch: BatchRecord, objects: MemoryObjectStore): FinaliseD
   };
 }
 
-async function finaliseOnce(withPolicy: boolean, run: number): Promise<number> {
-  const batchId = `bench-${withPolicy ? 'policy' : 'plain'}-${run}`;
+async function finaliseOnce(mode: Mode, run: number): Promise<number> {
+  const withPolicy = mode !== 'plain';
+  const batchId = `bench-${mode}-${run}`;
   const objects = new MemoryObjectStore();
   const policy = withPolicy
     ? { name: 'pessoa-fisica.json', sha256: 'bench', key: batchPolicyKey(batchId) }
@@ -134,7 +163,7 @@ async function finaliseOnce(withPolicy: boolean, run: number): Promise<number> {
     },
   });
   const started = performance.now();
-  const manifest = await finaliseBatch(batchId, dependencies(batch, objects));
+  const manifest = await finaliseBatch(batchId, dependencies(batch, objects, mode));
   const elapsed = performance.now() - started;
   if (manifest === null || manifest.counts.rows !== total)
     throw new Error('the bench batch was not finalised');
@@ -142,12 +171,10 @@ async function finaliseOnce(withPolicy: boolean, run: number): Promise<number> {
   return elapsed;
 }
 
-const plain: number[] = [];
-const decided: number[] = [];
-await finaliseOnce(true, -1); // warm-up: ECharts, Intl, the engine
+const timings: Record<Mode, number[]> = { plain: [], 'worker-decided': [], 'finaliser-decided': [] };
+await finaliseOnce('finaliser-decided', -1); // warm-up: ECharts, Intl, the engine
 for (let run = 0; run < runs; run++) {
-  plain.push(await finaliseOnce(false, run));
-  decided.push(await finaliseOnce(true, run));
+  for (const mode of Object.keys(timings) as Mode[]) timings[mode].push(await finaliseOnce(mode, run));
 }
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -155,9 +182,13 @@ const decidedRows = Math.round(total * 0.92);
 console.log(
   `finaliser, ${total.toLocaleString('en')} rows (${decidedRows.toLocaleString('en')} decided), ${runs} runs each:`,
 );
-console.log(`  without a policy: ${plain.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
-console.log(`  with the policy:  ${decided.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
-const added = median(decided) - median(plain);
-console.log(
-  `  deciding adds ${(added / 1000).toFixed(2)} s (${((added / median(plain)) * 100).toFixed(0)} %), ${((added * 1000) / decidedRows).toFixed(0)} µs a decided row`,
-);
+const seconds = (values: number[]) => values.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ');
+console.log(`  without a policy:                ${seconds(timings.plain)}`);
+console.log(`  rows decided by the workers:     ${seconds(timings['worker-decided'])}`);
+console.log(`  rows decided by the finaliser:   ${seconds(timings['finaliser-decided'])}`);
+for (const mode of ['worker-decided', 'finaliser-decided'] as const) {
+  const added = median(timings[mode]) - median(timings.plain);
+  console.log(
+    `  ${mode}: deciding adds ${(added / 1000).toFixed(2)} s (${((added / median(timings.plain)) * 100).toFixed(1)} %), ${((added * 1000) / decidedRows).toFixed(0)} µs a decided row`,
+  );
+}

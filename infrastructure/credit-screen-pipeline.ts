@@ -6,6 +6,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -26,11 +27,19 @@ import { acknowledgeGeneratedPermissions } from './pipeline/nag-acknowledgements
 import { grantLeastPrivilege } from './pipeline/permissions.ts';
 import { createPortfolioSchedules, type PortfolioDeclaration } from './pipeline/portfolios.ts';
 import { createQueues } from './pipeline/queues.ts';
+import {
+  compileShippedPolicies,
+  type PolicyFile,
+  type ShippedPolicy,
+  shipPolicies,
+  warnOfPoliciesNotShipped,
+} from './pipeline/shipped-policies.ts';
 import { createStorage } from './pipeline/storage.ts';
 import { tokenSecretFor } from './pipeline/token-secret.ts';
 
 /** @public A portfolio to re-screen on a schedule, as the `portfolios` prop takes it. */
-export type { PortfolioDeclaration };
+/** @public A credit policy file shipped with the deployment, as the `policies` prop takes it. */
+export type { PolicyFile, PortfolioDeclaration };
 
 /**
  * The settings the construct takes as typed props of their own, each with its `@default`: one route per setting,
@@ -152,6 +161,13 @@ export interface CreditScreenPipelineProps {
    * @default 'pt-BR'
    */
   readonly reportLanguage?: ReportLanguage;
+  /**
+   * Credit policies (JDM files) shipped to `policies/` in the bucket when the stack deploys, for uploads, portfolios
+   * and `settings.defaultPolicy` to name. Each is compiled at synth with the functions' engine: one that does not
+   * compile fails `cdk synth` with one line naming the file and the node. Policies uploaded by hand sit beside them.
+   * @default none shipped: policies are uploaded to `policies/`
+   */
+  readonly policies?: readonly PolicyFile[];
 }
 
 /**
@@ -252,6 +268,7 @@ function composePipeline(
   scope: Construct,
   props: CreditScreenPipelineProps,
   { settings, portfolios }: ReturnType<typeof validatedProps>,
+  shippedPolicies: readonly ShippedPolicy[],
 ): PipelineParts {
   const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
   const { key, logGroupPrefix, accessLogsBucket, bucket, table } = createStorage(
@@ -280,9 +297,11 @@ function composePipeline(
   grantLeastPrivilege(scope, functions, { key, bucket, table, queues, tokenSecret, eventBus }, props);
   wireEventSources(functions, { bucket, queues, settings });
   const alarms = createAlarms(scope, { functions, queues, alarmTopic: props.alarmTopic });
+  const policyDeployment = shipPolicies(scope, bucket, shippedPolicies);
   acknowledgeGeneratedPermissions(scope, { functions, table, bucket, ...schedules });
   return {
     ...schedules,
+    policyDeployment,
     key,
     accessLogsBucket,
     bucket,
@@ -343,12 +362,20 @@ export class CreditScreenPipeline extends Construct {
   /** The schedules of the declared portfolios, by name. */
   readonly declaredSchedules: ReadonlyMap<string, scheduler.CfnSchedule>;
   readonly alarms: readonly cloudwatch.Alarm[];
+  /** Copies the `policies` prop's files to `policies/` at deploy; undefined when none is shipped. */
+  readonly policyDeployment: s3deploy.BucketDeployment | undefined;
 
   constructor(scope: Construct, id: string, props: CreditScreenPipelineProps) {
     super(scope, id);
     const validated = validatedProps(props);
     this.settings = validated.settings;
-    const parts = composePipeline(this, props, validated);
+    const shipped = compileShippedPolicies(this, props.policies ?? []);
+    warnOfPoliciesNotShipped(
+      this,
+      [{ by: 'defaultPolicy', policy: validated.settings.defaultPolicy }],
+      shipped,
+    );
+    const parts = composePipeline(this, props, validated, shipped);
     this.key = parts.key;
     this.bucket = parts.bucket;
     this.accessLogsBucket = parts.accessLogsBucket;
@@ -370,5 +397,6 @@ export class CreditScreenPipeline extends Construct {
     this.schedulerRole = parts.schedulerRole;
     this.declaredSchedules = parts.declaredSchedules;
     this.alarms = parts.alarms;
+    this.policyDeployment = parts.policyDeployment;
   }
 }

@@ -4,7 +4,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import { policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
+import { batchPolicyKey, policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { PipelineFunctions } from './functions.ts';
 
 /** The resources whose generated permissions cdk-nag reports. */
@@ -58,6 +58,8 @@ function acknowledgeFunctionRole(role: Construct, resources: AcknowledgedResourc
     ...Object.values(S3_LAYOUT).map((prefix) => `Resource::${bucketArn}/${prefix}*`),
     // The policy check writes verdicts only: one object per policy's hash.
     `Resource::${bucketArn}/${policyVerdictKey('*')}`,
+    // The worker reads each batch's copy of its policy, and nothing else of work/.
+    `Resource::${bucketArn}/${batchPolicyKey('*')}`,
   ]) {
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[${finding}]`,

@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
+import { batchPolicyKey, policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { PipelineFunctions } from './functions.ts';
 import type { PipelineQueues } from './queues.ts';
 import { grantTokenSecretKey, type TokenSecretProps } from './token-secret.ts';
@@ -53,6 +53,8 @@ export function grantLeastPrivilege(
   queues.work.grantSendMessages(worker);
   // Budget alerts (BudgetExhausted at 80 % and 100 % of a cap).
   eventBus.grantPutEventsTo(worker);
+  // A row is decided as it settles, by its batch's own copy of its policy (and nothing else of work/).
+  bucket.grantRead(worker, batchPolicyKey('*'));
 
   table.grantReadWriteData(finalise);
   bucket.grantRead(finalise, `${S3_LAYOUT.work}*`);

@@ -19,10 +19,11 @@ export type PipelineFunction = keyof typeof FUNCTION_MEMORY;
 
 /**
  * Native modules a function loads, shipped installed beside its bundle instead of bundled (esbuild cannot bundle a
- * `.node` binary): the finaliser evaluates credit policies with zen-engine's Rust core, and the policy check
- * compiles every uploaded policy with it.
+ * `.node` binary): the worker decides each row with zen-engine's Rust core as it settles it, the finaliser decides
+ * the rows the worker could not, and the policy check compiles every uploaded policy with it.
  */
 export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<PipelineFunction, readonly string[]>>> = {
+  worker: ['@gorules/zen-engine'],
   finalise: ['@gorules/zen-engine'],
   policyCheck: ['@gorules/zen-engine'],
 };
@@ -30,8 +31,8 @@ export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<PipelineFunction, 
 /**
  * The processor a function runs on: Graviton (arm64), except a function that ships a native module, which runs on
  * x86_64 — the binary npm installs on the machines that build and test the bundles (x86_64 here and in CI), so the
- * deployment test runs the very bundle that is deployed. One finaliser run per batch makes x86's higher price per
- * GB-second immaterial.
+ * deployment test runs the very bundle that is deployed. x86's higher price per GB-second (about a quarter more) is
+ * immaterial: a worker spends about a quarter GB-second per row, a millionth of a dollar more, beside a query's R$ 2.70.
  */
 export const functionArchitecture = (name: PipelineFunction): 'arm64' | 'x86_64' =>
   FUNCTION_NATIVE_MODULES[name] === undefined ? 'arm64' : 'x86_64';

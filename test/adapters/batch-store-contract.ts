@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { NewRow, Settlement, StoredReport } from '../../src/domain/batch/index.ts';
+import type { Decision } from '../../src/domain/decision/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
 import { queuedRows } from '../factories/batch-records.ts';
@@ -342,6 +343,33 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         );
       });
 
+      it('keeps the decision a worker made as it settled, as it was made (reasons in order, nulls kept)', async () => {
+        const document = rows[0]?.document as string;
+        const held = await claim();
+        const decision: Decision = {
+          decision: 'review',
+          reasons: [
+            { code: 'PROTESTO', text: 'Protesto em cartório' },
+            { code: 'SEM_SCORE', text: 'Score não calculado pelo bureau' },
+          ],
+          risk_band: null,
+          credit_limit: 1500.5,
+          detail: null,
+          trace: [
+            { node: 'Restrições', nodeId: 'n1', rule: 'r4', row: 4, description: 'Protestos' },
+            { node: 'Tipo de documento', nodeId: 'n0', rule: 's1', row: null, description: null },
+          ],
+        };
+
+        const { report } = screened(document, '2026-11-20T10:00:00.000Z');
+        await store.settleRow(batchId, 1, held.claimToken, { outcome: 'screened', report, decision });
+
+        expect((await store.getRows(batchId, [1]))[0]?.decision).toEqual(decision);
+        const paged = [];
+        for await (const page of store.rows(batchId)) paged.push(...page);
+        expect(paged.find((row) => row.row === 1)?.decision).toEqual(decision);
+      });
+
       it('settles a row from another batch’s purchase as cached: its report kept, nothing charged to it', async () => {
         const document = rows[1]?.document as string;
         const held = await claim(2);
@@ -349,6 +377,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
 
         expect(await store.settleRow(batchId, 2, held.claimToken, { outcome: 'cached', report })).toBe(true);
 
+        expect((await store.getRows(batchId, [2]))[0]?.decision ?? null).toBeNull();
         expect((await store.getRows(batchId, [2]))[0]).toMatchObject({
           state: 'cached',
           answered: false,

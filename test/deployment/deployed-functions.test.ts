@@ -8,6 +8,7 @@ import {
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDbBatchStores } from '../../src/adapters/aws/dynamodb-batch-store.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { resultKeys } from '../../src/contract/index.ts';
 import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
@@ -200,7 +201,7 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     }
   }, 120_000);
 
-  it('decides an upload with the policy it names under policies/, in the bundled finaliser with its engine', async () => {
+  it('decides an upload with the policy it names under policies/, in the bundled worker with its engine', async () => {
     deployed.emulator.reset();
     const policy = readFileSync('samples/policies/pessoa-fisica.json');
     await deployed.stack.clients.s3.send(
@@ -228,6 +229,14 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
         .every((value) => ['approve', 'review', 'decline'].includes(value ?? '')),
     ).toBe(true);
     expect(summary.some((line) => (line.decision_reasons ?? '').includes('POLICY_ERROR'))).toBe(false);
+    // The workers decided each row as they settled it (the finaliser only copies their decisions out).
+    const { batchRows } = dynamoDbBatchStores({
+      client: deployed.stack.clients.dynamo,
+      tableName: deployed.stack.resources.tableName,
+      retentionDays: 1,
+    });
+    const rows = await batchRows.getRows(batchId, [1, 2, 3, 4, 5, 6]);
+    expect(rows.map((row) => row.decision?.decision)).toEqual(summary.map((line) => line.decision));
   }, 120_000);
 
   it('rejects a policy that does not compile when it is uploaded, announces it, and refuses an upload that names it', async () => {

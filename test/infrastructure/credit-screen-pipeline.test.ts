@@ -93,14 +93,16 @@ describe('CreditScreenPipeline', () => {
     });
   });
 
-  it('runs seven Node.js 22 functions, on ARM but the finaliser and the policy check (their policy engine is x86_64), with the token secret referenced by ARN and never by value', () => {
+  it('runs seven Node.js 22 functions, on ARM but the worker, the finaliser and the policy check (their policy engine is x86_64), with the token secret referenced by ARN and never by value', () => {
     const { template } = built;
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x' },
     });
     expect(Object.keys(functions)).toHaveLength(7);
     for (const [id, fn] of Object.entries(functions)) {
-      const engine = id.startsWith('PipelineFinalise') || id.startsWith('PipelinePolicyCheck');
+      const engine = ['PipelineWorker', 'PipelineFinalise', 'PipelinePolicyCheck'].some((prefix) =>
+        id.startsWith(prefix),
+      );
       expect(fn.Properties.Architectures).toEqual([engine ? 'x86_64' : 'arm64']);
       const variables = fn.Properties.Environment.Variables;
       expect(variables.BUREAU_TOKEN_SECRET_ID).toEqual({

@@ -179,7 +179,11 @@ export class LocalPipeline {
       policyLoader: zenCreditPolicyLoader,
     };
     const handlers = {
-      worker: createWorkerHandler({ ...base, settings: workerSettings(settings) }),
+      worker: createWorkerHandler({
+        ...base,
+        settings: workerSettings(settings),
+        policyLoader: zenCreditPolicyLoader,
+      }),
       deadLetter: createDeadLetterHandler(base),
       finalise: createFinaliseHandler(this.#finalise),
     };

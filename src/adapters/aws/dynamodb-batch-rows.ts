@@ -9,6 +9,7 @@ import {
   type RowRecord,
   type Settlement,
   settlementAnswered,
+  settlementDecision,
   settlementDetail,
   settlementReport,
 } from '../../domain/batch/index.ts';
@@ -186,13 +187,14 @@ export class DynamoDbBatchRows implements BatchRows {
     const report = settlementReport(settlement);
     const detail = settlementDetail(settlement);
     const answered = settlementAnswered(settlement);
+    const decision = settlementDecision(settlement);
     // The holder knows what became of its call now: nothing is pending any more; a paid answer is recorded.
     const transactItems: TransactItems = [
       {
         Update: {
           TableName: this.#db.tableName,
           Key: rowKey(batchId, row),
-          UpdateExpression: `SET #state = :state, detail = :detail, report = :report, reportKey = :reportKey, callPending = :false${answered ? ', answered = :true' : ''} REMOVE claimToken, claimExpiresAt`,
+          UpdateExpression: `SET #state = :state, detail = :detail, report = :report, reportKey = :reportKey, decision = :decision, callPending = :false${answered ? ', answered = :true' : ''} REMOVE claimToken, claimExpiresAt`,
           ConditionExpression: `${rowStateIn('settle').condition} AND claimToken = :token`,
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
@@ -200,6 +202,7 @@ export class DynamoDbBatchRows implements BatchRows {
             ':detail': detail,
             ':report': report ? reportColumns(report.report) : null,
             ':reportKey': report ? report.key : null,
+            ':decision': decision,
             ...rowStateIn('settle').values,
             ':token': claimToken,
             ':false': false,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { BatchRecord, RowRecord, StoredReport } from '../../domain/batch/index.ts';
+import { decisionSchema } from '../../domain/decision/index.ts';
 import type { NormalisedReport } from '../../domain/report/index.ts';
 import { BUREAUS } from '../../domain/report/index.ts';
 import type { Quote } from '../../domain/spend/index.ts';
@@ -65,6 +66,7 @@ const rowItemSchema = z.object({
   transientFailures: count,
   report: reportColumnsSchema.nullish().transform((value) => value ?? null),
   reportKey: reportKeySchema.nullish().transform((value) => value ?? null),
+  decision: decisionSchema.nullish().transform((value) => value ?? null),
   callPending: z.boolean().default(false),
   uncertainCalls: count,
   answered: z.boolean().default(false),

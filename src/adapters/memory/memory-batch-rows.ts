@@ -7,6 +7,7 @@ import {
   rowMay,
   type Settlement,
   settlementAnswered,
+  settlementDecision,
   settlementDetail,
   settlementReport,
 } from '../../domain/batch/index.ts';
@@ -113,6 +114,7 @@ export class MemoryBatchRows implements BatchRows {
       detail: settlementDetail(settlement),
       report: report ? reportColumns(report.report) : null,
       reportKey: report ? report.key : null,
+      decision: settlementDecision(settlement),
       callPending: false,
       answered: current.answered || settlementAnswered(settlement),
       claimToken: null,

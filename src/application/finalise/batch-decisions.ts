@@ -8,23 +8,19 @@ import {
   decisionInput,
   policyError,
 } from '../../domain/decision/index.ts';
-import type {
-  CreditPolicy,
-  CreditPolicyLoader,
-  Logger,
-  ObjectStore,
-  ReportHistory,
-} from '../../domain/ports/index.ts';
+import type { ReportHistory } from '../../domain/ports/index.ts';
 import type { NormalisedReport } from '../../domain/report/index.ts';
+import { type OpenedPolicy, openBatchPolicy, type PolicyOpening } from '../policies/open-batch-policy.ts';
 
 /** Rows of a page decided at a time: the engine is fast, but a policy answers asynchronously. */
 const DECISIONS_IN_FLIGHT = 50;
 
 /**
- * Decides the rows of a batch with the policy it was ingested with, in the finaliser: every row with a report
- * (`screened`, `cached`) once, a duplicate with its first occurrence's decision. The finaliser is where every row's
- * report and the customer's columns are read anyway, and deciding there costs one engine evaluation per row, no
- * bureau request and no change to the worker's paid path; `decide` does the same over stored results.
+ * The decisions of a batch's rows, for the finaliser's files: every row with a report (`screened`, `cached`) once,
+ * a duplicate with its first occurrence's decision. The workers decide the rows they settle (they hold the report
+ * then); this takes their decisions as stored and evaluates the batch's policy only for the rest: rows reused at
+ * ingest, rows settled while the policy could not be opened, and a re-screen's previous reports. `decide` does the
+ * same over stored results.
  *
  * A policy copy that cannot be read or no longer compiles decides every row `review` with `POLICY_ERROR`, never
  * `approve`, and says why in the detail.
@@ -39,44 +35,27 @@ export class BatchDecisions {
 
   private constructor(
     readonly batch: BatchRecord,
-    readonly policy: CreditPolicy | { readonly failure: string },
+    readonly policy: OpenedPolicy,
   ) {}
 
   /** The batch's decider; null for a batch ingested without a policy (it gets no decision columns). */
-  static async open(
-    batch: BatchRecord,
-    deps: {
-      readonly objects: Pick<ObjectStore, 'readTextIfExists'>;
-      readonly policyLoader?: CreditPolicyLoader;
-      readonly logger: Logger;
-    },
-  ): Promise<BatchDecisions | null> {
-    if (batch.policy === null) return null;
-    const text = await deps.objects.readTextIfExists(batch.policy.key);
-    if (text === null || deps.policyLoader === undefined) {
-      const failure = text === null ? 'the batch’s copy of its policy is missing' : 'no policy engine here';
-      deps.logger.error('the batch’s policy cannot be used; its rows go to review', {
-        batchId: batch.batchId,
-        failure,
-      });
-      return new BatchDecisions(batch, { failure });
-    }
-    const loaded = deps.policyLoader.load(batch.policy.name, text);
-    if (!loaded.ok) {
-      deps.logger.error('the batch’s policy does not compile; its rows go to review', {
-        batchId: batch.batchId,
-        error: loaded.error,
-      });
-      return new BatchDecisions(batch, { failure: loaded.error });
-    }
-    return new BatchDecisions(batch, loaded.policy);
+  static async open(batch: BatchRecord, deps: PolicyOpening): Promise<BatchDecisions | null> {
+    const policy = await openBatchPolicy(batch, deps);
+    return policy === null ? null : new BatchDecisions(batch, policy);
   }
 
-  /** Decides the page's rows that have a report; the decisions are kept for {@link decisionOf}. */
+  /**
+   * Decides the page's rows that have a report; the decisions are kept for {@link decisionOf}. A row the worker
+   * decided when it settled keeps that decision (the same policy copy decided it); only the others are evaluated
+   * here: rows reused at ingest, rows settled while the policy could not be opened.
+   */
   async decidePage(page: readonly RowRecord[], reports: Pick<ReportHistory, 'getReports'>): Promise<void> {
-    const withReports = page.filter(
-      (row) => row.reportKey !== null && (row.state === 'screened' || row.state === 'cached'),
-    );
+    const withReports: RowRecord[] = [];
+    for (const row of page) {
+      if (row.reportKey === null || (row.state !== 'screened' && row.state !== 'cached')) continue;
+      if (row.decision) this.#decided.set(row.row, row.decision);
+      else withReports.push(row);
+    }
     if (withReports.length === 0) return;
     const stored = await reports.getReports(
       withReports.map((row) => row.reportKey as NonNullable<typeof row.reportKey>),

@@ -20,10 +20,10 @@ export type PolicyChoice =
  * Which policy decides a batch: the one its upload names in its `policy` metadata, else the portfolio's, else the
  * deployment's default; none when nothing names one. A name that is not a policy's, or a policy that is not in the
  * bucket, refuses the file before anything is bought: a batch meant to be decided is never screened undecided.
- * The policy is only read here (its hash taken); the finaliser compiles it. A policy the upload check rejected
- * (`checkPolicyUpload`: the same bytes, by their hash) refuses the file too. One not checked yet (uploaded a moment
- * ago) is used: the finaliser then decides its rows `review` with `POLICY_ERROR` if it does not compile, never
- * `approve`.
+ * The policy is only read here (its hash taken); the workers and the finaliser compile the batch's copy. A policy
+ * the upload check rejected (`checkPolicyUpload`: the same bytes, by their hash) refuses the file too. One not
+ * checked yet (uploaded a moment ago) is used: its rows are then decided `review` with `POLICY_ERROR` if it does not
+ * compile, never `approve`.
  */
 export async function choosePolicy(
   batchId: string,

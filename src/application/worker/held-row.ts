@@ -13,6 +13,7 @@ import type {
   BatchRows,
   BureauGateway,
   ChargeBudget,
+  CreditPolicyLoader,
   DocumentPurchases,
   EventPublisher,
   Logger,
@@ -56,6 +57,11 @@ export interface WorkerDependencies {
   readonly visibility: MessageVisibility;
   readonly logger: Logger;
   readonly settings: WorkerSettings;
+  /**
+   * Compiles batch policies, so that a row is decided as it settles, with its report in hand; without it (or when
+   * the batch's policy cannot be opened) the finaliser decides the row.
+   */
+  readonly policyLoader?: CreditPolicyLoader;
   readonly now?: () => number;
   readonly random?: () => number;
 }
@@ -113,6 +119,8 @@ export class HeldRow {
 
   constructor(
     readonly message: WorkMessage,
+    /** The row's batch, as this invocation read it: its policy decides the row's report. */
+    readonly batch: BatchRecord,
     readonly claimToken: string,
     readonly row: RowRecord,
     /** The previous holder left a call unaccounted for: its answer may be waiting under the row's key. */

@@ -12,6 +12,8 @@ import {
   type WorkerDependencies,
 } from './held-row.ts';
 
+import { decideHeldRow } from './row-decision.ts';
+
 const ANSWER_PERSIST_ATTEMPTS = 3;
 
 /**
@@ -149,7 +151,8 @@ async function settleAnswer(
     report,
     rawKey: settled.rawKey,
   };
-  return held.settle({ outcome: settled.outcome, report: stored });
+  const decision = await decideHeldRow(held, report);
+  return held.settle({ outcome: settled.outcome, report: stored, decision });
 }
 
 /** A persisted answer for this row's bureau and document, or null (none there, or not what it should be). */

@@ -133,7 +133,15 @@ async function screenOne(
     // Another worker holds the row. If it crashed, its lease runs out and this message can take over then.
     return retryAfter(settings.claimLeaseSeconds);
   }
-  const held = new HeldRow(message, claim.claimToken, claim.row, claim.inheritedCall, deps, invocation);
+  const held = new HeldRow(
+    message,
+    batch,
+    claim.claimToken,
+    claim.row,
+    claim.inheritedCall,
+    deps,
+    invocation,
+  );
   try {
     return await screenHeldRow(held, batch, deps, invocation, signal);
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { Decision } from '../decision/index.ts';
 import type { DocumentType } from '../documents/index.ts';
 import type { Bureau, NormalisedReport, ReportColumns } from '../report/index.ts';
 import type { Quote } from '../spend/quote.ts';
@@ -160,6 +161,11 @@ export interface NewRow {
   /** For a `cached` row: the reused report's figures and where it is kept. */
   readonly report?: ReportColumns | null;
   readonly reportKey?: ReportKey | null;
+  /**
+   * What the batch's policy decided on the row's report when it settled, so the finaliser does not decide it again;
+   * absent or null when it was not decided then (no policy, the policy could not be opened, a row reused at ingest).
+   */
+  readonly decision?: Decision | null;
 }
 
 export interface RowRecord extends Omit<NewRow, 'state' | 'report' | 'reportKey'> {
@@ -193,9 +199,9 @@ export const chargeStateOfRow = (row: RowRecord): ChargeState =>
  * always for `screened`, sometimes for `failed` (an answer too large to read is charged all the same).
  */
 export type Settlement =
-  | { readonly outcome: 'screened'; readonly report: StoredReport }
+  | { readonly outcome: 'screened'; readonly report: StoredReport; readonly decision?: Decision | null }
   /** Another batch's purchase of the same document answered this row: nothing was bought for it. */
-  | { readonly outcome: 'cached'; readonly report: StoredReport }
+  | { readonly outcome: 'cached'; readonly report: StoredReport; readonly decision?: Decision | null }
   | { readonly outcome: 'failed'; readonly reason: string; readonly answered?: boolean }
   | { readonly outcome: 'cancelled'; readonly reason: string }
   | { readonly outcome: 'not_queried'; readonly reason: string };
@@ -209,6 +215,10 @@ export const counterOf = (
 /** The report a settlement stores on its row (a screened or a shared one); null for the others. */
 export const settlementReport = (settlement: Settlement): StoredReport | null =>
   settlement.outcome === 'screened' || settlement.outcome === 'cached' ? settlement.report : null;
+
+/** What the batch's policy decided on a settlement's report, when the holder decided it; else null. */
+export const settlementDecision = (settlement: Settlement): Decision | null =>
+  settlement.outcome === 'screened' || settlement.outcome === 'cached' ? (settlement.decision ?? null) : null;
 
 /** Whether a settlement records a paid answer. */
 export const settlementAnswered = (settlement: Settlement): boolean =>

@@ -1,3 +1,4 @@
+import { zenCreditPolicyLoader } from '../../adapters/decision/zen-credit-policy.ts';
 import { lambdaRuntime } from '../shared/lambda-runtime.ts';
 import { workerSettings } from '../shared/pipeline-adapters.ts';
 import { createWorkerHandler } from './worker-handler.ts';
@@ -7,4 +8,5 @@ const runtime = lambdaRuntime();
 export const handler = createWorkerHandler({
   ...runtime,
   settings: workerSettings(runtime.environment.settings),
+  policyLoader: zenCreditPolicyLoader,
 });

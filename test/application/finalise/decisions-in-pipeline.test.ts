@@ -11,7 +11,7 @@ import { ingestUpload } from '../../../src/application/ingest/ingest-upload.ts';
 import { checkPolicyUpload } from '../../../src/application/policies/check-policy-upload.ts';
 import { screenDocuments } from '../../../src/application/worker/screen-documents.ts';
 import { duplicateTargetsKey, policyKey, S3_LAYOUT } from '../../../src/contract/index.ts';
-import type { BureauGateway } from '../../../src/domain/ports/index.ts';
+import type { BureauGateway, CreditPolicyLoader } from '../../../src/domain/ports/index.ts';
 import { DECISION_COLUMNS, SUMMARY_COLUMNS } from '../../../src/domain/summary/index.ts';
 import { workerSettings } from '../../../src/functions/shared/pipeline-adapters.ts';
 import { distinctDocuments } from '../../factories/customer-lists.ts';
@@ -42,9 +42,16 @@ let uploads = 0;
 async function screenList(
   csv: string,
   metadata: Record<string, string> = {},
-  beforeFinalise: (batchId: string) => void = () => undefined,
-  portfolio?: { name: string; policy: string },
+  options: {
+    readonly beforeFinalise?: (batchId: string) => void;
+    readonly portfolio?: { name: string; policy: string };
+    /** The workers decide as they settle (as deployed); false leaves every decision to the finaliser. */
+    readonly workerDecides?: boolean;
+    /** The finaliser's engine (the real one unless a test counts its evaluations). */
+    readonly finaliserLoader?: CreditPolicyLoader;
+  } = {},
 ) {
+  const { portfolio, beforeFinalise = () => undefined } = options;
   uploads++;
   const key = `${S3_LAYOUT.incoming}a/decided-${uploads}.csv`;
   test.objects.put(key, csv, metadata);
@@ -72,9 +79,15 @@ async function screenList(
     bureau,
     settings: workerSettings(test.settings),
   };
-  await screenDocuments(queue.work.map(deliveryOf), deps);
+  await screenDocuments(queue.work.map(deliveryOf), {
+    ...deps,
+    ...(options.workerDecides === false ? {} : { policyLoader: zenCreditPolicyLoader }),
+  });
   beforeFinalise(batchId);
-  const manifest = await finaliseBatch(batchId, { ...deps, policyLoader: zenCreditPolicyLoader });
+  const manifest = await finaliseBatch(batchId, {
+    ...deps,
+    policyLoader: options.finaliserLoader ?? zenCreditPolicyLoader,
+  });
   const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
   const reports = (await test.readText(manifest?.files?.reports ?? ''))
     .split('\n')
@@ -88,7 +101,85 @@ async function screenList(
   return { batchId, manifest, summary, reports, header, changes, page };
 }
 
-describe('decisions in the pipeline (the finaliser evaluates the batch’s policy)', () => {
+/** The batch's rows as the store holds them. */
+async function collectRows(batchId: string) {
+  const rows = [];
+  for await (const page of test.adapters.batchRows.rows(batchId)) rows.push(...page);
+  return rows;
+}
+
+/** The real engine, counting the decisions its policies make. */
+function countingLoader(): CreditPolicyLoader & { decided: number } {
+  const counting = {
+    decided: 0,
+    load(name: string, contents: Uint8Array | string) {
+      const loaded = zenCreditPolicyLoader.load(name, contents);
+      if (!loaded.ok) return loaded;
+      const { policy } = loaded;
+      return {
+        ...loaded,
+        policy: {
+          ...policy,
+          name: policy.name,
+          sha256: policy.sha256,
+          customerColumnsRead: policy.customerColumnsRead,
+          decide: (input: Parameters<typeof policy.decide>[0]) => {
+            counting.decided++;
+            return policy.decide(input);
+          },
+        },
+      };
+    },
+  };
+  return counting;
+}
+
+describe('decisions in the pipeline (the worker decides as it settles; the finaliser what it could not)', () => {
+  it('decides each row in the worker, with the report in hand: the finaliser evaluates nothing again', async () => {
+    const documents = distinctDocuments(10, 'decided by workers');
+    const csv = `cpf_cnpj,requested_amount\n${[...documents, documents[1]].map((cell) => `${cell},"R$ 20.000,00"`).join('\n')}\n`;
+    const finaliser = countingLoader();
+
+    const { batchId, summary, reports } = await screenList(
+      csv,
+      { policy: 'pessoa-fisica.json' },
+      { finaliserLoader: finaliser },
+    );
+
+    const stored = await collectRows(batchId);
+    expect(stored.filter((row) => row.state === 'screened').every((row) => row.decision)).toBe(true);
+    expect(finaliser.decided).toBe(0);
+    for (const row of stored.filter((line) => line.state === 'screened'))
+      expect(summary[row.row - 1]?.decision).toBe(row.decision?.decision);
+    expect(summary[10]?.decision).toBe(summary[1]?.decision); // the duplicate repeats its first occurrence
+    expect(reports.every((line) => (line.decision?.trace.length ?? 0) > 0)).toBe(true);
+  });
+
+  it('decides in the finaliser exactly what the workers would have: the same rows, the same decisions', async () => {
+    const documents = distinctDocuments(30, 'decided either way');
+    const csv = `cpf_cnpj,requested_amount\n${documents.map((cell, index) => `${cell},${index % 3 ? 5000 : 90000}`).join('\n')}\n`;
+    const finaliser = countingLoader();
+
+    const byWorkers = await screenList(csv, { policy: 'pessoa-fisica.json' });
+    const byFinaliser = await screenList(
+      csv,
+      { policy: 'pessoa-fisica.json' },
+      { workerDecides: false, finaliserLoader: finaliser },
+    );
+
+    expect(finaliser.decided).toBe(30);
+    const decisionsOf = (summary: typeof byWorkers.summary) =>
+      summary.map((line) => [
+        line.document,
+        line.decision,
+        line.decision_reasons,
+        line.risk_band,
+        line.credit_limit,
+      ]);
+    expect(decisionsOf(byFinaliser.summary)).toEqual(decisionsOf(byWorkers.summary));
+    expect(new Set(byWorkers.summary.map((line) => line.decision)).size).toBeGreaterThan(1);
+  });
+
   it('decides every row with a report, repeats the decision on duplicates, and says which policy decided', async () => {
     const documents = distinctDocuments(12, 'decided batch');
     const rows = [...documents, documents[0] as string, 'not-a-document'];
@@ -160,7 +251,7 @@ describe('decisions in the pipeline (the finaliser evaluates the batch’s polic
     const { summary } = await screenList(
       `cpf_cnpj\n${first}\n${second}\n${first}\n`,
       { policy: 'pessoa-fisica.json' },
-      (batchId) => test.objects.delete(duplicateTargetsKey(batchId)),
+      { beforeFinalise: (batchId) => test.objects.delete(duplicateTargetsKey(batchId)) },
     );
 
     expect(summary.map((line) => line.status)).toEqual(['screened', 'screened', 'duplicate']);
@@ -174,10 +265,13 @@ describe('decisions in the pipeline (the finaliser evaluates the batch’s polic
     await screenList(list, { policy: 'pessoa-fisica.json' });
     test.emulator.setEpoch(1);
     try {
-      const { manifest, summary, changes } = await screenList(list, {}, undefined, {
-        name: 'carteira',
-        policy: 'pessoa-fisica.json',
-      });
+      const { manifest, summary, changes } = await screenList(
+        list,
+        {},
+        {
+          portfolio: { name: 'carteira', policy: 'pessoa-fisica.json' },
+        },
+      );
 
       const moves = changes.filter((line) => (line.change ?? '').startsWith('decision_'));
       expect(moves.length).toBeGreaterThan(0);
