@@ -48,5 +48,10 @@ export class CreditScreenStack extends Stack {
     output('WorkQueueUrl', this.pipeline.workQueue.queueUrl, 'One message per document to screen');
     output('FinaliseQueueUrl', this.pipeline.finaliseQueue.queueUrl, 'One message per batch to finalise');
     output('TokenSecretArn', this.pipeline.tokenSecret.secretArn, 'Put the bureau token here');
+    output(
+      'EventBusName',
+      this.pipeline.eventBus.eventBusName,
+      'Where the pipeline announces batches, budgets, policies and overrides (credit-screen override publishes here)',
+    );
   }
 }

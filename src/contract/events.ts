@@ -6,4 +6,5 @@ export const EVENTS = {
   budgetExhausted: 'BudgetExhausted',
   batchAwaitingApproval: 'BatchAwaitingApproval',
   policyRejected: 'PolicyRejected',
+  overrideRecorded: 'OverrideRecorded',
 } as const;

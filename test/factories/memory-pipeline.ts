@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { memoryBatchStores } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
+import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decision-overrides.ts';
 import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-document-purchases.ts';
 import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
@@ -31,6 +32,7 @@ export async function startMemoryPipeline(
   });
   const budget = new MemoryChargeBudget();
   const purchases = new MemoryDocumentPurchases();
+  const overrides = new MemoryDecisionOverrides();
   const events = new RecordingEventPublisher();
   let uploads = 0;
   return {
@@ -41,7 +43,7 @@ export async function startMemoryPipeline(
     budget,
     events,
     purchases,
-    adapters: { ...stores, purchases, objects, limiter, budget, events },
+    adapters: { ...stores, purchases, overrides, objects, limiter, budget, events },
     /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
     upload(csv: string, bureau: Bureau): UploadedObject {
       uploads++;

@@ -341,7 +341,14 @@ describe('CreditScreenPipeline', () => {
   });
 
   it('exposes the stack outputs the CLI reads', () => {
-    for (const output of ['BucketName', 'TableName', 'WorkQueueUrl', 'FinaliseQueueUrl', 'TokenSecretArn'])
+    for (const output of [
+      'BucketName',
+      'TableName',
+      'WorkQueueUrl',
+      'FinaliseQueueUrl',
+      'TokenSecretArn',
+      'EventBusName',
+    ])
       built.template.hasOutput(output, {});
   });
 

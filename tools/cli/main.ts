@@ -27,6 +27,10 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['report'], load: async () => (await import('./commands/report.ts')).registerReportCommand },
   { names: ['decide'], load: async () => (await import('./commands/decide.ts')).registerDecideCommand },
   {
+    names: ['review', 'override', 'export'],
+    load: async () => (await import('./commands/review.ts')).registerReviewCommands,
+  },
+  {
     names: ['batches', 'status', 'cancel', 'redrive', 'approve', 'reject', 'resume'],
     load: async () => (await import('./commands/batch-control.ts')).registerBatchControlCommands,
   },

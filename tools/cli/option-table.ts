@@ -6,6 +6,7 @@ import {
 } from '../../service-client/ai-studio-rules.ts';
 import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../src/contract/settings.ts';
 import { DEFAULT_REPORT_LANGUAGE, REPORT_LANGUAGES } from '../../src/domain/batch-report/report-language.ts';
+import { MAX_OVERRIDE_BY, MAX_OVERRIDE_REASON, OVERRIDE_VALUES } from '../../src/domain/decision/override.ts';
 import { DEFAULT_MAX_ROWS } from '../../src/domain/intake/index.ts';
 import { BUREAUS } from '../../src/domain/report/raw-credit-report.ts';
 import { DEFAULT_EMULATOR_TOKEN } from '../emulator/service-emulator.ts';
@@ -109,6 +110,8 @@ const MAX_RATE = 10_000;
 const MIN_RATE = 0.01;
 const MAX_EPOCH = 1_000_000;
 const MAX_TEXT = 4096;
+/** A credit limit far above any a batch screening grants. */
+const MAX_CREDIT_LIMIT = 1_000_000_000;
 /** Where `credit-screen emulator` listens by default, so the AI commands work against it with no setup. */
 const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8787';
 
@@ -585,6 +588,45 @@ export const OPTION_TABLE = {
     ...TARGET_OPTIONS,
   ],
   status: [json(), ...TARGET_OPTIONS],
+  review: [json(), ...TARGET_OPTIONS],
+  override: [
+    {
+      flags: '--row <n>',
+      description: 'the row of the list (the summary’s row column)',
+      value: { type: 'integer', min: 1, max: MAX_DOCUMENTS, unit: 'row' },
+      required: true,
+    },
+    {
+      flags: '--decision <decision>',
+      description: 'the final decision',
+      value: { type: 'choice', choices: OVERRIDE_VALUES },
+      required: true,
+    },
+    {
+      flags: '--limit <brl>',
+      description: 'the credit limit granted, in reais (an approval only)',
+      value: { type: 'number', min: 0, max: MAX_CREDIT_LIMIT, unit: 'R$' },
+    },
+    {
+      flags: '--reason <text>',
+      description: 'why the decision is changed, in words the auditors read',
+      value: { type: 'text', maxLength: MAX_OVERRIDE_REASON },
+      required: true,
+    },
+    {
+      flags: '--by <who>',
+      description: 'who decides: a name or an e-mail',
+      value: { type: 'text', maxLength: MAX_OVERRIDE_BY },
+      required: true,
+    },
+    json(),
+    ...TARGET_OPTIONS,
+  ],
+  export: [
+    resultsFolder('where to put the batch’s results with the final decisions (default out/<batchId>)'),
+    json(),
+    ...TARGET_OPTIONS,
+  ],
   cancel: WORK_OPTIONS,
   redrive: WORK_OPTIONS,
   approve: WORK_OPTIONS,

@@ -1,14 +1,18 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { EventBridgePublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
 import { type BatchStores, joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import type {
   BatchStore,
   ChargeBudget,
+  DecisionOverrides,
+  EventPublisher,
   Logger,
   ObjectStore,
   WorkQueue,
@@ -30,6 +34,9 @@ export interface PipelineConnection extends BatchStores {
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
   readonly budget: ChargeBudget;
+  readonly overrides: DecisionOverrides;
+  /** The pipeline's events: the stack's bus, or the local pipeline's record of them. */
+  readonly events: EventPublisher;
   readonly logger: Logger;
   /** Set for the local state: the pipeline, whose workers run while the connection is open. */
   readonly local: LocalPipeline | null;
@@ -78,6 +85,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
     }),
     s3: new S3Client({}),
     sqs: new SQSClient({}),
+    eventBridge: new EventBridgeClient({}),
   };
   const adapters = createPipelineAdapters(
     clients,
@@ -90,9 +98,14 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
     // Only TTLs of items written here depend on settings; the control commands write none of their own.
     DEFAULT_SETTINGS,
   );
+  const eventBusName = outputs.get('EventBusName');
   return {
     where: `stack ${stackName}`,
     ...adapters,
+    events:
+      eventBusName === undefined
+        ? eventsNotAnnounced(stackName)
+        : new EventBridgePublisher({ client: clients.eventBridge, eventBusName }),
     store: joinBatchStores(adapters),
     logger: new MemoryLogger(),
     local: null,
@@ -100,7 +113,25 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
       clients.dynamo.destroy();
       clients.s3.destroy();
       clients.sqs.destroy();
+      clients.eventBridge.destroy();
     },
+  };
+}
+
+/** A stack deployed before it named its event bus: events cannot be announced until it is deployed again. */
+function eventsNotAnnounced(stackName: string): EventPublisher {
+  const refuse = async () => {
+    throw new Error(
+      `stack ${stackName} has no EventBusName output (deployed before overrides): deploy it again`,
+    );
+  };
+  return {
+    batchCompleted: refuse,
+    policyRejected: refuse,
+    overrideRecorded: refuse,
+    batchAwaitingApproval: refuse,
+    portfolioChanged: refuse,
+    budgetExhausted: refuse,
   };
 }
 
@@ -137,6 +168,7 @@ async function connectToLocalState(
   return {
     where: `local state ${stateDirectory}`,
     ...pipeline.adapters,
+    events: pipeline.events,
     store: pipeline.store,
     logger: pipeline.logger,
     local: pipeline,

@@ -167,7 +167,7 @@ class StoredItemError extends Error {
   override readonly name = 'StoredItemError';
 }
 
-function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>, what: string): T {
+export function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>, what: string): T {
   const result = schema.safeParse(item);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -5,6 +5,7 @@ import type {
   BatchCompletedEvent,
   BudgetExhaustedEvent,
   EventPublisher,
+  OverrideRecordedEvent,
   PolicyRejectedEvent,
   PortfolioChangedEvent,
 } from '../../domain/ports/index.ts';
@@ -41,6 +42,10 @@ export class EventBridgePublisher implements EventPublisher {
 
   policyRejected(event: PolicyRejectedEvent): Promise<void> {
     return this.#put(EVENTS.policyRejected, event);
+  }
+
+  overrideRecorded(event: OverrideRecordedEvent): Promise<void> {
+    return this.#put(EVENTS.overrideRecorded, event);
   }
 
   async #put(detailType: string, detail: object): Promise<void> {

@@ -4,6 +4,7 @@ import type {
   BatchCompletedEvent,
   BudgetExhaustedEvent,
   EventPublisher,
+  OverrideRecordedEvent,
   PolicyRejectedEvent,
   PortfolioChangedEvent,
 } from '../../domain/ports/index.ts';
@@ -14,7 +15,8 @@ export type PublishedEvent =
   | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent }
   | { readonly detailType: typeof EVENTS.budgetExhausted; readonly detail: BudgetExhaustedEvent }
   | { readonly detailType: typeof EVENTS.batchAwaitingApproval; readonly detail: BatchAwaitingApprovalEvent }
-  | { readonly detailType: typeof EVENTS.policyRejected; readonly detail: PolicyRejectedEvent };
+  | { readonly detailType: typeof EVENTS.policyRejected; readonly detail: PolicyRejectedEvent }
+  | { readonly detailType: typeof EVENTS.overrideRecorded; readonly detail: OverrideRecordedEvent };
 
 /** Keeps published events in memory (local runs and tests), where there is no EventBridge to send them to. */
 export class RecordingEventPublisher implements EventPublisher {
@@ -38,5 +40,9 @@ export class RecordingEventPublisher implements EventPublisher {
 
   async policyRejected(event: PolicyRejectedEvent): Promise<void> {
     this.events.push({ detailType: EVENTS.policyRejected, detail: event });
+  }
+
+  async overrideRecorded(event: OverrideRecordedEvent): Promise<void> {
+    this.events.push({ detailType: EVENTS.overrideRecorded, detail: event });
   }
 }

@@ -361,9 +361,25 @@ export interface PolicyRejectedEvent {
   readonly problem: string;
 }
 
+/** A person decided a row the policy had decided (`credit-screen override`). */
+export interface OverrideRecordedEvent {
+  readonly batchId: string;
+  readonly row: number;
+  readonly decision: 'approve' | 'decline';
+  /** The policy's decision, which stays in the batch's files. */
+  readonly previousDecision: 'approve' | 'review' | 'decline';
+  readonly creditLimit: number | null;
+  /** Who decided (a name or an e-mail); the reason stays with the override, not in the event. */
+  readonly by: string;
+  readonly at: string;
+  /** The policy that decided the batch, by its name. */
+  readonly policy: string | null;
+}
+
 export interface EventPublisher {
   batchCompleted(event: BatchCompletedEvent): Promise<void>;
   policyRejected(event: PolicyRejectedEvent): Promise<void>;
+  overrideRecorded(event: OverrideRecordedEvent): Promise<void>;
   batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void>;
   portfolioChanged(event: PortfolioChangedEvent): Promise<void>;
   budgetExhausted(event: BudgetExhaustedEvent): Promise<void>;
@@ -438,6 +454,17 @@ export interface CreditPolicy {
   decide(
     input: import('../decision/index.ts').DecisionInput,
   ): Promise<import('../decision/index.ts').Decision>;
+}
+
+/**
+ * People's final decisions on decided rows, kept beside their batch and append-only: an override is never updated
+ * nor removed (a later one of the same row corrects it), so who decided what, and when, stays known.
+ */
+export interface DecisionOverrides {
+  /** Records one override; refused when that row already has one recorded at the same instant. */
+  recordOverride(override: import('../decision/index.ts').DecisionOverride): Promise<void>;
+  /** Every override of a batch, in row order, then in the order they were recorded. */
+  overridesOf(batchId: string): Promise<import('../decision/index.ts').DecisionOverride[]>;
 }
 
 /** A policy's loading: the policy and its warnings, or the one line that says why it was refused. */

@@ -5,7 +5,13 @@ import type { DocumentType } from '../documents/index.ts';
 import { CHANGE_KINDS, type ChangeKind } from '../monitoring/change-detection.ts';
 import { CHANGES_COLUMNS, type ChangeRow } from '../monitoring/changes-csv.ts';
 import { BUREAUS, type Bureau } from '../report/index.ts';
-import { DECISION_COLUMNS, ROW_STATUSES, SUMMARY_COLUMNS, type SummaryStatus } from './summary-csv.ts';
+import {
+  DECISION_COLUMNS,
+  FINAL_DECISION_COLUMNS,
+  ROW_STATUSES,
+  SUMMARY_COLUMNS,
+  type SummaryStatus,
+} from './summary-csv.ts';
 import { CHARGE_STATES, type ChargeState, type StatisticsRow } from './summary-statistics.ts';
 
 /** A results file that is not what the pipeline writes. */
@@ -46,7 +52,12 @@ function readResultsCsv(
         index = new Map(cells.map((header, position) => [header, position]));
         const missing = ownColumns.filter((column) => !index.has(column));
         if (missing.length > 0) throw new ResultsFileError(`missing columns: ${missing.join(', ')}`);
-        const own = new Set<string>([...ownColumns, CHARGE_STATE_COLUMN, ...DECISION_COLUMNS]);
+        const own = new Set<string>([
+          ...ownColumns,
+          CHARGE_STATE_COLUMN,
+          ...DECISION_COLUMNS,
+          ...FINAL_DECISION_COLUMNS,
+        ]);
         passThroughIndexes = cells.flatMap((header, position) => (own.has(header) ? [] : [position]));
         return;
       }

@@ -83,6 +83,13 @@ export const SUMMARY_COLUMNS = [
 /** The columns a batch decided by a policy adds after the report's, before the customer's own. */
 export const DECISION_COLUMNS = ['decision', 'decision_reasons', 'risk_band', 'credit_limit'] as const;
 
+/**
+ * The final decision of each decided row, after the policy's own columns, in a summary `credit-screen export`
+ * rewrote: a person's override where there is one (`decided_by` names them), else the policy's decision
+ * (`policy:<name>`, decided when the batch completed).
+ */
+export const FINAL_DECISION_COLUMNS = ['final_decision', 'decided_by', 'decided_at'] as const;
+
 /** A decision's reasons in one cell: `CODE: text`, in the policy's order, ` | ` between them. */
 export const reasonsCell = (decision: Decision): string =>
   decision.reasons

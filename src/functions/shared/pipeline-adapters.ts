@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbBatchStores } from '../../adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../adapters/aws/dynamodb-charge-budget.ts';
+import { DynamoDbDecisionOverrides } from '../../adapters/aws/dynamodb-decision-overrides.ts';
 import { DynamoDbDocumentPurchases } from '../../adapters/aws/dynamodb-document-purchases.ts';
 import { DynamoDbRateLimiter } from '../../adapters/aws/dynamodb-rate-limiter.ts';
 import { S3ObjectStore } from '../../adapters/aws/s3-object-store.ts';
@@ -35,6 +36,11 @@ export function createPipelineAdapters(
 ) {
   return {
     ...dynamoDbBatchStores({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.retentionDays,
+    }),
+    overrides: new DynamoDbDecisionOverrides({
       client: clients.dynamo,
       tableName: resources.tableName,
       retentionDays: settings.retentionDays,

@@ -1,12 +1,14 @@
 import { afterAll } from 'vitest';
 import { dynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
+import { DynamoDbDecisionOverrides } from '../../../src/adapters/aws/dynamodb-decision-overrides.ts';
 import { DynamoDbDocumentPurchases } from '../../../src/adapters/aws/dynamodb-document-purchases.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
 import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
+import { describeDecisionOverridesContract } from '../decision-overrides-contract.ts';
 import { describeDocumentPurchasesContract } from '../document-purchases-contract.ts';
 
 let stack: Promise<LocalStack> | undefined;
@@ -54,4 +56,14 @@ describeDocumentPurchasesContract('DynamoDbDocumentPurchases (DynamoDB Local)', 
       clock += milliseconds;
     },
   };
+});
+
+describeDecisionOverridesContract('DynamoDbDecisionOverrides (DynamoDB Local)', async () => {
+  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  const { clients, resources } = await stack;
+  return new DynamoDbDecisionOverrides({
+    client: clients.dynamo,
+    tableName: resources.tableName,
+    retentionDays: 1,
+  });
 });

@@ -6,19 +6,14 @@ import { CreditReportGateway } from '../../../src/adapters/bureau/credit-report-
 import { zenCreditPolicyLoader } from '../../../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../../../src/adapters/memory/recording-event-publisher.ts';
-import { finaliseBatch } from '../../../src/application/finalise/finalise-batch.ts';
-import { ingestUpload } from '../../../src/application/ingest/ingest-upload.ts';
 import { checkPolicyUpload } from '../../../src/application/policies/check-policy-upload.ts';
-import { screenDocuments } from '../../../src/application/worker/screen-documents.ts';
-import { duplicateTargetsKey, policyKey, S3_LAYOUT } from '../../../src/contract/index.ts';
+import { duplicateTargetsKey, policyKey } from '../../../src/contract/index.ts';
 import type { BureauGateway, CreditPolicyLoader } from '../../../src/domain/ports/index.ts';
 import { DECISION_COLUMNS, SUMMARY_COLUMNS } from '../../../src/domain/summary/index.ts';
-import { workerSettings } from '../../../src/functions/shared/pipeline-adapters.ts';
 import { distinctDocuments } from '../../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../../factories/memory-pipeline.ts';
-import { parseSummary } from '../../factories/pipeline.ts';
-import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../../factories/recording-ports.ts';
 import { reportFigures } from '../../factories/report-figures.ts';
+import { screenListOn } from '../../factories/screen-list.ts';
 
 const POLICY_FILE = 'samples/policies/pessoa-fisica.json';
 
@@ -37,69 +32,12 @@ afterAll(async () => {
   await test?.stop();
 });
 
-let uploads = 0;
-/** Screens a list end to end on the memory adapters: ingest, every message delivered, the finaliser. */
-async function screenList(
+/** Screens a list end to end on the memory adapters (see test/factories/screen-list.ts). */
+const screenList = (
   csv: string,
-  metadata: Record<string, string> = {},
-  options: {
-    readonly beforeFinalise?: (batchId: string) => void;
-    readonly portfolio?: { name: string; policy: string };
-    /** The workers decide as they settle (as deployed); false leaves every decision to the finaliser. */
-    readonly workerDecides?: boolean;
-    /** The finaliser's engine (the real one unless a test counts its evaluations). */
-    readonly finaliserLoader?: CreditPolicyLoader;
-  } = {},
-) {
-  const { portfolio, beforeFinalise = () => undefined } = options;
-  uploads++;
-  const key = `${S3_LAYOUT.incoming}a/decided-${uploads}.csv`;
-  test.objects.put(key, csv, metadata);
-  const queue = new RecordingWorkQueue();
-  const { batchId } = await ingestUpload(
-    {
-      bucket: test.objects.bucket,
-      key,
-      eTag: `etag-${uploads}`,
-      sequencer: String(uploads).padStart(16, '0'),
-      ...(portfolio ? { portfolio: { ...portfolio, bureau: 'a' as const, freshnessHours: 0 } } : {}),
-    },
-    {
-      ...test.adapters,
-      queue,
-      logger: new MemoryLogger(),
-      settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false, freshnessHours: 0 },
-    },
-  );
-  const deps = {
-    ...test.adapters,
-    queue,
-    visibility: new RecordingVisibility(),
-    logger: new MemoryLogger(),
-    bureau,
-    settings: workerSettings(test.settings),
-  };
-  await screenDocuments(queue.work.map(deliveryOf), {
-    ...deps,
-    ...(options.workerDecides === false ? {} : { policyLoader: zenCreditPolicyLoader }),
-  });
-  beforeFinalise(batchId);
-  const manifest = await finaliseBatch(batchId, {
-    ...deps,
-    policyLoader: options.finaliserLoader ?? zenCreditPolicyLoader,
-  });
-  const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
-  const reports = (await test.readText(manifest?.files?.reports ?? ''))
-    .split('\n')
-    .filter(Boolean)
-    .map(
-      (line) => JSON.parse(line) as { document: string; decision?: { decision: string; trace: unknown[] } },
-    );
-  const header = (await test.readText(manifest?.files?.summary ?? '')).split(/\r?\n/)[0]?.split(',') ?? [];
-  const changes = manifest?.files?.changes ? parseSummary(await test.readText(manifest.files.changes)) : [];
-  const page = manifest?.files?.report ? await test.readText(manifest.files.report) : '';
-  return { batchId, manifest, summary, reports, header, changes, page };
-}
+  metadata?: Record<string, string>,
+  options?: Parameters<typeof screenListOn>[4],
+) => screenListOn(test, bureau, csv, metadata, options);
 
 /** The batch's rows as the store holds them. */
 async function collectRows(batchId: string) {

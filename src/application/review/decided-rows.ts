@@ -1,0 +1,59 @@
+import { type BatchManifest, resultKeys } from '../../contract/index.ts';
+import type { BatchRecord } from '../../domain/batch/index.ts';
+import type { BatchRecords, ObjectStore } from '../../domain/ports/index.ts';
+import type { StatisticsRow } from '../../domain/summary/index.ts';
+import { type ResultsCsvLayout, readSummaryCsv } from '../../domain/summary/summary-csv-reader.ts';
+
+/** Why a batch's decisions cannot be read, in one line for the command that asked. */
+export class ReviewRefusal extends Error {
+  override readonly name = 'ReviewRefusal';
+}
+
+/** A finished, decided batch with its rows as its `summary.csv` holds them. */
+export interface DecidedBatch {
+  readonly batch: BatchRecord;
+  readonly manifest: BatchManifest;
+  readonly summaryKey: string;
+  readonly summaryText: string;
+  readonly rows: readonly StatisticsRow[];
+  /** The summary's layout: its dialect and the customer's own columns, by their headers. */
+  readonly layout: ResultsCsvLayout;
+}
+
+export interface DecidedRowsDependencies {
+  readonly batchRecords: Pick<BatchRecords, 'getBatch'>;
+  readonly objects: Pick<ObjectStore, 'readTextIfExists'>;
+}
+
+/**
+ * Reads a batch's decided rows from its results (the summary holds every row's decision, whoever evaluated it):
+ * refused in one line for a batch that does not exist, is not finished, or was screened without a policy.
+ */
+export async function readDecidedBatch(
+  batchId: string,
+  deps: DecidedRowsDependencies,
+): Promise<DecidedBatch> {
+  const batch = await deps.batchRecords.getBatch(batchId);
+  if (batch === null) throw new ReviewRefusal(`batch ${batchId} not found`);
+  if (batch.status !== 'completed')
+    throw new ReviewRefusal(`batch ${batchId} is ${batch.status}: its decisions are known once it completes`);
+  if (batch.policy === null)
+    throw new ReviewRefusal(`batch ${batchId} was screened without a policy: its rows have no decision`);
+  const manifestText = await deps.objects.readTextIfExists(resultKeys(batchId).manifest);
+  if (manifestText === null)
+    throw new ReviewRefusal(`batch ${batchId} has no manifest: its results are missing`);
+  const manifest = JSON.parse(manifestText) as BatchManifest;
+  const summaryKey = manifest.files?.summary ?? resultKeys(batchId).summary;
+  const summaryText = await deps.objects.readTextIfExists(summaryKey);
+  if (summaryText === null) throw new ReviewRefusal(`batch ${batchId} has no summary (${summaryKey})`);
+  const rows: StatisticsRow[] = [];
+  const layout = readSummaryCsv(summaryText, (row) => rows.push(row));
+  return { batch, manifest, summaryKey, summaryText, rows, layout };
+}
+
+/** The row a duplicate repeats (`row 12` in its status detail), or null for a row that is its own. */
+export function duplicateTarget(row: Pick<StatisticsRow, 'status' | 'statusDetail'>): number | null {
+  if (row.status !== 'duplicate') return null;
+  const match = /^row (\d+)$/.exec(row.statusDetail);
+  return match ? Number(match[1]) : null;
+}

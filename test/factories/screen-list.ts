@@ -1,0 +1,77 @@
+import { zenCreditPolicyLoader } from '../../src/adapters/decision/zen-credit-policy.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
+import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
+import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
+import { screenDocuments } from '../../src/application/worker/screen-documents.ts';
+import { S3_LAYOUT } from '../../src/contract/index.ts';
+import type { BureauGateway, CreditPolicyLoader } from '../../src/domain/ports/index.ts';
+import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
+import type { MemoryPipeline } from './memory-pipeline.ts';
+import { parseSummary } from './pipeline.ts';
+import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from './recording-ports.ts';
+
+let uploads = 0;
+/** Screens a list end to end on the memory adapters: ingest, every message delivered, the finaliser. */
+export async function screenListOn(
+  test: MemoryPipeline,
+  bureau: BureauGateway,
+  csv: string,
+  metadata: Record<string, string> = {},
+  options: {
+    readonly beforeFinalise?: (batchId: string) => void;
+    readonly portfolio?: { name: string; policy: string };
+    /** The workers decide as they settle (as deployed); false leaves every decision to the finaliser. */
+    readonly workerDecides?: boolean;
+    /** The finaliser's engine (the real one unless a test counts its evaluations). */
+    readonly finaliserLoader?: CreditPolicyLoader;
+  } = {},
+) {
+  const { portfolio, beforeFinalise = () => undefined } = options;
+  uploads++;
+  const key = `${S3_LAYOUT.incoming}a/decided-${uploads}.csv`;
+  test.objects.put(key, csv, metadata);
+  const queue = new RecordingWorkQueue();
+  const { batchId } = await ingestUpload(
+    {
+      bucket: test.objects.bucket,
+      key,
+      eTag: `etag-${uploads}`,
+      sequencer: String(uploads).padStart(16, '0'),
+      ...(portfolio ? { portfolio: { ...portfolio, bureau: 'a' as const, freshnessHours: 0 } } : {}),
+    },
+    {
+      ...test.adapters,
+      queue,
+      logger: new MemoryLogger(),
+      settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false, freshnessHours: 0 },
+    },
+  );
+  const deps = {
+    ...test.adapters,
+    queue,
+    visibility: new RecordingVisibility(),
+    logger: new MemoryLogger(),
+    bureau,
+    settings: workerSettings(test.settings),
+  };
+  await screenDocuments(queue.work.map(deliveryOf), {
+    ...deps,
+    ...(options.workerDecides === false ? {} : { policyLoader: zenCreditPolicyLoader }),
+  });
+  beforeFinalise(batchId);
+  const manifest = await finaliseBatch(batchId, {
+    ...deps,
+    policyLoader: options.finaliserLoader ?? zenCreditPolicyLoader,
+  });
+  const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
+  const reports = (await test.readText(manifest?.files?.reports ?? ''))
+    .split('\n')
+    .filter(Boolean)
+    .map(
+      (line) => JSON.parse(line) as { document: string; decision?: { decision: string; trace: unknown[] } },
+    );
+  const header = (await test.readText(manifest?.files?.summary ?? '')).split(/\r?\n/)[0]?.split(',') ?? [];
+  const changes = manifest?.files?.changes ? parseSummary(await test.readText(manifest.files.changes)) : [];
+  const page = manifest?.files?.report ? await test.readText(manifest.files.report) : '';
+  return { batchId, manifest, summary, reports, header, changes, page };
+}
