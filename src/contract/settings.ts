@@ -46,7 +46,11 @@ export interface PipelineSettings {
   readonly fairQueues: boolean;
   /** Reuse a stored report younger than this instead of paying again; 0 turns it off. */
   readonly freshnessHours: number;
-  /** Days personal data is kept (S3 lifecycle and DynamoDB TTL). */
+  /**
+   * Days personal data is kept (S3 lifecycle and DynamoDB TTL): at most {@link MAX_RETENTION_DAYS}, since negative
+   * information (protests, debts, cheques) may not be kept beyond five years (Código de Defesa do Consumidor, art.
+   * 43 §1º).
+   */
   readonly retentionDays: number;
   /** Bureau calls per document before it is settled as failed. */
   readonly maxAttempts: number;
@@ -81,6 +85,9 @@ export interface PipelineSettings {
    */
   readonly defaultPolicy: string | null;
 }
+
+/** Five years, the longest negative information may be kept (CDC art. 43 §1º); no deployment may set more. */
+export const MAX_RETENTION_DAYS = 5 * 365;
 
 export const DEFAULT_SETTINGS: PipelineSettings = {
   defaultBureau: 'a',
@@ -146,8 +153,14 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
     problems.push('workerBatchSize must be 1–10');
   }
   if (!(settings.freshnessHours >= 0)) problems.push('freshnessHours must be ≥ 0');
-  if (!Number.isInteger(settings.retentionDays) || settings.retentionDays < 1)
-    problems.push('retentionDays must be a whole number ≥ 1');
+  if (
+    !Number.isInteger(settings.retentionDays) ||
+    settings.retentionDays < 1 ||
+    settings.retentionDays > MAX_RETENTION_DAYS
+  )
+    problems.push(
+      `retentionDays must be a whole number from 1 to ${MAX_RETENTION_DAYS} (reports hold negative information, which Brazilian consumer law lets no one keep beyond five years)`,
+    );
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1)
     problems.push('maxAttempts must be ≥ 1');
   if (!(settings.bureauTimeoutSeconds > 0)) problems.push('bureauTimeoutSeconds must be > 0');

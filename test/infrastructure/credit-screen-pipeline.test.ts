@@ -378,6 +378,17 @@ describe('CreditScreenPipeline', () => {
     expect(() => new CreditScreenPipeline(stack, 'C', { bureauBaseUrl: 'not a url' })).toThrow(
       'bureauBaseUrl is not a URL',
     );
+    // Five years and a day: negative information may not be kept that long.
+    expect(
+      () => new CreditScreenPipeline(stack, 'R', { bureauBaseUrl: 'https://gateway', retentionDays: 1826 }),
+    ).toThrow('retentionDays must be a whole number from 1 to 1825');
+    expect(
+      () =>
+        new CreditScreenPipeline(new Stack(unbundledApp(), 'Ok'), 'R', {
+          bureauBaseUrl: 'https://gateway',
+          retentionDays: 1825,
+        }),
+    ).not.toThrow();
     const portfolio = (declaration: object) => () =>
       new CreditScreenPipeline(new Stack(unbundledApp(), 'P'), 'D', {
         bureauBaseUrl: 'https://gateway',
