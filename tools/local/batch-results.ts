@@ -1,4 +1,5 @@
 import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { resultKeys } from '../../src/contract/index.ts';
 import type { BatchRecord } from '../../src/domain/batch/index.ts';
@@ -71,6 +72,6 @@ export async function waitForBatch(
     const progress = await batchProgress(store, batchId);
     options.onProgress?.(progress);
     if (progress.status === 'completed' || progress.status === 'failed') return progress;
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
+    await sleep(options.pollMs ?? 200);
   }
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CreateTableCommand,
   DeleteTableCommand,
@@ -166,7 +167,7 @@ async function waitForDynamo(
     } catch {
       if (Date.now() > deadline)
         throw new LocalStackError(`DynamoDB Local did not start within 60 s: ${output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -114,7 +115,7 @@ export class SqsEventSource {
       } catch (error) {
         if (!this.#running) return;
         this.#options.onInvocationError?.(error);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     }
   }
@@ -124,13 +125,12 @@ export class SqsEventSource {
     const { batchSize, fairQueue } = this.#options;
     while (this.#running) {
       if (fair.waiting === 0) {
-        await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+        await sleep(IDLE_POLL_MS);
         continue;
       }
       // Like Lambda's event source: wait for a full batch until the batching window has passed.
       const windowEnds = Date.now() + (this.#options.batchingWindowSeconds ?? 0) * 1000;
-      while (this.#running && fair.waiting < batchSize && Date.now() < windowEnds)
-        await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+      while (this.#running && fair.waiting < batchSize && Date.now() < windowEnds) await sleep(IDLE_POLL_MS);
       const tickets: FairQueueTicket<Message>[] = fair.take(batchSize);
       if (tickets.length === 0) continue;
       try {
@@ -179,8 +179,7 @@ export class SqsEventSource {
           );
           const messages = response.Messages ?? [];
           received.push(...messages);
-          if (messages.length === 0 && received.length > 0)
-            await new Promise((resolve) => setTimeout(resolve, 20));
+          if (messages.length === 0 && received.length > 0) await sleep(20);
         } while (
           this.#running &&
           received.length > 0 &&
@@ -190,7 +189,7 @@ export class SqsEventSource {
       } catch (error) {
         if (!this.#running) return;
         this.#options.onInvocationError?.(error);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
         continue;
       }
       if (received.length === 0) continue;

@@ -9,6 +9,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SeededRandom } from '../emulator/seeded-random.ts';
 import { type AwsCall, type AwsService, parseAwsRequest, readBody } from './aws-request.ts';
 
@@ -123,7 +124,6 @@ const ONGOING = 'Transaction is ongoing for the item';
 const SINGLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const increment = (counts: Record<string, number>, key: string, by = 1) => {
   counts[key] = (counts[key] ?? 0) + by;
 };

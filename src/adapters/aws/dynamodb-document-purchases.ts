@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
@@ -174,7 +175,7 @@ export class DynamoDbDocumentPurchases implements DocumentPurchases {
       } catch (error) {
         if (isConditionFailure(error)) return null;
         if (!(error instanceof TransactionConflictException) || attempt >= CONFLICT_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt * Math.random()));
+        await sleep(20 * 2 ** attempt * Math.random());
       }
     }
   }

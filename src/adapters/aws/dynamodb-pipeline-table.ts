@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -120,8 +121,6 @@ export function batchStatusIn(transition: BatchTransition) {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * The pipeline table (see `src/contract/table-keys.ts`) as the batch stores share it: one `META` item per batch with
  * its counter shards, one item per input row, `REPORT#<bureau>#<document>` items per report date, every item with a
@@ -208,7 +207,7 @@ export class PipelineTable {
   async batchWrite(requests: Item[]): Promise<void> {
     let pending = requests;
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
       if (attempt > 10)
         throw new Error(`DynamoDB left ${pending.length} writes unprocessed after ${attempt} attempts`);
       const result = await this.client.send(
@@ -222,7 +221,7 @@ export class PipelineTable {
     const items: Item[] = [];
     let pending = keys;
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
       if (attempt > 10)
         throw new Error(`DynamoDB left ${pending.length} reads unprocessed after ${attempt} attempts`);
       const result = await this.client.send(

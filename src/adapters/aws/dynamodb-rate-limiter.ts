@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimiter } from '../../domain/ports/index.ts';
 import {
@@ -29,10 +30,6 @@ interface Waiter {
   reject(reason: unknown): void;
   readonly signal?: AbortSignal;
   cleanup?: () => void;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
 /** The TAT in a condition-failure's item (returned unmarshalled by lib-dynamodb, or as `{ N }` by the raw client). */

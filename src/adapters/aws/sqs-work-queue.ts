@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
 import { type FinaliseMessage, messageGroupFor, type WorkMessage } from '../../domain/batch/index.ts';
@@ -72,7 +73,7 @@ export class SqsWorkQueue implements WorkQueue {
           `SQS refused ${pending.length} messages after ${attempt} attempts: ${result.Failed?.[0]?.Message ?? 'no reason'}`,
         );
       }
-      if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      if (pending.length > 0) await sleep(50 * 2 ** attempt);
     }
   }
 

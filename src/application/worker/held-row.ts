@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   BatchRecord,
   CallOutcome,
@@ -82,8 +83,6 @@ export interface Invocation {
   /** Bounds the bureau calls in flight in this invocation (`callsPerInvocation`), each behind its token. */
   readonly calls: CallSlots;
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function describe(error: unknown): Record<string, unknown> {
   if (error instanceof BureauCallError) return error.toJSON();

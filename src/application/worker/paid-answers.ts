@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { answerKey } from '../../contract/index.ts';
 import type { StoredReport } from '../../domain/batch/index.ts';
 import type { BureauResponse } from '../../domain/ports/index.ts';
@@ -8,7 +9,6 @@ import {
   type HeldRow,
   type Outcome,
   SETTLE_BACKOFF_MS,
-  sleep,
   type WorkerDependencies,
 } from './held-row.ts';
 

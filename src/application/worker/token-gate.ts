@@ -1,5 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BatchRecords, TokenProbes } from '../../domain/ports/index.ts';
-import { sleep } from './held-row.ts';
 
 /** What a row waiting for its batch's token learns: it probes, the token is proven or refused, or it gave up. */
 export type TokenGateAnswer = 'probe' | 'verified' | 'rejected' | 'undecided';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Command } from 'commander';
@@ -38,7 +39,7 @@ async function batchOfUpload(
     if (found) return found.batchId;
     if (Date.now() > deadline)
       throw new CliError(`no batch started for ${key}: is the stack's upload notification in place?`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
   }
 }
 
