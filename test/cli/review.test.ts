@@ -100,6 +100,10 @@ describe('credit-screen review, override and export on the local state', () => {
       decided_by: 'Ana Souza',
     });
     expect(final.filter((line) => line.final_decision === '')).toHaveLength(0);
+    // The exported folder is still a results folder that decide reads (the same policy: nothing flips).
+    const redecided = await runCli(['decide', join(cwd, 'final'), '--policy', PESSOA_FISICA, '--json'], { cwd });
+    expect(redecided.code).toBe(0);
+    expect(JSON.parse(redecided.stdout).flips).toEqual([]);
     expect(
       (JSON.parse(after.stdout) as { items: { row: number }[] }).items.map((item) => item.row),
     ).not.toContain(Number(row));

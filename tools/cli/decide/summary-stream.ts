@@ -9,6 +9,7 @@ import { parseCsvRows } from '../../../src/domain/intake/csv-rows.ts';
 import { CustomerListError } from '../../../src/domain/intake/index.ts';
 import {
   DECISION_COLUMNS,
+  FINAL_DECISION_COLUMNS,
   ROW_STATUSES,
   SUMMARY_COLUMNS,
   type SummaryStatus,
@@ -100,7 +101,11 @@ function readHeader(headers: readonly string[], decidedByManifest: boolean | nul
     throw new ResultsFileError(
       'summary.csv has no decision columns, yet manifest.json names the policy that decided the batch',
     );
-  const own = new Set<string>([...SUMMARY_COLUMNS, ...(decided ? DECISION_COLUMNS : [])]);
+  // An exported summary's final decisions (a person's overrides) are the pipeline's columns, not the customer's.
+  const own = new Set<string>([
+    ...SUMMARY_COLUMNS,
+    ...(decided ? [...DECISION_COLUMNS, ...FINAL_DECISION_COLUMNS] : []),
+  ]);
   const customer = headers.flatMap((header, index) => (own.has(header) ? [] : [index]));
   const layout: SummaryLayout = {
     dialect,
