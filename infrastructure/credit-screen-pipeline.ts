@@ -21,6 +21,7 @@ import {
   validateSettings,
 } from '../src/contract/index.ts';
 import { createAlarms } from './pipeline/alarms.ts';
+import { createAuditKey, protectAuditLog } from './pipeline/audit-log.ts';
 import { scheduleSweeps, wireEventSources } from './pipeline/event-wiring.ts';
 import { createBatchFunctions, functionEnvironment, functionFactory } from './pipeline/functions.ts';
 import { acknowledgeGeneratedPermissions } from './pipeline/nag-acknowledgements.ts';
@@ -279,8 +280,9 @@ function composePipeline(
   const queues = createQueues(scope, key, settings);
   const tokenSecret = tokenSecretFor(scope, props, key);
   const eventBus = props.eventBus ?? events.EventBus.fromEventBusName(scope, 'DefaultBus', 'default');
+  const auditKeySecret = createAuditKey(scope, key, removalPolicy);
   const environment = functionEnvironment(
-    { table, bucket, queues, eventBus, tokenSecret, bureauBaseUrl: props.bureauBaseUrl },
+    { table, bucket, queues, eventBus, tokenSecret, auditKeySecret, bureauBaseUrl: props.bureauBaseUrl },
     settings,
   );
   const fn = functionFactory(scope, { settings, key, logGroupPrefix, removalPolicy, environment });
@@ -295,6 +297,7 @@ function composePipeline(
   });
   const functions = { ...batchFunctions, portfolioSchedules: portfolioSchedulesFunction };
   grantLeastPrivilege(scope, functions, { key, bucket, table, queues, tokenSecret, eventBus }, props);
+  protectAuditLog(functions, table, auditKeySecret);
   wireEventSources(functions, { bucket, queues, settings });
   const alarms = createAlarms(scope, { functions, queues, alarmTopic: props.alarmTopic });
   const policyDeployment = shipPolicies(scope, bucket, shippedPolicies);
@@ -307,6 +310,7 @@ function composePipeline(
     bucket,
     table,
     tokenSecret,
+    auditKeySecret,
     eventBus,
     alarms,
     workQueue: queues.work,
@@ -344,6 +348,8 @@ export class CreditScreenPipeline extends Construct {
   readonly finaliseQueue: sqs.Queue;
   readonly finaliseDeadLetterQueue: sqs.Queue;
   readonly tokenSecret: secretsmanager.ISecret;
+  /** The HMAC key that names documents in the audit log (generated; never rotated). */
+  readonly auditKeySecret: secretsmanager.ISecret;
   readonly eventBus: events.IEventBus;
   readonly ingestFunction: NodejsFunction;
   readonly workerFunction: NodejsFunction;
@@ -385,6 +391,7 @@ export class CreditScreenPipeline extends Construct {
     this.finaliseQueue = parts.finaliseQueue;
     this.finaliseDeadLetterQueue = parts.finaliseDeadLetterQueue;
     this.tokenSecret = parts.tokenSecret;
+    this.auditKeySecret = parts.auditKeySecret;
     this.eventBus = parts.eventBus;
     this.ingestFunction = parts.ingestFunction;
     this.workerFunction = parts.workerFunction;

@@ -49,6 +49,11 @@ export class CreditScreenStack extends Stack {
     output('FinaliseQueueUrl', this.pipeline.finaliseQueue.queueUrl, 'One message per batch to finalise');
     output('TokenSecretArn', this.pipeline.tokenSecret.secretArn, 'Put the bureau token here');
     output(
+      'AuditKeySecretArn',
+      this.pipeline.auditKeySecret.secretArn,
+      'The HMAC key that names documents in the audit log (credit-screen audit reads it)',
+    );
+    output(
       'EventBusName',
       this.pipeline.eventBus.eventBusName,
       'Where the pipeline announces batches, budgets, policies and overrides (credit-screen override publishes here)',

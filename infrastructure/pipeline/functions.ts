@@ -93,6 +93,8 @@ export interface FunctionResources {
   readonly queues: PipelineQueues;
   readonly eventBus: events.IEventBus;
   readonly tokenSecret: secretsmanager.ISecret;
+  /** Keys documents in the audit log (an HMAC key the deployment generates). */
+  readonly auditKeySecret: secretsmanager.ISecret;
   readonly bureauBaseUrl: string;
 }
 
@@ -110,6 +112,7 @@ export function functionEnvironment(
     bureauBaseUrl: resources.bureauBaseUrl,
     // The secret's ARN, never its value.
     tokenSecretId: resources.tokenSecret.secretArn,
+    auditKeySecretId: resources.auditKeySecret.secretArn,
   };
   return {
     ...pipelineEnvironmentVariables(locations, settings),

@@ -14,6 +14,8 @@ export const ENVIRONMENT_VARIABLES = {
   eventBusName: 'EVENT_BUS_NAME',
   bureauBaseUrl: 'BUREAU_BASE_URL',
   tokenSecretId: 'BUREAU_TOKEN_SECRET_ID',
+  /** The secret whose value keys documents in the audit log (an HMAC key); its id, never its value. */
+  auditKeySecretId: 'AUDIT_KEY_SECRET_ID',
   settings: 'PIPELINE_SETTINGS',
 } as const;
 

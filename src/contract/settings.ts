@@ -84,10 +84,21 @@ export interface PipelineSettings {
    * null: such batches are screened without decisions.
    */
   readonly defaultPolicy: string | null;
+  /**
+   * Why bureau queries are made and on what legal ground (LGPD art. 7), as every bureau request's audit entry
+   * records them.
+   */
+  readonly queryPurpose: string;
+  readonly legalBasis: string;
+  /**
+   * Days audit entries are kept (DynamoDB TTL): they hold no document in clear, only its keyed hash, so they may
+   * outlive the data they record (proof that a query happened and why) — up to ten years.
+   */
+  readonly auditRetentionDays: number;
 }
 
 /** Five years, the longest negative information may be kept (CDC art. 43 §1º); no deployment may set more. */
-export const MAX_RETENTION_DAYS = 5 * 365;
+const MAX_RETENTION_DAYS = 5 * 365;
 
 export const DEFAULT_SETTINGS: PipelineSettings = {
   defaultBureau: 'a',
@@ -114,7 +125,13 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   portfolioSchedule: 'rate(7 days)',
   reportLanguage: 'pt-BR',
   defaultPolicy: null,
+  queryPurpose: 'análise de crédito',
+  legalBasis: 'LGPD art. 7º, X (proteção do crédito)',
+  auditRetentionDays: MAX_RETENTION_DAYS,
 };
+
+/** The longest the audit log may be kept: ten years, the longest Brazilian law asks records of a contract be kept. */
+const MAX_AUDIT_RETENTION_DAYS = 10 * 365;
 
 /** A price per query above this is taken for a typo (centavos typed as reais, a stray zero), not a contract. */
 export const MAX_PRICE_PER_QUERY = 1000;
@@ -161,6 +178,15 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
     problems.push(
       `retentionDays must be a whole number from 1 to ${MAX_RETENTION_DAYS} (reports hold negative information, which Brazilian consumer law lets no one keep beyond five years)`,
     );
+  if (
+    !Number.isInteger(settings.auditRetentionDays) ||
+    settings.auditRetentionDays < 1 ||
+    settings.auditRetentionDays > MAX_AUDIT_RETENTION_DAYS
+  )
+    problems.push(`auditRetentionDays must be a whole number from 1 to ${MAX_AUDIT_RETENTION_DAYS}`);
+  for (const name of ['queryPurpose', 'legalBasis'] as const)
+    if (typeof settings[name] !== 'string' || settings[name].trim() === '' || settings[name].length > 200)
+      problems.push(`${name} must be a text of 1 to 200 characters`);
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1)
     problems.push('maxAttempts must be ≥ 1');
   if (!(settings.bureauTimeoutSeconds > 0)) problems.push('bureauTimeoutSeconds must be > 0');

@@ -19,3 +19,9 @@ export const TABLE = {
     projected: ['row', 'document', 'claimToken'],
   },
 } as const;
+
+/**
+ * Partition-key prefix of the audit log's items (`AUDIT#<documentKey>`): the construct denies every pipeline role
+ * updates and deletes of items under it (IAM `dynamodb:LeadingKeys`), so the log is append-only; TTL expires it.
+ */
+export const AUDIT_KEY_PREFIX = 'AUDIT#';

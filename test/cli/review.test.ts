@@ -44,6 +44,26 @@ describe('credit-screen review, override and export on the local state', () => {
     // Documents are masked in the queue: a CPF's middle digits never show.
     for (const line of inReview) expect(text.stdout).not.toContain(line.document);
 
+    // The audit log has each request the emulator saw, and each decision, under keyed hashes only.
+    const stats = JSON.parse(await readFile(join(cwd, 'results', 'emulator-stats.json'), 'utf8'));
+    const audited = await runCli(['audit', '--batch', batchId, '--state', state, '--json'], { cwd });
+    const entries = (JSON.parse(audited.stdout) as { entries: { kind: string; documentKey: string }[] })
+      .entries;
+    expect(entries.filter((entry) => entry.kind === 'bureau_request')).toHaveLength(stats.requests);
+    expect(entries.filter((entry) => entry.kind === 'decision')).toHaveLength(25);
+    for (const cpf of people) expect(audited.stdout).not.toContain(cpf);
+    const ofOne = await runCli(['audit', '--document', people[0] as string, '--state', state], { cwd });
+    expect(ofOne.code).toBe(0);
+    expect(ofOne.stdout).toMatch(
+      /^\d+ audit entries for document \*\*\*\.\d{3}\.\d{3}-\*\* in local state .*: 1 bureau request\n/,
+    );
+    expect(ofOne.stdout).toContain(`decision        batch ${batchId} row 1`);
+    const neither = await runCli(['audit', '--state', state], { cwd });
+    expect(neither.code).toBe(2);
+    expect(neither.stderr.trim()).toBe(
+      'credit-screen: give --document <cpf|cnpj> or --batch <id>, one of the two',
+    );
+
     const row = String(items[0]?.row);
     const overridden = await runCli(
       [
@@ -101,7 +121,9 @@ describe('credit-screen review, override and export on the local state', () => {
     });
     expect(final.filter((line) => line.final_decision === '')).toHaveLength(0);
     // The exported folder is still a results folder that decide reads (the same policy: nothing flips).
-    const redecided = await runCli(['decide', join(cwd, 'final'), '--policy', PESSOA_FISICA, '--json'], { cwd });
+    const redecided = await runCli(['decide', join(cwd, 'final'), '--policy', PESSOA_FISICA, '--json'], {
+      cwd,
+    });
     expect(redecided.code).toBe(0);
     expect(JSON.parse(redecided.stdout).flips).toEqual([]);
     expect(

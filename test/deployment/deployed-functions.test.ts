@@ -8,6 +8,8 @@ import {
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
+import { DynamoDbAuditLog } from '../../src/adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStores } from '../../src/adapters/aws/dynamodb-batch-store.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { resultKeys } from '../../src/contract/index.ts';
@@ -237,6 +239,19 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     });
     const rows = await batchRows.getRows(batchId, [1, 2, 3, 4, 5, 6]);
     expect(rows.map((row) => row.decision?.decision)).toEqual(summary.map((line) => line.decision));
+    // Each request and decision is in the audit log, under the document's keyed hash only.
+    const audit = new DynamoDbAuditLog({
+      client: deployed.stack.clients.dynamo,
+      tableName: deployed.stack.resources.tableName,
+      retentionDays: 1,
+    });
+    const keys = new HmacDocumentKeys(async () => 'deployed0audit0key0'.repeat(4));
+    const entries = await audit.read({
+      batchId,
+      documentKeys: await Promise.all(documents.map((document) => keys.keyOf(document))),
+    });
+    expect(entries.filter((entry) => entry.kind === 'bureau_request')).toHaveLength(6);
+    expect(entries.filter((entry) => entry.kind === 'decision')).toHaveLength(6);
   }, 120_000);
 
   it('rejects a policy that does not compile when it is uploaded, announces it, and refuses an upload that names it', async () => {
@@ -383,6 +398,42 @@ describe("every AWS call the bundled functions made, against the template's IAM"
 
     expect(requests.length).toBeGreaterThan(0);
     expect(describeDenials(denials)).toBe('');
+  });
+
+  it('keeps the audit log append-only: no function may update or delete an AUDIT# item, only put one', async () => {
+    const template = deployed.assembly.template;
+    const tableId = Object.entries(template.Resources).find(
+      ([, resource]) => resource.Type === 'AWS::DynamoDB::Table',
+    )?.[0] as string;
+    const table = deployed.resolver().resolveString({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    const callers = [...deployed.functions.values()].map(({ definition }) => definition.logicalId);
+    const request = (caller: string, action: string, leadingKey: string): IamRequest => ({
+      caller,
+      action,
+      resource: table,
+      context: { 'dynamodb:LeadingKeys': [leadingKey] } as unknown as Record<string, string>,
+      because: `${action} on ${leadingKey}`,
+    });
+    const changes = callers.flatMap((caller) =>
+      ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLUpdate'].map(
+        (action) => request(caller, action, 'AUDIT#3f2a'),
+      ),
+    );
+    const writers = ['Worker', 'Finalise'].map((name) => deployed.function(name).definition.logicalId);
+
+    const changeDenials = await iam.evaluate(changes);
+    const putDenials = await iam.evaluate(
+      writers.map((caller) => request(caller, 'dynamodb:PutItem', 'AUDIT#3f2a')),
+    );
+    // The deny is narrow: the same functions still update their batches' items.
+    const rowDenials = await iam.evaluate(
+      writers.map((caller) => request(caller, 'dynamodb:UpdateItem', 'BATCH#b1')),
+    );
+
+    expect(callers.length).toBeGreaterThanOrEqual(7);
+    expect(changeDenials.map((denial) => denial.result)).toEqual(changes.map(() => 'ExplicitlyDenied'));
+    expect(describeDenials(putDenials)).toBe('');
+    expect(describeDenials(rowDenials)).toBe('');
   });
 
   it("refuses the same S3 and SQS calls over plain HTTP (the bucket's and queues' policies are evaluated)", async () => {

@@ -224,6 +224,9 @@ export class DeployedStack {
       environment.BUREAU_BASE_URL = this.emulator.url;
       const secretId = environment.BUREAU_TOKEN_SECRET_ID;
       if (secretId) this.fakes.secrets.set(secretId, JSON.stringify({ token: this.emulator.token }));
+      // What Secrets Manager generates for the audit key when the stack is created (64 letters and digits).
+      const auditKeyId = environment.AUDIT_KEY_SECRET_ID;
+      if (auditKeyId) this.fakes.secrets.set(auditKeyId, 'deployed0audit0key0'.repeat(4));
       const functionProcess = new BundledFunction({
         assetDirectory: definition.assetDirectory,
         functionName: definition.logicalId,

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
+import { MemoryAuditLog } from '../../src/adapters/memory/memory-audit-log.ts';
 import { memoryBatchStores } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
 import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decision-overrides.ts';
@@ -12,6 +14,9 @@ import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
 import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { FAST_SETTINGS } from './pipeline.ts';
+
+/** The memory pipeline's audit key (a deployment generates its own). */
+const AUDIT_KEY = 'memory-pipeline-audit-key-0123456789abcdef';
 
 /**
  * The pipeline's storage in memory (store, bucket, rate limiter) against a real bureau emulator: what use-case
@@ -33,6 +38,10 @@ export async function startMemoryPipeline(
   const budget = new MemoryChargeBudget();
   const purchases = new MemoryDocumentPurchases();
   const overrides = new MemoryDecisionOverrides();
+  const audit = {
+    log: new MemoryAuditLog(),
+    documentKeys: new HmacDocumentKeys(async () => AUDIT_KEY),
+  };
   const events = new RecordingEventPublisher();
   let uploads = 0;
   return {
@@ -43,7 +52,8 @@ export async function startMemoryPipeline(
     budget,
     events,
     purchases,
-    adapters: { ...stores, purchases, overrides, objects, limiter, budget, events },
+    audit,
+    adapters: { ...stores, purchases, overrides, audit, objects, limiter, budget, events },
     /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
     upload(csv: string, bureau: Bureau): UploadedObject {
       uploads++;

@@ -11,6 +11,8 @@ import { parseSummary } from './pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from './recording-ports.ts';
 
 let uploads = 0;
+/** Deliveries of a batch's messages before the list is given up on (each failure is retried at most this often). */
+const MAX_DELIVERIES = 20;
 /** Screens a list end to end on the memory adapters: ingest, every message delivered, the finaliser. */
 export async function screenListOn(
   test: MemoryPipeline,
@@ -54,10 +56,20 @@ export async function screenListOn(
     bureau,
     settings: workerSettings(test.settings),
   };
-  await screenDocuments(queue.work.map(deliveryOf), {
+  const workerDeps = {
     ...deps,
     ...(options.workerDecides === false ? {} : { policyLoader: zenCreditPolicyLoader }),
-  });
+  };
+  // Messages that come back (a transient bureau failure) are delivered again, as SQS would, until none does.
+  let deliveries = queue.work.splice(0).map(deliveryOf);
+  for (let round = 0; deliveries.length > 0 && round < MAX_DELIVERIES; round++) {
+    const { batchItemFailures } = await screenDocuments(deliveries, workerDeps);
+    const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
+    deliveries = [
+      ...deliveries.filter((record) => failed.has(record.messageId)),
+      ...queue.work.splice(0).map(deliveryOf),
+    ];
+  }
   beforeFinalise(batchId);
   const manifest = await finaliseBatch(batchId, {
     ...deps,

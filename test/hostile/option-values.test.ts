@@ -177,6 +177,7 @@ function baseArgs(path: CommandPath): string[] {
     review: ['review', batch],
     override: ['override', batch, '--row', '1', '--decision', 'approve', '--reason', 'x', '--by', 'y'],
     export: ['export', batch],
+    audit: ['audit', '--batch', batch],
     cancel: ['cancel', batch],
     redrive: ['redrive', batch],
     approve: ['approve', batch],

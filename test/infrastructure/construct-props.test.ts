@@ -30,6 +30,9 @@ const EVERY_SETTING: PipelineSettings = {
   portfolioSchedule: 'rate(3 days)',
   reportLanguage: 'en',
   defaultPolicy: 'pessoa-juridica.json',
+  queryPurpose: 'concessão de crédito a PMEs',
+  legalBasis: 'LGPD art. 7º, V (execução de contrato)',
+  auditRetentionDays: 3650,
 };
 
 /** The settings the construct takes as props of their own, and the rest, which go in its `settings` prop. */

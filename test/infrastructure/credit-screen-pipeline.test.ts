@@ -249,8 +249,21 @@ describe('CreditScreenPipeline', () => {
         Properties: { PolicyName: Match.stringLikeRegexp('^PipelineSweeperServiceRoleDefaultPolicy') },
       }),
     );
-    const statements: { Action: string | string[] }[] = policy?.Properties.PolicyDocument.Statement ?? [];
-    const actions = statements.flatMap((statement) => statement.Action);
+    const statements: { Action: string | string[]; Effect: string }[] =
+      policy?.Properties.PolicyDocument.Statement ?? [];
+    const actions = statements
+      .filter((statement) => statement.Effect === 'Allow')
+      .flatMap((statement) => statement.Action);
+    // Like every function, it is denied changing the audit log's entries.
+    expect(
+      statements.filter((statement) => statement.Effect === 'Deny').flatMap((statement) => statement.Action),
+    ).toEqual([
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:PartiQLUpdate',
+      'dynamodb:PartiQLDelete',
+    ]);
     expect(actions.filter((action) => action.startsWith('dynamodb:')).sort()).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',

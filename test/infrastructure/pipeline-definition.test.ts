@@ -46,6 +46,7 @@ describe('Lambda environment', () => {
     EVENT_BUS_NAME: 'default',
     BUREAU_BASE_URL: 'https://gateway',
     BUREAU_TOKEN_SECRET_ID: 'arn:secret',
+    AUDIT_KEY_SECRET_ID: 'arn:audit-key',
   };
 
   it('reads every setting once, settings merged over the defaults', () => {
@@ -72,6 +73,7 @@ describe('Lambda environment', () => {
       eventBusName: 'bus',
       bureauBaseUrl: 'https://gateway',
       tokenSecretId: 'arn:aws:secretsmanager:sa-east-1:1:secret:token',
+      auditKeySecretId: 'arn:aws:secretsmanager:sa-east-1:1:secret:audit',
     };
     const settings = { ...DEFAULT_SETTINGS, retentionDays: 30 };
 

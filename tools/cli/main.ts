@@ -26,6 +26,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['submit'], load: async () => (await import('./commands/submit.ts')).registerSubmitCommand },
   { names: ['report'], load: async () => (await import('./commands/report.ts')).registerReportCommand },
   { names: ['decide'], load: async () => (await import('./commands/decide.ts')).registerDecideCommand },
+  { names: ['audit'], load: async () => (await import('./commands/audit.ts')).registerAuditCommand },
   {
     names: ['review', 'override', 'export'],
     load: async () => (await import('./commands/review.ts')).registerReviewCommands,

@@ -622,6 +622,33 @@ export const OPTION_TABLE = {
     json(),
     ...TARGET_OPTIONS,
   ],
+  audit: [
+    {
+      flags: '--document <cpf|cnpj>',
+      description: 'the document whose entries to read (hashed with the deployment’s key to find them)',
+      value: { type: 'text', maxLength: 40 },
+      conflicts: [
+        { option: 'batch', message: '--document and --batch ask for two different things: give one' },
+      ],
+    },
+    {
+      flags: '--batch <id>',
+      description: 'the batch whose entries to read',
+      value: { type: 'text', maxLength: 64 },
+    },
+    {
+      flags: '--from <time>',
+      description: 'entries at or after this instant or day',
+      value: { type: 'timestamp' },
+    },
+    {
+      flags: '--to <time>',
+      description: 'entries at or before this instant, or within this day',
+      value: { type: 'timestamp' },
+    },
+    json(),
+    ...TARGET_OPTIONS,
+  ],
   export: [
     resultsFolder('where to put the batch’s results with the final decisions (default out/<batchId>)'),
     json(),

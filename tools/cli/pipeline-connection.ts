@@ -2,16 +2,21 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { EventBridgePublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
+import { secretStringOf } from '../../src/adapters/aws/secrets-manager-token.ts';
 import { type BatchStores, joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import type {
+  AuditLog,
   BatchStore,
   ChargeBudget,
   DecisionOverrides,
+  DocumentKeys,
   EventPublisher,
   Logger,
   ObjectStore,
@@ -35,6 +40,8 @@ export interface PipelineConnection extends BatchStores {
   readonly queue: WorkQueue;
   readonly budget: ChargeBudget;
   readonly overrides: DecisionOverrides;
+  /** The audit log, and the deployment's keyed hash that names documents in it. */
+  readonly audit: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
   /** The pipeline's events: the stack's bus, or the local pipeline's record of them. */
   readonly events: EventPublisher;
   readonly logger: Logger;
@@ -99,6 +106,8 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
     DEFAULT_SETTINGS,
   );
   const eventBusName = outputs.get('EventBusName');
+  const auditKeyArn = outputs.get('AuditKeySecretArn');
+  const secrets = new SecretsManagerClient({});
   return {
     where: `stack ${stackName}`,
     ...adapters,
@@ -106,6 +115,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
       eventBusName === undefined
         ? eventsNotAnnounced(stackName)
         : new EventBridgePublisher({ client: clients.eventBridge, eventBusName }),
+    audit: { log: adapters.auditLog, documentKeys: stackDocumentKeys(stackName, secrets, auditKeyArn) },
     store: joinBatchStores(adapters),
     logger: new MemoryLogger(),
     local: null,
@@ -114,8 +124,26 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
       clients.s3.destroy();
       clients.sqs.destroy();
       clients.eventBridge.destroy();
+      secrets.destroy();
     },
   };
+}
+
+/** The stack's audit key, read when first needed; a stack deployed before the audit log has none to read. */
+function stackDocumentKeys(
+  stackName: string,
+  secrets: SecretsManagerClient,
+  auditKeyArn: string | undefined,
+): DocumentKeys {
+  return new HmacDocumentKeys(
+    auditKeyArn === undefined
+      ? async () => {
+          throw new CliError(
+            `stack ${stackName} has no AuditKeySecretArn output (deployed before the audit log): deploy it again`,
+          );
+        }
+      : secretStringOf(secrets, auditKeyArn),
+  );
 }
 
 /** A stack deployed before it named its event bus: events cannot be announced until it is deployed again. */
@@ -169,6 +197,7 @@ async function connectToLocalState(
     where: `local state ${stateDirectory}`,
     ...pipeline.adapters,
     events: pipeline.events,
+    audit: pipeline.audit,
     store: pipeline.store,
     logger: pipeline.logger,
     local: pipeline,

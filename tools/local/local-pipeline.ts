@@ -9,6 +9,7 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { LazyBureauGateway } from '../../src/adapters/bureau/lazy-bureau-gateway.ts';
 import { zenCreditPolicyLoader } from '../../src/adapters/decision/zen-credit-policy.ts';
@@ -48,7 +49,13 @@ import {
   workMessageSchema,
 } from '../../src/domain/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
-import type { BatchStore, BureauGateway, Logger } from '../../src/domain/ports/index.ts';
+import type {
+  AuditLog,
+  BatchStore,
+  BureauGateway,
+  DocumentKeys,
+  Logger,
+} from '../../src/domain/ports/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
 import { MAX_CHARGES_METADATA } from '../../src/domain/spend/index.ts';
 import { createDeadLetterHandler } from '../../src/functions/dead-letter/dead-letter-handler.ts';
@@ -67,6 +74,7 @@ import { type FollowOptions, followBatch } from './follow-batch.ts';
 export type { BatchProgress } from './batch-results.ts';
 
 import { createPolicyCheckHandler } from '../../src/functions/policy-check/policy-check-handler.ts';
+import { localAuditKey } from './local-audit-key.ts';
 import { LocalStack, type SharedDynamoDb } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
@@ -135,6 +143,8 @@ const RESUME_LOOKBACK = 1000;
  */
 export class LocalPipeline {
   readonly events = new RecordingEventPublisher();
+  /** The audit log and the local audit key (kept in the state directory) that names documents in it. */
+  readonly audit: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
   readonly logger: Logger;
   readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
   readonly #ingest: ReturnType<typeof createIngestHandler>;
@@ -162,7 +172,11 @@ export class LocalPipeline {
         new StaticTokenSource(options.token),
         bureauTransportSettings(settings, options.bureauBaseUrl),
       );
-    const base = { ...adapters, logger: this.logger, events: this.events, bureau };
+    this.audit = {
+      log: adapters.auditLog,
+      documentKeys: new HmacDocumentKeys(localAuditKey(options.stateDirectory)),
+    };
+    const base = { ...adapters, logger: this.logger, events: this.events, bureau, audit: this.audit };
     this.#ingest = createIngestHandler({ ...base, settings: ingestSettings(settings) });
     this.#policyCheck = createPolicyCheckHandler({ ...base, policyLoader: zenCreditPolicyLoader });
     this.#sweeper = {

@@ -38,3 +38,13 @@ export class SecretsManagerTokenSource implements TokenSource {
     return token;
   }
 }
+
+/** Reads a secret's string (the audit key): a function to call when the value is first needed, not before. */
+export function secretStringOf(client: SecretsManagerClient, secretId: string): () => Promise<string> {
+  return async () => {
+    const result = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+    const value = result.SecretString ?? '';
+    if (value === '') throw new Error(`secret ${secretId} holds no value`);
+    return value;
+  };
+}

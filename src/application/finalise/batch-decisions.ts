@@ -1,4 +1,5 @@
 import type { DecisionTally } from '../../contract/index.ts';
+import type { AuditEntry } from '../../domain/audit/index.ts';
 import type { BatchRecord, RowRecord } from '../../domain/batch/index.ts';
 import { reportKeyId } from '../../domain/batch/index.ts';
 import {
@@ -8,12 +9,17 @@ import {
   decisionInput,
   policyError,
 } from '../../domain/decision/index.ts';
-import type { ReportHistory } from '../../domain/ports/index.ts';
+import type { AuditLog, DocumentKeys, ReportHistory } from '../../domain/ports/index.ts';
 import type { NormalisedReport } from '../../domain/report/index.ts';
 import { type OpenedPolicy, openBatchPolicy, type PolicyOpening } from '../policies/open-batch-policy.ts';
 
 /** Rows of a page decided at a time: the engine is fast, but a policy answers asynchronously. */
 const DECISIONS_IN_FLIGHT = 50;
+
+/** What the decider needs: the policy's copy and engine, and the audit log its decisions are recorded in. */
+interface DecisionsDependencies extends PolicyOpening {
+  readonly audit?: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
+}
 
 /**
  * The decisions of a batch's rows, for the finaliser's files: every row with a report (`screened`, `cached`) once,
@@ -36,12 +42,13 @@ export class BatchDecisions {
   private constructor(
     readonly batch: BatchRecord,
     readonly policy: OpenedPolicy,
+    private readonly deps: DecisionsDependencies,
   ) {}
 
   /** The batch's decider; null for a batch ingested without a policy (it gets no decision columns). */
-  static async open(batch: BatchRecord, deps: PolicyOpening): Promise<BatchDecisions | null> {
+  static async open(batch: BatchRecord, deps: DecisionsDependencies): Promise<BatchDecisions | null> {
     const policy = await openBatchPolicy(batch, deps);
-    return policy === null ? null : new BatchDecisions(batch, policy);
+    return policy === null ? null : new BatchDecisions(batch, policy, deps);
   }
 
   /**
@@ -73,6 +80,35 @@ export class BatchDecisions {
       );
       slice.forEach((row, index) => {
         this.#decided.set(row.row, decisions[index] as Decision);
+      });
+      await this.#audit(slice, decisions);
+    }
+  }
+
+  /** Records the decisions made here in the audit log (the workers record theirs). */
+  async #audit(rows: readonly RowRecord[], decisions: readonly Decision[]): Promise<void> {
+    const { audit, logger } = this.deps;
+    const policy = this.batch.policy;
+    if (audit === undefined || policy === null) return;
+    const at = new Date().toISOString();
+    try {
+      const entries: AuditEntry[] = await Promise.all(
+        rows.map(async (row, index) => ({
+          kind: 'decision' as const,
+          at,
+          batchId: this.batch.batchId,
+          row: row.row,
+          documentKey: await audit.documentKeys.keyOf(row.document ?? ''),
+          policy: { name: policy.name, sha256: policy.sha256 },
+          decision: (decisions[index] as Decision).decision,
+          reasons: (decisions[index] as Decision).reasons.map((reason) => reason.code),
+        })),
+      );
+      await audit.log.append(entries);
+    } catch (error) {
+      logger.error('could not write the audit entries of the finaliser’s decisions', {
+        batchId: this.batch.batchId,
+        error: error instanceof Error ? error.message : String(error),
       });
     }
   }

@@ -26,9 +26,11 @@ import {
   type ReportChange,
 } from '../../domain/monitoring/index.ts';
 import type {
+  AuditLog,
   BatchRecords,
   BatchRows,
   CreditPolicyLoader,
+  DocumentKeys,
   EventPublisher,
   Logger,
   ObjectStore,
@@ -60,6 +62,8 @@ export interface FinaliseDependencies {
   readonly reportLanguage?: ReportLanguage;
   /** Compiles a batch's credit policy; a batch with a policy and no loader decides every row `review`. */
   readonly policyLoader?: CreditPolicyLoader;
+  /** Where the decisions the finaliser makes itself are recorded (the workers record theirs). */
+  readonly audit?: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
 }
 
 const NOT_SETTLED = 'not settled when the batch was finalised';

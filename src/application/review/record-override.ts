@@ -4,7 +4,13 @@ import {
   type OverrideValue,
   overrideRequestProblem,
 } from '../../domain/decision/index.ts';
-import type { DecisionOverrides, EventPublisher, Logger } from '../../domain/ports/index.ts';
+import type {
+  AuditLog,
+  DecisionOverrides,
+  DocumentKeys,
+  EventPublisher,
+  Logger,
+} from '../../domain/ports/index.ts';
 import {
   type DecidedRowsDependencies,
   duplicateTarget,
@@ -16,6 +22,8 @@ export interface RecordOverrideDependencies extends DecidedRowsDependencies {
   readonly overrides: DecisionOverrides;
   readonly events: Pick<EventPublisher, 'overrideRecorded'>;
   readonly logger: Logger;
+  /** Where the override is recorded for the auditors, its document named by its keyed hash. */
+  readonly audit?: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
   readonly now?: () => Date;
 }
 
@@ -58,6 +66,19 @@ export async function recordOverride(
     previous: row.decision.decision,
   };
   await deps.overrides.recordOverride(override);
+  await deps.audit?.log.append([
+    {
+      kind: 'override',
+      at: override.at,
+      batchId: override.batchId,
+      row: override.row,
+      documentKey: await deps.audit.documentKeys.keyOf(row.document),
+      decision: override.decision,
+      previous: override.previous,
+      by: override.by,
+      reason: override.reason,
+    },
+  ]);
   await deps.events
     .overrideRecorded({
       batchId: override.batchId,

@@ -10,11 +10,13 @@ import type {
 import { BureauCallError } from '../../domain/bureau/index.ts';
 import { maskDocument } from '../../domain/documents/index.ts';
 import type {
+  AuditLog,
   BatchRecords,
   BatchRows,
   BureauGateway,
   ChargeBudget,
   CreditPolicyLoader,
+  DocumentKeys,
   DocumentPurchases,
   EventPublisher,
   Logger,
@@ -42,6 +44,8 @@ export interface WorkerSettings {
   readonly bureauTimeoutSeconds: number;
   /** Most queries per bureau per month (null: no cap); the batch's own cap comes with the batch. */
   readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
+  /** What each bureau request's audit entry says of why it was made. */
+  readonly audit: { readonly purpose: string; readonly legalBasis: string };
 }
 
 export interface WorkerDependencies {
@@ -63,6 +67,8 @@ export interface WorkerDependencies {
    * the batch's policy cannot be opened) the finaliser decides the row.
    */
   readonly policyLoader?: CreditPolicyLoader;
+  /** The audit log and the keyed hash that names documents in it: every request and decision is recorded. */
+  readonly audit?: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
   readonly now?: () => number;
   readonly random?: () => number;
 }

@@ -16,6 +16,7 @@ import {
   SPENDING_CAP_ALERT,
 } from '../../domain/spend/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
+import { auditBureauRequest } from './audit-trail.ts';
 import { CALL_AGAIN, handleBureauFailure } from './bureau-failure-policies.ts';
 import { CallSlots } from './call-slots.ts';
 import { comeBackLater } from './come-back-later.ts';
@@ -219,6 +220,9 @@ async function callBureau(
         options.signal,
       );
     } catch (error) {
+      // Sent, whatever became of it (a call that never started, a rate-limit wait cut short, is not a request).
+      if (error instanceof BureauCallError)
+        await auditBureauRequest(held, { httpStatus: error.status, charge: error.charge });
       await giveBackIfUncharged(held, error, budget, deps);
       if (!(error instanceof BureauCallError)) return handleOwnFailure(held, error, deps, options);
       held.call = error.answered ? 'answered' : 'unanswered';
@@ -226,6 +230,7 @@ async function callBureau(
       if (next === CALL_AGAIN) continue; // the shared bucket makes us wait
       return next;
     }
+    await auditBureauRequest(held, { httpStatus: response.httpStatus, charge: 'charged' });
     if (options.probing) await tokenProbes.markToken(message.batchId, 'verified');
     return persistAndSettle(held, response, deps);
   }

@@ -457,6 +457,22 @@ export interface CreditPolicy {
 }
 
 /**
+ * The append-only audit log: entries are added, read and expire with their retention; none is ever changed or
+ * removed by the pipeline.
+ */
+export interface AuditLog {
+  /** Adds entries; an entry already recorded (the same instant, batch, row and kind) is kept as it was. */
+  append(entries: readonly import('../audit/index.ts').AuditEntry[]): Promise<void>;
+  /** A document's entries, or a batch's (through its documents' keys), in time order. */
+  read(query: import('../audit/index.ts').AuditQuery): Promise<import('../audit/index.ts').AuditEntry[]>;
+}
+
+/** Names a document in the audit log: a keyed hash only the deployment can compute, never the document itself. */
+export interface DocumentKeys {
+  keyOf(document: string): Promise<string>;
+}
+
+/**
  * People's final decisions on decided rows, kept beside their batch and append-only: an override is never updated
  * nor removed (a later one of the same row corrects it), so who decided what, and when, stays known.
  */

@@ -16,6 +16,7 @@ export interface PipelineEnvironment {
   readonly bureauBaseUrl: string;
   /** Secrets Manager id of the bureau token: the token itself is never in the environment. */
   readonly tokenSecretId: string;
+  readonly auditKeySecretId: string;
   readonly settings: PipelineSettings;
 }
 
@@ -46,6 +47,7 @@ export function readPipelineEnvironment(environment: NodeJS.ProcessEnv = process
     eventBusName: requiredEnv(VARIABLES.eventBusName, environment),
     bureauBaseUrl: requiredEnv(VARIABLES.bureauBaseUrl, environment),
     tokenSecretId: requiredEnv(VARIABLES.tokenSecretId, environment),
+    auditKeySecretId: requiredEnv(VARIABLES.auditKeySecretId, environment),
     settings,
   };
 }

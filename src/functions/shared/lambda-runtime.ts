@@ -4,9 +4,10 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { HmacDocumentKeys } from '../../adapters/audit/hmac-document-keys.ts';
 import { EventBridgePublisher } from '../../adapters/aws/eventbridge-publisher.ts';
 import { createLambdaLogger } from '../../adapters/aws/powertools-logger.ts';
-import { SecretsManagerTokenSource } from '../../adapters/aws/secrets-manager-token.ts';
+import { SecretsManagerTokenSource, secretStringOf } from '../../adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../../adapters/bureau/lazy-bureau-gateway.ts';
 import { readPipelineEnvironment } from './environment.ts';
 import { bureauTransportSettings, createPipelineAdapters } from './pipeline-adapters.ts';
@@ -25,6 +26,7 @@ export function lambdaRuntime() {
     sqs: new SQSClient({}),
   };
   const adapters = createPipelineAdapters(clients, environment, environment.settings);
+  const secrets = new SecretsManagerClient({});
   return {
     environment,
     ...adapters,
@@ -33,8 +35,12 @@ export function lambdaRuntime() {
       client: new EventBridgeClient({}),
       eventBusName: environment.eventBusName,
     }),
+    audit: {
+      log: adapters.auditLog,
+      documentKeys: new HmacDocumentKeys(secretStringOf(secrets, environment.auditKeySecretId)),
+    },
     bureau: new LazyBureauGateway(
-      new SecretsManagerTokenSource(new SecretsManagerClient({}), environment.tokenSecretId),
+      new SecretsManagerTokenSource(secrets, environment.tokenSecretId),
       bureauTransportSettings(environment.settings, environment.bureauBaseUrl),
     ),
   };

@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbAuditLog } from '../../adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStores } from '../../adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../adapters/aws/dynamodb-charge-budget.ts';
 import { DynamoDbDecisionOverrides } from '../../adapters/aws/dynamodb-decision-overrides.ts';
@@ -39,6 +40,11 @@ export function createPipelineAdapters(
       client: clients.dynamo,
       tableName: resources.tableName,
       retentionDays: settings.retentionDays,
+    }),
+    auditLog: new DynamoDbAuditLog({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.auditRetentionDays,
     }),
     overrides: new DynamoDbDecisionOverrides({
       client: clients.dynamo,
@@ -109,5 +115,6 @@ export function workerSettings(settings: PipelineSettings): WorkerSettings {
     probeWaitSeconds: Math.min(10, settings.bureauTimeoutSeconds),
     bureauTimeoutSeconds: settings.bureauTimeoutSeconds,
     monthlyChargeCap: settings.monthlyChargeCap,
+    audit: { purpose: settings.queryPurpose, legalBasis: settings.legalBasis },
   };
 }

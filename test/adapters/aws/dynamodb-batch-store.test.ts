@@ -1,4 +1,5 @@
 import { afterAll } from 'vitest';
+import { DynamoDbAuditLog } from '../../../src/adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
 import { DynamoDbDecisionOverrides } from '../../../src/adapters/aws/dynamodb-decision-overrides.ts';
@@ -6,6 +7,7 @@ import { DynamoDbDocumentPurchases } from '../../../src/adapters/aws/dynamodb-do
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
 import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
+import { describeAuditLogContract } from '../audit-log-contract.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 import { describeDecisionOverridesContract } from '../decision-overrides-contract.ts';
@@ -66,4 +68,10 @@ describeDecisionOverridesContract('DynamoDbDecisionOverrides (DynamoDB Local)', 
     tableName: resources.tableName,
     retentionDays: 1,
   });
+});
+
+describeAuditLogContract('DynamoDbAuditLog (DynamoDB Local)', async () => {
+  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  const { clients, resources } = await stack;
+  return new DynamoDbAuditLog({ client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 });
 });
