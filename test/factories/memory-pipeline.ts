@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryAuditLog } from '../../src/adapters/memory/memory-audit-log.ts';
 import { memoryBatchStores } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
@@ -11,6 +13,7 @@ import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import type { UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
 import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/index.ts';
+import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
 import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { FAST_SETTINGS } from './pipeline.ts';
@@ -46,6 +49,12 @@ export async function startMemoryPipeline(
   let uploads = 0;
   return {
     emulator,
+    /** The bureau as the workers reach it: the real gateway and client, over HTTP to the emulator. */
+    bureau: new CreditReportGateway(
+      new CreditReportClient(
+        new ServiceTransport({ baseUrl: emulator.url, token: emulator.token, timeoutMs: 2000 }),
+      ),
+    ) as BureauGateway,
     settings,
     store,
     objects,

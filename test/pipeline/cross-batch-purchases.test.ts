@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
-import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
@@ -20,11 +18,7 @@ let test: MemoryPipeline;
 let bureau: BureauGateway;
 beforeAll(async () => {
   test = await startMemoryPipeline();
-  bureau = new CreditReportGateway(
-    new CreditReportClient(
-      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
-    ),
-  );
+  bureau = test.bureau;
 }, 60_000);
 afterAll(async () => {
   await test?.stop();

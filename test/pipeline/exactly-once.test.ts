@@ -1,7 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
-import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
 import { settleDeadLetters } from '../../src/application/dead-letter/settle-dead-letters.ts';
@@ -24,11 +22,7 @@ let test: MemoryPipeline;
 let bureau: BureauGateway;
 beforeAll(async () => {
   test = await startMemoryPipeline();
-  bureau = new CreditReportGateway(
-    new CreditReportClient(
-      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
-    ),
-  );
+  bureau = test.bureau;
 }, 60_000);
 afterAll(async () => {
   await test?.stop();

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreditReportClient, ServiceTransport } from '../../../service-client/index.ts';
-import { CreditReportGateway } from '../../../src/adapters/bureau/credit-report-gateway.ts';
 import { zenCreditPolicyLoader } from '../../../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../../../src/adapters/memory/recording-event-publisher.ts';
@@ -21,11 +19,7 @@ let test: MemoryPipeline;
 let bureau: BureauGateway;
 beforeAll(async () => {
   test = await startMemoryPipeline();
-  bureau = new CreditReportGateway(
-    new CreditReportClient(
-      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
-    ),
-  );
+  bureau = test.bureau;
   test.objects.put(policyKey('pessoa-fisica.json'), readFileSync(POLICY_FILE));
 }, 60_000);
 afterAll(async () => {

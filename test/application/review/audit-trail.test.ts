@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreditReportClient, ServiceTransport } from '../../../service-client/index.ts';
-import { CreditReportGateway } from '../../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import { recordOverride } from '../../../src/application/review/record-override.ts';
 import { policyKey } from '../../../src/contract/index.ts';
@@ -18,11 +16,7 @@ beforeAll(async () => {
   // One in five requests fails transiently: failed requests are requests too, and are retried.
   const random = new SeededRandom('audit trail');
   test = await startMemoryPipeline({ emulator: { errorRate: 0.2, random: () => random.next() } });
-  bureau = new CreditReportGateway(
-    new CreditReportClient(
-      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
-    ),
-  );
+  bureau = test.bureau;
   test.objects.put(policyKey('pessoa-fisica.json'), readFileSync('samples/policies/pessoa-fisica.json'));
 }, 60_000);
 afterAll(async () => {

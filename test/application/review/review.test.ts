@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreditReportClient, ServiceTransport } from '../../../service-client/index.ts';
-import { CreditReportGateway } from '../../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import { ReviewRefusal } from '../../../src/application/review/decided-rows.ts';
 import { exportDecisions } from '../../../src/application/review/export-decisions.ts';
@@ -24,11 +22,7 @@ let test: MemoryPipeline;
 let bureau: BureauGateway;
 beforeAll(async () => {
   test = await startMemoryPipeline();
-  bureau = new CreditReportGateway(
-    new CreditReportClient(
-      new ServiceTransport({ baseUrl: test.emulator.url, token: test.emulator.token, timeoutMs: 2000 }),
-    ),
-  );
+  bureau = test.bureau;
   test.objects.put(policyKey('pessoa-fisica.json'), readFileSync('samples/policies/pessoa-fisica.json'));
 }, 60_000);
 afterAll(async () => {
