@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { runCli } from '../factories/run-cli.ts';
 const PESSOA_FISICA = join(process.cwd(), 'samples/policies/pessoa-fisica.json');
 
 describe('credit-screen review, override and export on the local state', () => {
-  it('lists the rows in review, records an override, and writes the final decisions into summary.csv', async () => {
+  it('lists the rows in review, records an override, writes the final decisions, and reads the audit log and a subject’s data', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'credit-screen-review-'));
     const state = join(cwd, 'state');
     const people = distinctDocuments(60, 'cli review')
@@ -58,6 +58,17 @@ describe('credit-screen review, override and export on the local state', () => {
       /^\d+ audit entries for document \*\*\*\.\d{3}\.\d{3}-\*\* in local state .*: 1 bureau request\n/,
     );
     expect(ofOne.stdout).toContain(`decision        batch ${batchId} row 1`);
+    const subjectExport = await runCli(
+      ['subject', people[0] as string, '--export', 'titular.json', '--state', state],
+      { cwd },
+    );
+    expect(subjectExport.code).toBe(0);
+    expect(subjectExport.stdout).toMatch(
+      /titular\.json: \*\*\*\.\d{3}\.\d{3}-\*\* in 1 batch \(1 row\), 1 stored report, 1 raw answer, 2 audit entries/,
+    );
+    const held = JSON.parse(await readFile(join(cwd, 'titular.json'), 'utf8'));
+    expect(held.batches.map((batch: { batchId: string }) => batch.batchId)).toEqual([batchId]);
+    expect((await stat(join(cwd, 'titular.json'))).mode & 0o777).toBe(0o600);
     const neither = await runCli(['audit', '--state', state], { cwd });
     expect(neither.code).toBe(2);
     expect(neither.stderr.trim()).toBe(

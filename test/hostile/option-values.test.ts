@@ -178,6 +178,7 @@ function baseArgs(path: CommandPath): string[] {
     override: ['override', batch, '--row', '1', '--decision', 'approve', '--reason', 'x', '--by', 'y'],
     export: ['export', batch],
     audit: ['audit', '--batch', batch],
+    subject: ['subject', '52998224725', '--export', 'x.json'],
     cancel: ['cancel', batch],
     redrive: ['redrive', batch],
     approve: ['approve', batch],

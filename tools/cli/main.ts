@@ -27,6 +27,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['report'], load: async () => (await import('./commands/report.ts')).registerReportCommand },
   { names: ['decide'], load: async () => (await import('./commands/decide.ts')).registerDecideCommand },
   { names: ['audit'], load: async () => (await import('./commands/audit.ts')).registerAuditCommand },
+  { names: ['subject'], load: async () => (await import('./commands/subject.ts')).registerSubjectCommand },
   {
     names: ['review', 'override', 'export'],
     load: async () => (await import('./commands/review.ts')).registerReviewCommands,

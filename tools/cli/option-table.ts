@@ -622,6 +622,15 @@ export const OPTION_TABLE = {
     json(),
     ...TARGET_OPTIONS,
   ],
+  subject: [
+    {
+      flags: '--export <file>',
+      description: 'where to write everything held about the document (JSON, readable by its owner only)',
+      value: { type: 'path', of: 'file' },
+      required: true,
+    },
+    ...TARGET_OPTIONS,
+  ],
   audit: [
     {
       flags: '--document <cpf|cnpj>',
