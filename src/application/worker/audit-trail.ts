@@ -24,10 +24,15 @@ const nowIso = (held: HeldRow) => new Date((held.deps.now ?? Date.now)()).toISOS
 /** One request sent to the bureau, with what it may have cost. */
 export function auditBureauRequest(
   held: HeldRow,
-  outcome: { readonly httpStatus: number | null; readonly charge: 'charged' | 'not_charged' | 'unknown' },
+  outcome: {
+    readonly httpStatus: number | null;
+    readonly charge: 'charged' | 'not_charged' | 'unknown';
+    /** When the answer came (epoch ms); now when not given. */
+    readonly atMs?: number;
+  },
 ): Promise<void> {
   const { message, deps } = held;
-  const at = nowIso(held);
+  const at = outcome.atMs === undefined ? nowIso(held) : new Date(outcome.atMs).toISOString();
   const charge: ChargeState = outcome.charge === 'unknown' ? 'charge_unknown' : outcome.charge;
   return record(held, (documentKey) => ({
     kind: 'bureau_request',

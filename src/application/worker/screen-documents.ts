@@ -230,9 +230,12 @@ async function callBureau(
       if (next === CALL_AGAIN) continue; // the shared bucket makes us wait
       return next;
     }
-    await auditBureauRequest(held, { httpStatus: response.httpStatus, charge: 'charged' });
+    const answeredAt = now();
     if (options.probing) await tokenProbes.markToken(message.batchId, 'verified');
-    return persistAndSettle(held, response, deps);
+    // The paid answer is kept and settled first; its audit entry follows, dated when the answer came.
+    const outcome = await persistAndSettle(held, response, deps);
+    await auditBureauRequest(held, { httpStatus: response.httpStatus, charge: 'charged', atMs: answeredAt });
+    return outcome;
   }
 }
 
