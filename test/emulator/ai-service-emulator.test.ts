@@ -107,20 +107,35 @@ describe('AI emulator: AI Studio limits enforced server-side', () => {
 
 describe('AI emulator: generation jobs', () => {
   it('moves a job from queued to running to done over two steps and adds a version', async () => {
-    const id = await projectId();
-    const started = await raw('POST', `/ai-studio/projects/${id}/generate`, { prompt: 'contrato' });
-    const jobId = (started.body.job as { id: string }).id;
-    const seen: unknown[] = [];
-    // Poll far faster than the 100 ms steps, recording each state the first time it appears.
-    for (let polls = 0; polls < 200 && seen.at(-1) !== 'done'; polls++) {
-      const state = (await raw('GET', `/ai-studio/jobs/${jobId}`)).body.status;
-      if (seen.at(-1) !== state) seen.push(state);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    // Steps of 1.5 s of its own: a poll on a loaded machine can take well over the 100 ms steps of the others.
+    const slow = await startAiEmulator(1500);
+    try {
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${slow.url}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${slow.token}`, 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }).then(async (response) => ({
+          status: response.status,
+          body: (await response.json()) as Record<string, unknown>,
+        }));
+      const id = (await call('POST', '/ai-studio/projects', { artifact_type: 'document' })).body.id as string;
+      const started = await call('POST', `/ai-studio/projects/${id}/generate`, { prompt: 'contrato' });
+      const job = started.body.job as { id: string; status: string };
+      const seen: unknown[] = [job.status];
+      // Poll far faster than the steps, recording each state the first time it appears.
+      for (let polls = 0; polls < 2000 && seen.at(-1) !== 'done'; polls++) {
+        const state = (await call('GET', `/ai-studio/jobs/${job.id}`)).body.status;
+        if (seen.at(-1) !== state) seen.push(state);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
 
-    expect(started.status).toBe(202);
-    expect(seen).toEqual(['queued', 'running', 'done']);
-    expect((await raw('GET', `/ai-studio/projects/${id}/versions`)).body.versions).toHaveLength(1);
+      expect(started.status).toBe(202);
+      expect(seen).toEqual(['queued', 'running', 'done']);
+      expect((await call('GET', `/ai-studio/projects/${id}/versions`)).body.versions).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('cancels the running jobs of a deleted project', async () => {

@@ -99,7 +99,16 @@ describe.concurrent('the hostile-input corpus, in runs of the whole pipeline', (
     const first = startCli(['screen', 'lista.csv', '--state', 'state', '--out', 'first', ...SLOW], { cwd });
     await expect
       .poll(() => /progress: /.test(first.stderr()), { timeout: 150_000, interval: 200 })
-      .toBe(true);
+      .toBe(true)
+      .catch((error: unknown) => {
+        // Say what the first run printed instead (a run that ended early, a slow start), not only that it did not.
+        throw new Error(
+          `the first run printed no progress in 150 s; it said:\n${first.stderr().slice(-2000)}`,
+          {
+            cause: error,
+          },
+        );
+      });
     const servers = await processesMentioning(join(cwd, 'state', 'dynamodb'));
     leftovers.push(...servers);
 
