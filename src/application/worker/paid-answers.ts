@@ -3,6 +3,7 @@ import { answerKey } from '../../contract/index.ts';
 import type { StoredReport } from '../../domain/batch/index.ts';
 import type { BureauResponse } from '../../domain/ports/index.ts';
 import { isReportArchive, normaliseCreditReport, type ReportArchive } from '../../domain/report/index.ts';
+import { auditDecision } from './audit-trail.ts';
 import {
   DONE,
   describe,
@@ -11,7 +12,6 @@ import {
   SETTLE_BACKOFF_MS,
   type WorkerDependencies,
 } from './held-row.ts';
-
 import { decideHeldRow } from './row-decision.ts';
 
 const ANSWER_PERSIST_ATTEMPTS = 3;
@@ -152,7 +152,10 @@ async function settleAnswer(
     rawKey: settled.rawKey,
   };
   const decision = await decideHeldRow(held, report);
-  return held.settle({ outcome: settled.outcome, report: stored, decision });
+  const outcome = await held.settle({ outcome: settled.outcome, report: stored, decision });
+  // Recorded once the paid answer is settled: an audit write never stands before keeping what was paid for.
+  if (decision !== null) await auditDecision(held, decision);
+  return outcome;
 }
 
 /** A persisted answer for this row's bureau and document, or null (none there, or not what it should be). */

@@ -1,7 +1,6 @@
 import { type Decision, decisionInput } from '../../domain/decision/index.ts';
 import type { NormalisedReport } from '../../domain/report/index.ts';
 import { BatchPolicies } from '../policies/open-batch-policy.ts';
-import { auditDecision } from './audit-trail.ts';
 import { describe, type HeldRow, type WorkerDependencies } from './held-row.ts';
 
 /** One set of compiled policies per worker process (per dependencies: tests run several workers in one process). */
@@ -26,11 +25,9 @@ export async function decideHeldRow(held: HeldRow, report: NormalisedReport): Pr
     }
     const policy = await policies.forBatch(batch);
     if (policy === null || 'failure' in policy) return null;
-    const decision = await policy.decide(
+    return await policy.decide(
       decisionInput(report, batch.layout?.passThroughColumns ?? [], row.passThrough),
     );
-    await auditDecision(held, decision);
-    return decision;
   } catch (error) {
     deps.logger.warn('could not decide the row; the finaliser will', { ...held.log, error: describe(error) });
     return null;
