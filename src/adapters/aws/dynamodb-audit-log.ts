@@ -1,14 +1,15 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { AUDIT_KEY_PREFIX } from '../../contract/index.ts';
 import { type AuditEntry, type AuditQuery, byTime } from '../../domain/audit/index.ts';
 import type { AuditLog } from '../../domain/ports/index.ts';
 import { auditEntryId } from '../audit/audit-entry-id.ts';
 import { isConditionFailure } from './dynamodb-conditions.ts';
+import { auditEntrySchema, parseItem } from './dynamodb-items.ts';
 import type { PipelineTableConfig } from './dynamodb-pipeline-table.ts';
 
-/** Documents a batch query reads at once. */
-const PARALLEL_READS = 8;
+/** Requests in flight at once: entries written, documents' partitions read. */
+const PARALLEL_REQUESTS = 8;
 /** Below and above every instant (a key may not be empty): the ends of an open time window. */
 const START_OF_TIME = '0';
 const END_OF_TIME = '~';
@@ -24,7 +25,7 @@ export class DynamoDbAuditLog implements AuditLog {
 
   async append(entries: readonly AuditEntry[]): Promise<void> {
     const expiresAt = Math.floor((this.config.now ?? Date.now)() / 1000) + this.config.retentionDays * 86_400;
-    const limit = pLimit(PARALLEL_READS);
+    const limit = pLimit(PARALLEL_REQUESTS);
     await Promise.all(
       entries.map((entry) =>
         limit(async () => {
@@ -51,34 +52,28 @@ export class DynamoDbAuditLog implements AuditLog {
 
   async read(query: AuditQuery): Promise<AuditEntry[]> {
     const keys = 'documentKey' in query ? [query.documentKey] : [...new Set(query.documentKeys)];
-    const limit = pLimit(PARALLEL_READS);
+    const limit = pLimit(PARALLEL_REQUESTS);
     const found = (await Promise.all(keys.map((key) => limit(() => this.#partition(key, query))))).flat();
     return found.filter((entry) => 'documentKey' in query || entry.batchId === query.batchId).sort(byTime);
   }
 
   async #partition(documentKey: string, window: { from?: string; to?: string }): Promise<AuditEntry[]> {
     const entries: AuditEntry[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.config.client.send(
-        new QueryCommand({
-          TableName: this.config.tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: {
-            ':pk': `${AUDIT_KEY_PREFIX}${documentKey}`,
-            ':from': window.from ?? START_OF_TIME,
-            // An entry's key starts with its instant: `to` itself is included, whatever follows it.
-            ':to': window.to === undefined ? END_OF_TIME : `${window.to}${END_OF_TIME}`,
-          },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const { pk: _pk, sk: _sk, expiresAt: _expires, ...entry } = item;
-        entries.push(entry as AuditEntry);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
+    const pages = paginateQuery(
+      { client: this.config.client },
+      {
+        TableName: this.config.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': `${AUDIT_KEY_PREFIX}${documentKey}`,
+          ':from': window.from ?? START_OF_TIME,
+          // An entry's key starts with its instant: `to` itself is included, whatever follows it.
+          ':to': window.to === undefined ? END_OF_TIME : `${window.to}${END_OF_TIME}`,
+        },
+      },
+    );
+    for await (const page of pages)
+      for (const item of page.Items ?? []) entries.push(parseItem(auditEntrySchema, item, 'audit entry'));
     return entries;
   }
 }

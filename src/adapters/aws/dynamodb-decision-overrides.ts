@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { DECISION_VALUES, type DecisionOverride, OVERRIDE_VALUES } from '../../domain/decision/index.ts';
 import type { DecisionOverrides } from '../../domain/ports/index.ts';
@@ -56,19 +56,16 @@ export class DynamoDbDecisionOverrides implements DecisionOverrides {
 
   async overridesOf(batchId: string): Promise<DecisionOverride[]> {
     const found: DecisionOverride[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.config.client.send(
-        new QueryCommand({
-          TableName: this.config.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `BATCH#${batchId}`, ':prefix': OVERRIDE_PREFIX },
-          ExclusiveStartKey: start,
-        }),
-      );
+    const pages = paginateQuery(
+      { client: this.config.client },
+      {
+        TableName: this.config.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `BATCH#${batchId}`, ':prefix': OVERRIDE_PREFIX },
+      },
+    );
+    for await (const page of pages)
       for (const item of page.Items ?? []) found.push(parseItem(overrideItemSchema, item, 'override'));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
     return found;
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { AuditEntry } from '../../domain/audit/index.ts';
 import type { BatchRecord, RowRecord, StoredReport } from '../../domain/batch/index.ts';
-import { decisionSchema } from '../../domain/decision/index.ts';
+import { DECISION_VALUES, decisionSchema } from '../../domain/decision/index.ts';
 import type { NormalisedReport } from '../../domain/report/index.ts';
 import { BUREAUS } from '../../domain/report/index.ts';
 import type { Quote } from '../../domain/spend/index.ts';
@@ -190,3 +191,38 @@ export function toStoredReport(item: Record<string, unknown>): StoredReport {
     rawKey: stored.rawKey,
   };
 }
+
+const auditBase = {
+  at: z.string(),
+  batchId: z.string(),
+  row: z.number().int().positive(),
+  documentKey: z.string(),
+};
+
+/** An audit log entry as the table keeps it (its keys and expiry are the store's, not the entry's). */
+export const auditEntrySchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('bureau_request'),
+    ...auditBase,
+    bureau: z.enum(BUREAUS),
+    charge: z.enum(['charged', 'not_charged', 'charge_unknown']),
+    httpStatus: z.number().int().nullable(),
+    purpose: z.string(),
+    legalBasis: z.string(),
+  }),
+  z.object({
+    kind: z.literal('decision'),
+    ...auditBase,
+    policy: z.object({ name: z.string(), sha256: z.string() }),
+    decision: z.enum(DECISION_VALUES),
+    reasons: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal('override'),
+    ...auditBase,
+    decision: z.enum(['approve', 'decline']),
+    previous: z.enum(DECISION_VALUES),
+    by: z.string(),
+    reason: z.string(),
+  }),
+]) satisfies z.ZodType<AuditEntry>;
