@@ -4,12 +4,14 @@ import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryAuditLog } from '../../src/adapters/memory/memory-audit-log.ts';
-import { memoryBatchStores } from '../../src/adapters/memory/memory-batch-store.ts';
+import { memoryBatchStoresOn } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
 import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decision-overrides.ts';
 import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-document-purchases.ts';
 import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
+import { MemorySubjectErasure } from '../../src/adapters/memory/memory-subject-erasure.ts';
+import { MemoryTables } from '../../src/adapters/memory/memory-tables.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import type { UploadedObject } from '../../src/application/ingest/ingest-upload.ts';
 import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/index.ts';
@@ -31,7 +33,8 @@ export async function startMemoryPipeline(
 ) {
   const settings = { ...FAST_SETTINGS, ...options.settings };
   const emulator = await ServiceEmulator.start(options.emulator);
-  const stores = memoryBatchStores();
+  const tables = new MemoryTables();
+  const stores = memoryBatchStoresOn(tables);
   const store = joinBatchStores(stores);
   const objects = new MemoryObjectStore();
   const limiter = new MemoryRateLimiter({
@@ -41,6 +44,7 @@ export async function startMemoryPipeline(
   const budget = new MemoryChargeBudget();
   const purchases = new MemoryDocumentPurchases();
   const overrides = new MemoryDecisionOverrides();
+  const subjectErasure = new MemorySubjectErasure({ tables, overrides, purchases });
   const audit = {
     log: new MemoryAuditLog(),
     documentKeys: new HmacDocumentKeys(async () => AUDIT_KEY),
@@ -62,7 +66,7 @@ export async function startMemoryPipeline(
     events,
     purchases,
     audit,
-    adapters: { ...stores, purchases, overrides, audit, objects, limiter, budget, events },
+    adapters: { ...stores, purchases, overrides, audit, objects, limiter, budget, events, subjectErasure },
     /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
     upload(csv: string, bureau: Bureau): UploadedObject {
       uploads++;

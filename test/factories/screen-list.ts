@@ -17,7 +17,7 @@ const MAX_DELIVERIES = 20;
 export async function screenListOn(
   test: MemoryPipeline,
   bureau: BureauGateway,
-  csv: string,
+  csv: string | Buffer,
   metadata: Record<string, string> = {},
   options: {
     readonly beforeFinalise?: (batchId: string) => void;
@@ -26,6 +26,8 @@ export async function screenListOn(
     readonly workerDecides?: boolean;
     /** The finaliser's engine (the real one unless a test counts its evaluations). */
     readonly finaliserLoader?: CreditPolicyLoader;
+    /** How old a stored report the batch may reuse, in hours. @default 0 (every document is bought) */
+    readonly freshnessHours?: number;
   } = {},
 ) {
   const { portfolio, beforeFinalise = () => undefined } = options;
@@ -45,7 +47,12 @@ export async function screenListOn(
       ...test.adapters,
       queue,
       logger: new MemoryLogger(),
-      settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false, freshnessHours: 0 },
+      settings: {
+        defaultBureau: 'a',
+        maxRows: 1000,
+        excelSummary: false,
+        freshnessHours: options.freshnessHours ?? 0,
+      },
     },
   );
   const deps = {

@@ -36,6 +36,12 @@ function recordingObjects(objects: ObjectStore, written: string[]): ObjectStore 
       written.push(key);
       await objects.writeStream(key, contentType, body);
     },
+    list: (prefix) => objects.list(prefix),
+    rewrite: async (key, bytes, metadata) => {
+      written.push(key);
+      await objects.rewrite(key, bytes, metadata);
+    },
+    remove: (key) => objects.remove(key),
   };
 }
 

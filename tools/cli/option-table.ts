@@ -627,8 +627,39 @@ export const OPTION_TABLE = {
       flags: '--export <file>',
       description: 'where to write everything held about the document (JSON, readable by its owner only)',
       value: { type: 'path', of: 'file' },
-      required: true,
+      conflicts: [
+        { option: 'erase', message: '--export and --erase answer two different requests: give one' },
+      ],
     },
+    {
+      flags: '--erase',
+      description:
+        'erase the personal data held about the document (rows, reports, raw answers, list and results records); the audit entries stay',
+      value: { type: 'flag' },
+      requires: [
+        { option: 'by', message: '--erase needs --by "<who>": the audit log records who erased' },
+        { option: 'reason', message: '--erase needs --reason "<text>": the audit log records why' },
+      ],
+    },
+    {
+      flags: '--by <who>',
+      description: 'who carries out the erasure: a name or an e-mail',
+      value: { type: 'text', maxLength: MAX_OVERRIDE_BY },
+      requires: [{ option: 'erase', message: '--by goes with --erase' }],
+    },
+    {
+      flags: '--reason <text>',
+      description: 'why: the request it answers, in words the auditors read',
+      value: { type: 'text', maxLength: MAX_OVERRIDE_REASON },
+      requires: [{ option: 'erase', message: '--reason goes with --erase' }],
+    },
+    {
+      ...resultsFolder(
+        'downloaded results erased from too: a batch’s folder, or the folder holding them by batch id (default out/)',
+      ),
+      requires: [{ option: 'erase', message: '--out goes with --erase' }],
+    },
+    json('print what was erased as JSON'),
     ...TARGET_OPTIONS,
   ],
   audit: [

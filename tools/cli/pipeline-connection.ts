@@ -6,6 +6,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
+import { DynamoDbSubjectErasure } from '../../src/adapters/aws/dynamodb-subject-erasure.ts';
 import { EventBridgePublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
 import { secretStringOf } from '../../src/adapters/aws/secrets-manager-token.ts';
 import { type BatchStores, joinBatchStores } from '../../src/adapters/batch-stores.ts';
@@ -20,6 +21,7 @@ import type {
   EventPublisher,
   Logger,
   ObjectStore,
+  SubjectErasureStore,
   WorkQueue,
 } from '../../src/domain/ports/index.ts';
 import { createPipelineAdapters } from '../../src/functions/shared/pipeline-adapters.ts';
@@ -42,6 +44,8 @@ export interface PipelineConnection extends BatchStores {
   readonly overrides: DecisionOverrides;
   /** The audit log, and the deployment's keyed hash that names documents in it. */
   readonly audit: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
+  /** What a data subject's erasure changes in the table (no function of the pipeline is given it). */
+  readonly subjectErasure: SubjectErasureStore;
   /** The pipeline's events: the stack's bus, or the local pipeline's record of them. */
   readonly events: EventPublisher;
   readonly logger: Logger;
@@ -116,6 +120,10 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
         ? eventsNotAnnounced(stackName)
         : new EventBridgePublisher({ client: clients.eventBridge, eventBusName }),
     audit: { log: adapters.auditLog, documentKeys: stackDocumentKeys(stackName, secrets, auditKeyArn) },
+    subjectErasure: new DynamoDbSubjectErasure({
+      client: clients.dynamo,
+      tableName: outputs.get('TableName') as string,
+    }),
     store: joinBatchStores(adapters),
     logger: new MemoryLogger(),
     local: null,
@@ -198,6 +206,10 @@ async function connectToLocalState(
     ...pipeline.adapters,
     events: pipeline.events,
     audit: pipeline.audit,
+    subjectErasure: new DynamoDbSubjectErasure({
+      client: pipeline.stack.clients.dynamo,
+      tableName: pipeline.stack.resources.tableName,
+    }),
     store: pipeline.store,
     logger: pipeline.logger,
     local: pipeline,

@@ -32,6 +32,7 @@ import {
 } from '../../src/contract/index.ts';
 import type { PipelineClients, PipelineResources } from '../../src/functions/shared/pipeline-adapters.ts';
 import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
+import { compactDatabaseFile } from './database-compaction.ts';
 import { freePort } from './free-port.ts';
 import { LocalStateDirectory } from './local-state.ts';
 import { StrictAwsProxy, type StrictModeOptions, type StrictStats } from './strict-aws-proxy.ts';
@@ -142,6 +143,9 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
   );
 }
 
+/** The one database file DynamoDB Local keeps with `-sharedDb`, in its `-dbPath`. */
+const DYNAMODB_LOCAL_DATABASE_FILE = 'shared-local-instance.db';
+
 /** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
 function assertJavaAvailable(): void {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
@@ -189,6 +193,16 @@ export class LocalStack {
     readonly state: LocalStateDirectory | null,
     private readonly connections: StackConnections,
   ) {}
+
+  #compactAtStop = false;
+
+  /**
+   * Asks {@link stop} to rewrite the kept database without the pages of deleted items, once DynamoDB Local has
+   * exited (see `compactDatabaseFile`): after an erasure, the erased items must not linger in the file.
+   */
+  compactDatabaseAtStop(): void {
+    this.#compactAtStop = true;
+  }
 
   /** What the strict endpoint saw and injected (conflicts, faults, duplicates); null when strict mode is off. */
   strictStats(): StrictStats | null {
@@ -272,8 +286,14 @@ export class LocalStack {
     try {
       if (this.state) await this.state.saveObjects(this.connections.direct.s3, this.resources.bucketName);
     } finally {
-      await this.#stopServices();
-      await this.state?.release();
+      try {
+        await this.#stopServices();
+        // Only a database this stack's own DynamoDB Local kept, now that it has exited (a shared one is in use).
+        if (this.#compactAtStop && this.state !== null && this.dynamo.process !== null)
+          await compactDatabaseFile(join(this.state.dynamoDbPath, DYNAMODB_LOCAL_DATABASE_FILE));
+      } finally {
+        await this.state?.release();
+      }
     }
   }
 

@@ -371,6 +371,14 @@ export class LocalStateDirectory {
     return join(this.objectsPath, ...key.split('/'));
   }
 
+  /** Deletes the file that keeps `key` (the object was deleted from the bucket); nothing when there is none. */
+  async forgetObject(key: string): Promise<void> {
+    const path = this.#pathOf(key);
+    if (path === null) return;
+    await rm(path, { force: true });
+    this.#onDisk.delete(key);
+  }
+
   /**
    * Keeps one object of the bucket on disk: written in full (and flushed) beside the copy, then renamed over its
    * file, so the copy holds either the old object or the new one, never part of one. `created` (epoch ms) becomes

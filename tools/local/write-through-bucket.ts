@@ -3,6 +3,8 @@ import type { LocalStateDirectory } from './local-state.ts';
 
 /** The commands after which an object of the bucket is new or changed. */
 const WRITES = new Set(['PutObjectCommand', 'CompleteMultipartUploadCommand', 'CopyObjectCommand']);
+/** The command after which an object is gone (an erasure removes raw answers and files that name a person). */
+const DELETE = 'DeleteObjectCommand';
 
 interface WriteInput {
   readonly Bucket?: string;
@@ -11,7 +13,8 @@ interface WriteInput {
 
 /**
  * Write-ahead on disk, as S3 gives it in AWS: every object `client` puts into `bucket` (an upload, a paid raw
- * answer, a result file) is kept in the state directory before the put returns to its caller, so what the caller
+ * answer, a result file) is kept in the state directory before the put returns to its caller (and one it deletes is
+ * deleted there before the delete returns), so what the caller
  * does next (ingest the upload, settle the row, finalise) only ever relies on what a run killed with -9 keeps.
  * fauxqs keeps its bucket in memory only and has no persistence of its own.
  *
@@ -35,9 +38,17 @@ export function writeBucketThrough(
     (next, context) => async (args) => {
       const result = await next(args);
       const input = args.input as WriteInput;
-      if (!WRITES.has(context.commandName ?? '') || input.Bucket !== bucket || input.Key === undefined)
+      const command = context.commandName ?? '';
+      if ((!WRITES.has(command) && command !== DELETE) || input.Bucket !== bucket || input.Key === undefined)
         return result;
       const key = input.Key;
+      if (command === DELETE) {
+        // Gone from the bucket, gone from the disk before the delete returns: a kill cannot bring it back at the
+        // next start.
+        await (pending.get(key) ?? Promise.resolve()).catch(() => undefined);
+        await state.forgetObject(key);
+        return result;
+      }
       const kept = (pending.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => keep(key));
       pending.set(key, kept);
       try {

@@ -6,7 +6,7 @@ import { isConditionFailure } from './dynamodb-conditions.ts';
 import { parseItem } from './dynamodb-items.ts';
 import type { PipelineTableConfig } from './dynamodb-pipeline-table.ts';
 
-const OVERRIDE_PREFIX = 'OVERRIDE#';
+export const OVERRIDE_PREFIX = 'OVERRIDE#';
 
 /** Beside the batch's rows, in row order then time order: one query reads a batch's overrides. */
 const overrideKey = (override: Pick<DecisionOverride, 'batchId' | 'row' | 'at'>) => ({

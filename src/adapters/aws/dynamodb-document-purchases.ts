@@ -20,7 +20,7 @@ export interface DynamoDbDocumentPurchasesConfig {
 }
 
 /** One item per bureau and document on the pipeline table; its answer stays until a newer purchase replaces it. */
-const purchaseKey = (bureau: Bureau, document: string) => ({
+export const purchaseKey = (bureau: Bureau, document: string) => ({
   pk: `PURCHASE#${bureau}#${document}`,
   sk: 'PURCHASE',
 });

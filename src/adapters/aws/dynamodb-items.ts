@@ -71,6 +71,7 @@ const rowItemSchema = z.object({
   callPending: z.boolean().default(false),
   uncertainCalls: count,
   answered: z.boolean().default(false),
+  erasedAt: optionalText,
 });
 
 const quoteSchema = z.object({
@@ -225,4 +226,5 @@ export const auditEntrySchema = z.discriminatedUnion('kind', [
     by: z.string(),
     reason: z.string(),
   }),
+  z.object({ kind: z.literal('erasure'), ...auditBase, by: z.string(), reason: z.string() }),
 ]) satisfies z.ZodType<AuditEntry>;

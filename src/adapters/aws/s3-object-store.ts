@@ -1,5 +1,13 @@
 import { Readable } from 'node:stream';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectVersionsCommand,
+  PutObjectCommand,
+  paginateListObjectsV2,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore } from '../../domain/ports/index.ts';
 
@@ -71,6 +79,68 @@ export class S3ObjectStore implements ObjectStore {
       queueSize: 2,
     });
     await upload.done();
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    for await (const page of paginateListObjectsV2(
+      { client: this.#client },
+      { Bucket: this.bucket, Prefix: prefix },
+    ))
+      for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key;
+  }
+
+  async rewrite(
+    key: string,
+    bytes: Uint8Array,
+    metadata: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.#client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: head.ContentType,
+        Metadata: { ...head.Metadata, ...metadata },
+      }),
+    );
+    await this.#removeVersions(key, { keepLatest: true });
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.#removeVersions(key, { keepLatest: false });
+    // Unversioned (the pipeline's bucket keeps no versions), or an emulator that lists none: a plain delete.
+    await this.#client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  /**
+   * Deletes the versions and delete markers of exactly `key`. The pipeline's bucket is created unversioned
+   * (`infrastructure/pipeline/storage.ts`), where this finds the one `null` version; a bucket someone versioned
+   * keeps every earlier body of an object until each version is deleted by its id.
+   */
+  async #removeVersions(key: string, options: { readonly keepLatest: boolean }): Promise<void> {
+    let keyMarker: string | undefined;
+    let versionMarker: string | undefined;
+    do {
+      const page = await this.#client.send(
+        new ListObjectVersionsCommand({
+          Bucket: this.bucket,
+          Prefix: key,
+          KeyMarker: keyMarker,
+          VersionIdMarker: versionMarker,
+        }),
+      );
+      for (const version of [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]) {
+        if (version.Key !== key || version.VersionId === undefined) continue;
+        if (options.keepLatest && version.IsLatest) continue;
+        await this.#client.send(
+          new DeleteObjectCommand({ Bucket: this.bucket, Key: key, VersionId: version.VersionId }),
+        );
+      }
+      const more = page.IsTruncated === true;
+      keyMarker = more ? page.NextKeyMarker : undefined;
+      versionMarker = more ? page.NextVersionIdMarker : undefined;
+    } while (keyMarker !== undefined);
   }
 }
 

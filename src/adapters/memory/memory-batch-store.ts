@@ -8,7 +8,11 @@ import { MemoryTokenProbes } from './memory-token-probes.ts';
 
 /** The four batch stores in memory, on one shared state, with the DynamoDB stores' semantics. */
 export function memoryBatchStores(config: MemoryBatchStoreConfig = {}): BatchStores {
-  const tables = new MemoryTables(config);
+  return memoryBatchStoresOn(new MemoryTables(config));
+}
+
+/** The four batch stores on state the caller keeps (to erase from it too: see `MemorySubjectErasure`). */
+export function memoryBatchStoresOn(tables: MemoryTables): BatchStores {
   return {
     batchRecords: new MemoryBatchRecords(tables),
     batchRows: new MemoryBatchRows(tables),

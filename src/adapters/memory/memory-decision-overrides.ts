@@ -18,4 +18,12 @@ export class MemoryDecisionOverrides implements DecisionOverrides {
       .sort((a, b) => a.row - b.row || a.at.localeCompare(b.at))
       .map((override) => structuredClone(override));
   }
+
+  /** Deletes the overrides of a row (an erasure); how many there were. */
+  forgetRow(batchId: string, row: number): number {
+    const kept = this.#byBatch.get(batchId) ?? [];
+    const rest = kept.filter((override) => override.row !== row);
+    this.#byBatch.set(batchId, rest);
+    return kept.length - rest.length;
+  }
 }

@@ -83,4 +83,9 @@ export class MemoryDocumentPurchases implements DocumentPurchases {
     const current = this.#purchases.get(`${bureau}#${document}`);
     return current && !current.answer && sameHolder(current.holder, holder) ? current : null;
   }
+
+  /** Deletes the purchase of a document (an erasure); whether there was one. */
+  forget(bureau: Bureau, document: string): boolean {
+    return this.#purchases.delete(`${bureau}#${document}`);
+  }
 }

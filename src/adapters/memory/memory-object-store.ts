@@ -47,6 +47,24 @@ export class MemoryObjectStore implements ObjectStore {
     this.#objects.set(key, Buffer.from(JSON.stringify(value)));
   }
 
+  async *list(prefix: string): AsyncIterable<string> {
+    yield* this.keys(prefix);
+  }
+
+  async rewrite(
+    key: string,
+    bytes: Uint8Array,
+    metadata: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    if (!this.#objects.has(key)) throw new Error(`no object ${key}`);
+    this.#objects.set(key, Buffer.from(bytes));
+    this.#metadata.set(key, { ...this.#metadata.get(key), ...metadata });
+  }
+
+  async remove(key: string): Promise<void> {
+    this.delete(key);
+  }
+
   async writeStream(key: string, _contentType: string, body: AsyncIterable<string>): Promise<void> {
     let text = '';
     for await (const chunk of body) text += chunk;

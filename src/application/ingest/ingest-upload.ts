@@ -9,6 +9,7 @@ import {
   type NewRow,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
+import { ERASED_METADATA } from '../../domain/data-subject/index.ts';
 import {
   CustomerListError,
   type CustomerRow,
@@ -224,6 +225,12 @@ async function startBatch(
   const lane = deliveryLaneFor({ key: upload.key, portfolio: upload.portfolio?.name ?? null });
   const batchId = batchIdFor(upload);
   const metadata = upload.portfolio ? {} : await objects.metadataOf(upload.key);
+  if (metadata[ERASED_METADATA] !== undefined) {
+    // An erasure rewrote a list that was screened already (in AWS its rewrite is a new upload event): its rows
+    // were screened as their batch, and screening the rest again would buy them twice.
+    logger.info('list rewritten by an erasure: not screened again', { batchId, key: upload.key });
+    return { batchId, outcome: 'already_ingested' };
+  }
   // An upload may cap what its batch buys; a portfolio run is bounded by the monthly cap alone.
   const maxCharges = upload.portfolio ? null : maxChargesOf(metadata);
   const policy = await choosePolicy(

@@ -46,7 +46,17 @@ interface OverrideEntry extends EntryBase {
   readonly reason: string;
 }
 
-export type AuditEntry = BureauRequestEntry | DecisionEntry | OverrideEntry;
+/**
+ * A row's personal data erased on its subject's request (LGPD art. 18, VI): the record that the request was carried
+ * out, by whom and why; the entries before it stay as the record that the queries happened.
+ */
+interface ErasureEntry extends EntryBase {
+  readonly kind: 'erasure';
+  readonly by: string;
+  readonly reason: string;
+}
+
+export type AuditEntry = BureauRequestEntry | DecisionEntry | OverrideEntry | ErasureEntry;
 
 /** What the log is asked for: one document's entries or one batch's, within an optional time window. */
 export type AuditQuery =

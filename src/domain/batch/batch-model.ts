@@ -185,6 +185,11 @@ export interface RowRecord extends Omit<NewRow, 'state' | 'report' | 'reportKey'
   readonly uncertainCalls: number;
   /** The bureau answered this row with a report (it was charged). */
   readonly answered: boolean;
+  /**
+   * When the row's personal data was erased on its subject's request (ISO 8601); absent or null otherwise. An erased
+   * row keeps its state and charge evidence, with no document, input, report or decision.
+   */
+  readonly erasedAt?: string | null;
 }
 
 /** The charge state of a row from what its item records. A call still pending when the row settled is uncertain. */

@@ -285,6 +285,15 @@ export interface ObjectStore {
   putJson(key: string, value: unknown): Promise<void>;
   /** Streams text into an object (multipart for large ones). */
   writeStream(key: string, contentType: string, body: AsyncIterable<string>): Promise<void>;
+  /** The keys under a prefix, in key order. */
+  list(prefix: string): AsyncIterable<string>;
+  /**
+   * Replaces an existing object's bytes, keeping its content type and user metadata (plus `metadata`), and leaves no
+   * earlier version of it behind: what an erasure rewrites must not survive as an older version.
+   */
+  rewrite(key: string, bytes: Uint8Array, metadata?: Readonly<Record<string, string>>): Promise<void>;
+  /** Removes an object with every version of it; nothing when it does not exist. */
+  remove(key: string): Promise<void>;
 }
 
 export interface WorkQueue {
@@ -481,6 +490,32 @@ export interface DecisionOverrides {
   recordOverride(override: import('../decision/index.ts').DecisionOverride): Promise<void>;
   /** Every override of a batch, in row order, then in the order they were recorded. */
   overridesOf(batchId: string): Promise<import('../decision/index.ts').DecisionOverride[]>;
+}
+
+/**
+ * What an erasure (LGPD art. 18, VI) changes in the stores: it finds every row that holds a document, empties their
+ * personal data, and deletes the document's stored reports, purchases and the overrides of its rows. Outside the
+ * pipeline's own life on purpose: no function of the pipeline is given it, only the person who answers a request.
+ */
+export interface SubjectErasureStore {
+  /**
+   * Every row of every batch that holds the document (as its document, or in its input cell), wherever it is: one read of the whole table in DynamoDB (a
+   * scan; erasure is rare and must not miss a row of a batch nobody remembers).
+   */
+  rowsHolding(document: string): Promise<RowRecord[]>;
+  /** The document's stored reports, every bureau and date (their raw answers are erased with them). */
+  reportsOf(document: string): Promise<StoredReport[]>;
+  /**
+   * Empties a settled row's personal data (document, input cell, customer columns, report, decision) and marks it
+   * erased; its state, counts and charge evidence stay, so the batch still adds up. False unless the row is settled.
+   */
+  eraseRow(batchId: string, row: number, erasedAt: string): Promise<boolean>;
+  /** Deletes every stored report of the document (dated and latest): the next screen of it is bought again. */
+  eraseReports(document: string): Promise<number>;
+  /** Deletes the document's purchases (their leases name it and point at its raw answers). */
+  erasePurchases(document: string): Promise<number>;
+  /** Deletes the overrides of a row (a reason written about a person is personal data too). */
+  eraseOverrides(batchId: string, row: number): Promise<number>;
 }
 
 /** A policy's loading: the policy and its warnings, or the one line that says why it was refused. */

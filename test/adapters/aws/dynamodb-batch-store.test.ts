@@ -4,6 +4,7 @@ import { dynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-sto
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
 import { DynamoDbDecisionOverrides } from '../../../src/adapters/aws/dynamodb-decision-overrides.ts';
 import { DynamoDbDocumentPurchases } from '../../../src/adapters/aws/dynamodb-document-purchases.ts';
+import { DynamoDbSubjectErasure } from '../../../src/adapters/aws/dynamodb-subject-erasure.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { LocalStack } from '../../../tools/local/local-stack.ts';
 import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
@@ -12,6 +13,7 @@ import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 import { describeDecisionOverridesContract } from '../decision-overrides-contract.ts';
 import { describeDocumentPurchasesContract } from '../document-purchases-contract.ts';
+import { describeSubjectErasureContract } from '../subject-erasure-contract.ts';
 
 let stack: Promise<LocalStack> | undefined;
 afterAll(async () => {
@@ -74,4 +76,16 @@ describeAuditLogContract('DynamoDbAuditLog (DynamoDB Local)', async () => {
   stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   return new DynamoDbAuditLog({ client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 });
+});
+
+describeSubjectErasureContract('DynamoDbSubjectErasure (DynamoDB Local)', async () => {
+  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  const { clients, resources } = await stack;
+  const table = { client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 };
+  return {
+    erasure: new DynamoDbSubjectErasure(table),
+    store: dynamoDbBatchStore(table),
+    purchases: new DynamoDbDocumentPurchases(table),
+    overrides: new DynamoDbDecisionOverrides(table),
+  };
 });

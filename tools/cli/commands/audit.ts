@@ -29,6 +29,8 @@ function describeEntry(entry: AuditEntry): string {
       return `${entry.at}  decision        ${where}  ${entry.decision}${entry.reasons.length > 0 ? ` (${entry.reasons.join(', ')})` : ''} by ${entry.policy.name} (sha256 ${entry.policy.sha256.slice(0, 12)})`;
     case 'override':
       return `${entry.at}  override        ${where}  ${entry.previous} → ${entry.decision} by ${entry.by}: ${entry.reason}`;
+    case 'erasure':
+      return `${entry.at}  erasure         ${where}  personal data erased by ${entry.by}: ${entry.reason}`;
   }
 }
 
