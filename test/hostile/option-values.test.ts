@@ -178,7 +178,7 @@ function baseArgs(path: CommandPath): string[] {
     override: ['override', batch, '--row', '1', '--decision', 'approve', '--reason', 'x', '--by', 'y'],
     export: ['export', batch],
     audit: ['audit', '--batch', batch],
-    subject: ['subject', '52998224725', '--export', 'x.json'],
+    subject: ['subject', '52998224725'],
     cancel: ['cancel', batch],
     redrive: ['redrive', batch],
     approve: ['approve', batch],
@@ -245,16 +245,31 @@ describe('every command refuses the options the table forbids together, in proce
             byName.get(relation.option),
           ] as const,
       ),
+      // Every other option it requires is given, so the one left out is the one refused.
       ...(spec.requires ?? []).map(
         (relation) =>
-          [path, `${flag(spec)} without --${relation.option}`, spec, relation, undefined] as const,
+          [
+            path,
+            `${flag(spec)} without --${relation.option}`,
+            spec,
+            relation,
+            (spec.requires ?? [])
+              .filter((other) => other !== relation)
+              .map((other) => byName.get(other.option))
+              .filter((other): other is OptionSpec => other !== undefined),
+          ] as const,
       ),
     ]);
   });
 
-  it.each(cases)('%s: %s', async (path, _label, spec, relation, other) => {
+  it.each(cases)('%s: %s', async (path, _label, spec, relation, others) => {
     const folder = await caseFolder('relation');
-    const args = [...baseArgs(path), ...given(spec, folder), ...(other ? given(other, folder) : [])];
+    const also = others === undefined ? [] : Array.isArray(others) ? others : [others];
+    const args = [
+      ...baseArgs(path),
+      ...given(spec, folder),
+      ...also.flatMap((other: OptionSpec) => given(other, folder)),
+    ];
 
     await expectRefused(args, folder, new RegExp(escaped(relation.message ?? `--${relation.option}`)));
   });
