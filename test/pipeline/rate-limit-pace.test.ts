@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
+import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
+import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { AWS_FAULTS } from '../factories/aws-faults.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
-import { watchEventLoopLag } from '../factories/event-loop-lag.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 
 let test: TestPipeline | undefined;
@@ -11,31 +13,64 @@ afterEach(async () => {
   test = undefined;
 });
 
+const RATE = 30;
+const BURST = 6;
+
+/** The most calls sent within any one second (a window opening at each call). */
+function busiestSecond(sentAt: readonly number[]): number {
+  const sorted = [...sentAt].sort((a, b) => a - b);
+  let busiest = 0;
+  for (let first = 0, last = 0; first < sorted.length; first++) {
+    while (last < sorted.length && (sorted[last] as number) < (sorted[first] as number) + 1000) last++;
+    busiest = Math.max(busiest, last - first);
+  }
+  return busiest;
+}
+
 /**
- * The pace the bureau sees, measured by the emulator as requests arrive. The emulator times arrivals on the
- * pipeline's own event loop, so a machine too busy to run that loop on time bunches them (whether they also left
- * bunched, it cannot tell): the bound allows rate × the lag seen, as the rate limiter's own test does. Beside two
- * other files on 2 cores it once saw 41 where 36 is the bound with no lag.
+ * The pace of the calls as they leave for the bureau, timed where they leave (the gateway's call, in the same turn
+ * of the event loop as the rate limiter's last check). A call whose slot went by while its process was starved
+ * takes a new slot (`CallSlots`), so the bound is exactly rate + burst, with no allowance for the machine's load:
+ * it held 20 runs in a row beside two CPU-bound processes (docs/performance.md). The emulator's own count is timed
+ * on this same event loop when requests are read, so a starved loop bunches what left on time; it is not asserted.
  */
 describe('the global rate limit as the bureau sees it', () => {
-  it('equal limits: at most a handful of 429s', async () => {
+  it('never sends more than rate + burst calls in any one second, and gets at most a handful of 429s', async () => {
+    // Arrange
+    const sentAt: number[] = [];
     test = await startTestPipeline({
       strict: AWS_FAULTS,
-      emulator: { rateLimitPerSecond: 30, rateLimitBurst: 30 },
-      settings: { rateLimitPerSecond: { a: 30, b: 30 }, rateLimitBurst: { a: 6, b: 6 } },
+      emulator: { rateLimitPerSecond: RATE, rateLimitBurst: 30 },
+      settings: { rateLimitPerSecond: { a: RATE, b: RATE }, rateLimitBurst: { a: BURST, b: BURST } },
+      bureau: (emulator): BureauGateway => {
+        const gateway = new CreditReportGateway(
+          new CreditReportClient(
+            new ServiceTransport({ baseUrl: emulator.url, token: emulator.token, timeoutMs: 10_000 }),
+          ),
+        );
+        return {
+          fetchReport: (bureau, document, options) => {
+            sentAt.push(Date.now());
+            return gateway.fetchReport(bureau, document, options);
+          },
+        };
+      },
     });
     const file = await writeCsv('equal.csv', customerListCsv(distinctDocuments(150, 'equal')));
 
-    const lag = watchEventLoopLag();
+    // Act
     const { manifest, summary } = await screenFile(test, file);
-    const allowance = Math.ceil((lag.stop() / 1000) * 30);
 
+    // Assert
     expect(manifest.counts).toMatchObject({ screened: 150 });
     expect(expectChargesReconciled(summary, test.emulator.stats().chargesByDocument).charged).toBe(150);
+    expect(sentAt.length).toBeGreaterThanOrEqual(150);
+    // bench/pace-under-load.ts runs this test beside CPU hogs and reads these figures.
+    if (process.env.PACE_FIGURES === '1')
+      console.log(
+        `pace: busiest second ${busiestSecond(sentAt)} calls (bound ${RATE + BURST}), ${sentAt.length} sent, ${test.emulator.stats().byStatus['429'] ?? 0} × 429`,
+      );
+    expect(busiestSecond(sentAt)).toBeLessThanOrEqual(RATE + BURST);
     expect(test.emulator.stats().byStatus['429'] ?? 0).toBeLessThanOrEqual(5);
-    // Timer jitter of a few milliseconds can pull one more into a window (as in the rate limiter's own test).
-    expect(test.emulator.stats().maxObservedRatePerSec).toBeLessThanOrEqual(30 + 6 + 1 + allowance);
-    // On a machine that runs the loop on time the allowance is small: the bound stays a real one.
-    expect(allowance).toBeLessThan(30);
   }, 120_000);
 });

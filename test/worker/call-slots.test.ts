@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { CallSlots } from '../../src/application/worker/call-slots.ts';
+import type { RequestSlot } from '../../src/domain/rate-limit/index.ts';
+
+/** A slot usable from now on, for as long as a test takes. */
+const openSlot = (): RequestSlot => ({ at: 0, until: Number.MAX_SAFE_INTEGER });
 
 /** A controllable token source: each acquire waits until the test grants it, and is recorded. */
 function tokens() {
-  const pending: { bureau: string; grant: () => void; fail: (error: unknown) => void }[] = [];
+  const pending: { bureau: string; grant: (slot: RequestSlot) => void; fail: (error: unknown) => void }[] =
+    [];
   let taken = 0;
   return {
     pending,
@@ -11,12 +16,12 @@ function tokens() {
       return taken;
     },
     acquire: (bureau: 'a' | 'b') =>
-      new Promise<void>((resolve, reject) => {
+      new Promise<RequestSlot>((resolve, reject) => {
         taken++;
         pending.push({ bureau, grant: resolve, fail: reject });
       }),
     grantAll() {
-      for (const token of pending.splice(0)) token.grant();
+      for (const token of pending.splice(0)) token.grant(openSlot());
     },
   };
 }
@@ -108,7 +113,7 @@ describe('CallSlots', () => {
   });
 
   it('refuses a size below one', () => {
-    expect(() => new CallSlots(0, async () => undefined)).toThrow(RangeError);
+    expect(() => new CallSlots(0, async () => openSlot())).toThrow(RangeError);
   });
 });
 
@@ -117,12 +122,55 @@ describe('CallSlots with a limiter that throws at once', () => {
     let refuse = true;
     const throwing = new CallSlots(1, ((_bureau: 'a' | 'b') => {
       if (refuse) throw new Error('aborted');
-      return Promise.resolve();
+      return Promise.resolve(openSlot());
     }) as never);
 
     await expect(throwing.run('a', async () => 'never')).rejects.toThrow('aborted');
     refuse = false;
 
     await expect(throwing.run('a', async () => 'served')).resolves.toBe('served');
+  });
+});
+
+describe('CallSlots with slots that went by', () => {
+  it('never sends a call after its slot’s end: it takes a new slot, as often as it must', async () => {
+    // Arrange: a clock the test moves; the first two slots have ended by the time the call may go.
+    const clock = 10_000;
+    const given = [
+      { at: 9_000, until: 9_016 },
+      { at: 9_500, until: 9_516 },
+      { at: 10_000, until: 10_016 },
+    ];
+    const asked: number[] = [];
+    const slots = new CallSlots(
+      1,
+      async () => {
+        asked.push(clock);
+        return given.shift() as RequestSlot;
+      },
+      () => clock,
+    );
+    const sentAt: number[] = [];
+
+    // Act
+    const result = await slots.run('a', async () => {
+      sentAt.push(clock);
+      return 'sent';
+    });
+
+    // Assert
+    expect(result).toBe('sent');
+    expect(asked).toHaveLength(3);
+    expect(slots.lateSlots).toBe(2);
+    expect(sentAt).toEqual([10_000]);
+  });
+
+  it('waits for a slot that has not begun (a timer a fraction of a millisecond early)', async () => {
+    const begins = Date.now() + 30;
+    const slots = new CallSlots(1, async () => ({ at: begins, until: begins + 1_000 }));
+
+    const sentAt = await slots.run('a', async () => Date.now());
+
+    expect(sentAt).toBeGreaterThanOrEqual(begins);
   });
 });

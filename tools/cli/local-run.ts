@@ -15,6 +15,7 @@ import { readManifest } from '../local/batch-results.ts';
 import { BatchStalledError } from '../local/follow-batch.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LOCAL_RATE_LIMIT, localSettings } from '../local/local-settings.ts';
+import { javaAvailable, type LocalEngine } from '../local/local-stack.ts';
 import { LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
 import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
@@ -40,8 +41,10 @@ export interface LocalRunOptions {
   readonly epoch: number;
   readonly baseUrl?: string;
   readonly live?: boolean;
-  /** The state directory, or false with `--no-state`. */
+  /** The state directory, or false with `--no-state` (and on the memory engine). */
   readonly state: string | false;
+  /** Where the run keeps its table (`--engine`); chosen by {@link withEngine} when not given. */
+  readonly engine?: LocalEngine;
   readonly fresh?: boolean;
   /** Language of the batch's report.html. */
   readonly lang: ReportLanguage;
@@ -149,6 +152,19 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
   }
 }
 
+/**
+ * The engine a local run uses: `--engine`, else DynamoDB Local when Java is on PATH, else the memory engine (Node
+ * alone), which keeps no state: said in one line, with how to get Java. The results are the same either way.
+ */
+export function withEngine<Options extends LocalRunOptions>(options: Options): Options {
+  const engine = options.engine ?? (javaAvailable() ? 'dynamodb-local' : 'memory');
+  if (engine === 'dynamodb-local') return { ...options, engine };
+  process.stderr.write(
+    `${options.engine === undefined ? 'no Java on PATH' : '--engine memory'}: running on the memory engine (Node alone), which keeps nothing between runs (no state directory); with Java 17+ on PATH (e.g. apt-get install openjdk-17-jre-headless) runs keep their state in --state\n`,
+  );
+  return { ...options, engine, state: false, fresh: false };
+}
+
 /** A promise that rejects with the signal's reason once it is aborted. */
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => {
@@ -173,8 +189,11 @@ async function startPipeline(
   options: LocalRunOptions,
   emulator: ServiceEmulator | null,
 ): Promise<LocalPipeline> {
-  process.stderr.write('starting DynamoDB Local, S3/SQS (fauxqs) and the bureau emulator…\n');
+  process.stderr.write(
+    `starting ${options.engine === 'memory' ? 'the in-memory table' : 'DynamoDB Local'}, S3/SQS (fauxqs) and the bureau emulator…\n`,
+  );
   return LocalPipeline.start({
+    engine: options.engine,
     settings: settingsFrom(options),
     bureauBaseUrl: options.baseUrl ?? (emulator as ServiceEmulator).url,
     token: options.live
@@ -192,8 +211,10 @@ function announceStack(
   state: string | false,
 ): void {
   const { endpoints } = pipeline.stack;
+  const table =
+    pipeline.stack.engine === 'memory' ? 'table in memory' : `DynamoDB Local ${endpoints.dynamodb}`;
   process.stderr.write(
-    `local stack: DynamoDB Local ${endpoints.dynamodb}, S3/SQS ${endpoints.s3AndSqs}` +
+    `local stack: ${table}, S3/SQS ${endpoints.s3AndSqs}` +
       `${emulator ? `, bureau emulator ${emulator.url}` : ''}` +
       `${state ? `; state in ${printable(pipeline.stack.state?.directory ?? state)}` : ''}\n`,
   );

@@ -268,6 +268,13 @@ const LOCAL_RUN_OPTIONS: readonly OptionSpec[] = [
     default: { value: DEFAULT_STATE_DIRECTORY },
   },
   {
+    flags: '--engine <engine>',
+    description:
+      'where the run keeps its table: dynamodb-local (needs Java 17+; state kept in --state) or memory (Node alone; nothing kept)',
+    value: { type: 'choice', choices: ['dynamodb-local', 'memory'] },
+    default: { value: undefined, text: 'dynamodb-local when Java is on PATH, else memory' },
+  },
+  {
     flags: '--no-state',
     description: 'keep nothing: start empty and forget everything at the end',
     value: { type: 'negation' },

@@ -65,17 +65,19 @@ import {
   bureauTransportSettings,
   createPipelineAdapters,
   ingestSettings,
+  type PipelineAdapters,
   workerSettings,
 } from '../../src/functions/shared/pipeline-adapters.ts';
 import { createWorkerHandler } from '../../src/functions/worker/worker-handler.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
 import { type FollowOptions, followBatch } from './follow-batch.ts';
+import { memoryEngineAdapters } from './memory-engine.ts';
 
 export type { BatchProgress } from './batch-results.ts';
 
 import { createPolicyCheckHandler } from '../../src/functions/policy-check/policy-check-handler.ts';
 import { localAuditKey } from './local-audit-key.ts';
-import { LocalStack, type SharedDynamoDb } from './local-stack.ts';
+import { type LocalEngine, LocalStack, type SharedDynamoDb } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
 import type { StrictModeOptions } from './strict-aws-proxy.ts';
@@ -114,6 +116,8 @@ export interface LocalPipelineOptions {
   readonly strict?: StrictModeOptions;
   /** Run on this DynamoDB Local, already running, in a table of its own (not with a state directory). @default one of its own */
   readonly sharedDynamoDb?: SharedDynamoDb;
+  /** Where the table lives: DynamoDB Local, or this process (`memory`: no Java, nothing kept). @default 'dynamodb-local' */
+  readonly engine?: LocalEngine;
 }
 
 /** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
@@ -149,7 +153,7 @@ export class LocalPipeline {
   readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
   readonly #ingest: ReturnType<typeof createIngestHandler>;
   readonly #policyCheck: ReturnType<typeof createPolicyCheckHandler>;
-  readonly #adapters: ReturnType<typeof createPipelineAdapters>;
+  readonly #adapters: PipelineAdapters;
   /** The four batch stores as one, for what reads across them (progress, results, resume). */
   readonly #store: BatchStore;
   readonly #sweeper: SweeperDependencies;
@@ -163,7 +167,7 @@ export class LocalPipeline {
     options: LocalPipelineOptions,
   ) {
     this.logger = options.logger ?? new MemoryLogger();
-    const adapters = createPipelineAdapters(stack.clients, stack.resources, settings);
+    const adapters = adaptersOn(stack, settings);
     this.#adapters = adapters;
     this.#store = joinBatchStores(adapters);
     const bureau =
@@ -240,6 +244,7 @@ export class LocalPipeline {
       fresh: options.fresh,
       strict: options.strict,
       sharedDynamoDb: options.sharedDynamoDb,
+      engine: options.engine,
     });
     const pipeline = new LocalPipeline(stack, settings, options);
     if (options.eventSources !== false) {
@@ -514,6 +519,12 @@ export class LocalPipeline {
     await this.stack.stop();
   }
 }
+
+/** The adapters on the stack's engine: the DynamoDB ones, as in AWS, or the memory engine's (no Java). */
+const adaptersOn = (stack: LocalStack, settings: PipelineSettings): PipelineAdapters =>
+  stack.engine === 'memory'
+    ? memoryEngineAdapters(stack.clients, stack.resources, settings)
+    : createPipelineAdapters(stack.clients, stack.resources, settings);
 
 /**
  * The work queue is an SQS fair queue in AWS; fauxqs keeps no message group on a standard queue, so the local event

@@ -146,10 +146,15 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
 /** The one database file DynamoDB Local keeps with `-sharedDb`, in its `-dbPath`. */
 const DYNAMODB_LOCAL_DATABASE_FILE = 'shared-local-instance.db';
 
+/** Whether Java runs from PATH (DynamoDB Local needs it; the memory engine does not). */
+export function javaAvailable(): boolean {
+  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  return !java.error && java.status === 0;
+}
+
 /** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
 function assertJavaAvailable(): void {
-  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  if (java.error || java.status !== 0) {
+  if (!javaAvailable()) {
     throw new LocalStackError(
       'DynamoDB Local needs Java 17 or newer on PATH (e.g. apt-get install openjdk-17-jre-headless)',
     );
@@ -176,6 +181,22 @@ async function waitForDynamo(
   }
 }
 
+/** How a {@link LocalStack} starts. */
+export interface LocalStackOptions {
+  readonly stateDirectory?: string;
+  readonly fresh?: boolean;
+  /** Put the strict endpoint between the pipeline's clients and the emulators (AWS's semantics, faults). */
+  readonly strict?: StrictModeOptions;
+  /** Use this DynamoDB Local, already running, rather than starting one. @default a DynamoDB Local of its own */
+  readonly sharedDynamoDb?: SharedDynamoDb;
+  /**
+   * `memory`: no DynamoDB at all (no Java): the pipeline keeps its table in the process (see `LocalPipeline`);
+   * only S3 and SQS run here, and nothing is kept between runs.
+   * @default 'dynamodb-local'
+   */
+  readonly engine?: LocalEngine;
+}
+
 /**
  * The AWS services of the pipeline on this machine: DynamoDB Local (the official jar, on Java) and fauxqs (S3 and
  * SQS), on free loopback ports, with the table, bucket and queues (DLQ redrive included) the CDK construct defines.
@@ -191,6 +212,8 @@ export class LocalStack {
     private readonly fauxqs: FauxqsServer,
     /** Where data is kept between runs; null when everything lives in memory. */
     readonly state: LocalStateDirectory | null,
+    /** Where the pipeline's table lives: DynamoDB Local, or the pipeline's own process (`memory`). */
+    readonly engine: LocalEngine,
     private readonly connections: StackConnections,
   ) {}
 
@@ -214,28 +237,14 @@ export class LocalStack {
    * restored from it, written through to it while the run goes, and saved back by {@link stop}; `fresh` empties it
    * first. With `strict`, the pipeline's clients (and {@link endpoints}) go through a {@link StrictAwsProxy}.
    */
-  static async start(
-    settings: PipelineSettings,
-    options: {
-      readonly stateDirectory?: string;
-      readonly fresh?: boolean;
-      /** Put the strict endpoint between the pipeline's clients and the emulators (AWS's semantics, faults). */
-      readonly strict?: StrictModeOptions;
-      /** Use this DynamoDB Local, already running, rather than starting one. @default a DynamoDB Local of its own */
-      readonly sharedDynamoDb?: SharedDynamoDb;
-    } = {},
-  ): Promise<LocalStack> {
-    if (options.sharedDynamoDb !== undefined && options.stateDirectory !== undefined)
-      throw new LocalStackError('a state directory needs a DynamoDB Local of its own, not a shared one');
-    if (options.sharedDynamoDb === undefined) assertJavaAvailable();
+  static async start(settings: PipelineSettings, options: LocalStackOptions = {}): Promise<LocalStack> {
+    const memory = options.engine === 'memory';
+    checkStartOptions(options);
     const state =
       options.stateDirectory === undefined
         ? null
         : await LocalStateDirectory.open(options.stateDirectory, { fresh: options.fresh });
-    const dynamo =
-      options.sharedDynamoDb === undefined
-        ? await launchDynamoDbLocal(state)
-        : useSharedDynamoDb(options.sharedDynamoDb);
+    const dynamo = await dynamoDbFor(options, state);
     let fauxqs: FauxqsServer | undefined;
     let proxy: StrictAwsProxy | null = null;
     const sdkClients: { destroy(): void }[] = [];
@@ -247,9 +256,14 @@ export class LocalStack {
       // Setup (tables, bucket, queues, the kept state) talks to the emulators directly, even in strict mode.
       const directClients = pipelineClients(dynamoClient, direct.s3AndSqs);
       sdkClients.push(dynamoClient, directClients.s3, directClients.sqs);
-      await waitForDynamo(dynamoClient, dynamo.process, dynamo.output);
+      if (!memory) await waitForDynamo(dynamoClient, dynamo.process, dynamo.output);
       const description = describeLocalPipeline(settings);
-      const resources = await createResources(directClients, dynamoClient, description, dynamo.tableName);
+      const resources = await createResources(
+        directClients,
+        memory ? null : dynamoClient,
+        description,
+        dynamo.tableName,
+      );
       if (state) {
         await state.restoreObjects(directClients.s3, resources.bucketName, settings.retentionDays);
         await deleteExpiredItems(directClients.dynamo, resources.tableName);
@@ -265,12 +279,17 @@ export class LocalStack {
       }
       // What the pipeline puts into the bucket is on disk before the put returns (write-ahead, as in AWS).
       if (state) writeBucketThrough(clients.s3, directClients.s3, resources.bucketName, state);
-      return new LocalStack(clients, resources, endpoints, description, dynamo, fauxqs, state, {
-        direct: directClients,
-        directDynamoDb: dynamoClient,
-        proxy,
-        sdkClients,
-      });
+      return new LocalStack(
+        clients,
+        resources,
+        endpoints,
+        description,
+        dynamo,
+        fauxqs,
+        state,
+        options.engine ?? 'dynamodb-local',
+        { direct: directClients, directDynamoDb: dynamoClient, proxy, sdkClients },
+      );
     } catch (error) {
       for (const client of sdkClients) client.destroy();
       dynamo.process?.kill('SIGKILL');
@@ -311,6 +330,7 @@ export class LocalStack {
 
   /** Stops the stack's own DynamoDB Local, or drops its table from a shared one (which others go on using). */
   async #releaseDynamoDb(): Promise<void> {
+    if (this.engine === 'memory') return;
     const { process: dynamoProcess, tableName } = this.dynamo;
     if (dynamoProcess === null) {
       await this.connections.directDynamoDb.send(new DeleteTableCommand({ TableName: tableName }));
@@ -395,6 +415,40 @@ interface DynamoDbLocal {
   /** The last 2000 characters it wrote, for the error when it does not start. */
   output(): string;
 }
+
+/** Refuses what cannot be started together, and a missing Java when DynamoDB Local is to be started. */
+function checkStartOptions(options: LocalStackOptions): void {
+  if (options.sharedDynamoDb !== undefined && options.stateDirectory !== undefined)
+    throw new LocalStackError('a state directory needs a DynamoDB Local of its own, not a shared one');
+  if (options.engine !== 'memory') {
+    if (options.sharedDynamoDb === undefined) assertJavaAvailable();
+    return;
+  }
+  if (options.stateDirectory !== undefined || options.strict !== undefined)
+    throw new LocalStackError('the memory engine keeps no state directory and has no strict mode');
+}
+
+/** The DynamoDB a stack uses: none (memory engine), the shared one, or one of its own with the state's database. */
+async function dynamoDbFor(
+  options: LocalStackOptions,
+  state: LocalStateDirectory | null,
+): Promise<DynamoDbLocal> {
+  if (options.engine === 'memory') return NO_DYNAMODB;
+  if (options.sharedDynamoDb !== undefined) return useSharedDynamoDb(options.sharedDynamoDb);
+  return launchDynamoDbLocal(state);
+}
+
+/** Where a local run keeps the pipeline's table: DynamoDB Local (on Java), or its own memory. */
+export type LocalEngine = 'dynamodb-local' | 'memory';
+
+/** The memory engine's stand-in: no process, and an endpoint nothing listens on (no adapter of it is built). */
+const NO_DYNAMODB: DynamoDbLocal = {
+  process: null,
+  watchdog: null,
+  endpoint: 'http://127.0.0.1:9',
+  tableName: LOCAL_NAMES.table,
+  output: () => '',
+};
 
 /** A shared DynamoDB Local, as a stack uses it. */
 function useSharedDynamoDb(shared: SharedDynamoDb): DynamoDbLocal {
@@ -500,15 +554,15 @@ async function describeIndexes(dynamo: DynamoDBClient, tableName: string): Promi
 
 async function createResources(
   clients: PipelineClients,
-  dynamo: DynamoDBClient,
+  dynamo: DynamoDBClient | null,
   description: LocalPipelineDescription,
   tableName: string,
 ): Promise<LocalResources> {
   // A kept database already has the table (and its TTL setting) from an earlier run; one kept from before the
-  // claimed-rows index existed gets it added.
-  const indexes = await describeIndexes(dynamo, tableName);
-  if (indexes === null) await createTable(dynamo, description.table, tableName);
-  else if (!indexes.includes(description.table.claimedRowsIndex.name))
+  // claimed-rows index existed gets it added. The memory engine has no table here.
+  const indexes = dynamo === null ? [] : await describeIndexes(dynamo, tableName);
+  if (dynamo !== null && indexes === null) await createTable(dynamo, description.table, tableName);
+  else if (dynamo !== null && indexes !== null && !indexes.includes(description.table.claimedRowsIndex.name))
     await addClaimedRowsIndex(dynamo, description.table, tableName);
   await clients.s3.send(new CreateBucketCommand({ Bucket: LOCAL_NAMES.bucket }));
   const urls = await createQueues(clients.sqs, description.queues);

@@ -5,6 +5,8 @@ import {
   type Gcra,
   gcraOf,
   pausedTat,
+  type RequestSlot,
+  requestSlot,
   slotTime,
   type TokenBucketLimits,
 } from '../../domain/rate-limit/index.ts';
@@ -26,7 +28,7 @@ const MAX_RESERVATION_AHEAD_MS = 2_000;
 const MAX_SLOTS_PER_RESERVATION = 10;
 
 interface Waiter {
-  resolve(): void;
+  resolve(slot: RequestSlot): void;
   reject(reason: unknown): void;
   readonly signal?: AbortSignal;
   cleanup?: () => void;
@@ -61,9 +63,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
     this.#now = config.now ?? Date.now;
   }
 
-  acquire(bureau: Bureau, signal?: AbortSignal): Promise<void> {
+  acquire(bureau: Bureau, signal?: AbortSignal): Promise<RequestSlot> {
     signal?.throwIfAborted();
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<RequestSlot>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, signal };
       const onAbort = () => {
         const queue = this.#waiters.get(bureau) ?? [];
@@ -157,7 +159,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
           setTimeout(() => {
             waiter.cleanup?.();
             if (waiter.signal?.aborted) waiter.reject(waiter.signal.reason);
-            else waiter.resolve();
+            else waiter.resolve(requestSlot(gcra, at));
           }, at - now);
         });
       }

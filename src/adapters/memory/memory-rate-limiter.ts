@@ -3,6 +3,8 @@ import {
   type Gcra,
   gcraOf,
   pausedTat,
+  type RequestSlot,
+  requestSlot,
   slotTime,
   type TokenBucketLimits,
 } from '../../domain/rate-limit/index.ts';
@@ -22,23 +24,25 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#now = now;
   }
 
-  async acquire(bureau: Bureau, signal?: AbortSignal): Promise<void> {
+  async acquire(bureau: Bureau, signal?: AbortSignal): Promise<RequestSlot> {
     signal?.throwIfAborted();
     const now = this.#now();
     const slot = slotTime(this.#gcra[bureau], this.#tat[bureau], now, 0);
     this.#tat[bureau] = Math.max(this.#tat[bureau], now) + this.#gcra[bureau].intervalMs;
-    if (slot <= now) return;
+    if (slot <= now) return requestSlot(this.#gcra[bureau], slot);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, slot - now);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      // The listener goes with the wait: a signal shared by many calls must not gather one per call.
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, slot - now);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
+    return requestSlot(this.#gcra[bureau], slot);
   }
 
   async pauseUntil(bureau: Bureau, untilMs: number): Promise<void> {

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RequestSlot } from '../../domain/rate-limit/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 
-/** Takes one rate-limit token for a call to `bureau` (waiting for it); rejects when `signal` fires. */
-export type AcquireToken = (bureau: Bureau, signal?: AbortSignal) => Promise<void>;
+/** Takes one rate-limit slot for a call to `bureau` (waiting for it); rejects when `signal` fires. */
+export type AcquireToken = (bureau: Bureau, signal?: AbortSignal) => Promise<RequestSlot>;
 
 interface WaitingCall {
   readonly bureau: Bureau;
@@ -10,7 +12,7 @@ interface WaitingCall {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   /** The token reserved for this call while earlier calls were in flight, if any. */
-  token: Promise<void> | null;
+  token: Promise<RequestSlot> | null;
 }
 
 /**
@@ -21,18 +23,24 @@ interface WaitingCall {
  * slot, wasting the rate. So the token of a waiting call is reserved while the calls ahead of it are in flight:
  * whenever a call starts, the next `size` waiting calls (the ones that start next) get their tokens. A token is
  * thus held ahead for at most about one call's duration, and never more than `size` of them; calls still never
- * start before their token's time, so the shared rate is never exceeded.
+ * start before their token's time, so the shared rate is never exceeded; and never after its `until` either: a call
+ * whose slot went by while it waited for a call slot, or while the process was starved, takes a new one, so late
+ * calls never bunch up with the ones on time (any one-second window sees at most rate + burst calls).
  */
 export class CallSlots {
   readonly #size: number;
   readonly #acquire: AcquireToken;
   readonly #waiting: WaitingCall[] = [];
+  readonly #now: () => number;
   #active = 0;
+  /** Slots given up because the call could not leave by their `until` (for tests and logs). */
+  lateSlots = 0;
 
-  constructor(size: number, acquire: AcquireToken) {
+  constructor(size: number, acquire: AcquireToken, now: () => number = Date.now) {
     if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`call slots must be ≥ 1, got ${size}`);
     this.#size = size;
     this.#acquire = acquire;
+    this.#now = now;
   }
 
   /** Runs `call` in a slot once its token is taken; rejects with the token's failure (an abort) if that fails. */
@@ -50,7 +58,7 @@ export class CallSlots {
     });
   }
 
-  #reserve(waiting: WaitingCall): Promise<void> {
+  #reserve(waiting: WaitingCall): Promise<RequestSlot> {
     // A limiter may throw at once (an already aborted signal): that too must reach the call as a rejection.
     const token = (async () => this.#acquire(waiting.bureau, waiting.signal))();
     // Observed when the call starts; until then a failure must not count as unhandled.
@@ -67,9 +75,9 @@ export class CallSlots {
     }
   }
 
-  async #runOne(waiting: WaitingCall, token: Promise<void>): Promise<void> {
+  async #runOne(waiting: WaitingCall, token: Promise<RequestSlot>): Promise<void> {
     try {
-      await token;
+      await this.#inTime(waiting, await token);
       // This call goes now: the calls that follow reserve their tokens while it is in flight.
       for (const following of this.#waiting.slice(0, this.#size))
         following.token ??= this.#reserve(following);
@@ -79,6 +87,19 @@ export class CallSlots {
     } finally {
       this.#active--;
       this.#startWhatFits();
+    }
+  }
+
+  /** Returns when the call may leave: within a slot's time, taking new slots while the one in hand has gone by. */
+  async #inTime(waiting: WaitingCall, first: RequestSlot): Promise<void> {
+    let slot = first;
+    for (;;) {
+      const now = this.#now();
+      // A timer may fire a fraction of a millisecond early.
+      if (now < slot.at) await sleep(slot.at - now);
+      if (this.#now() <= slot.until) return;
+      this.lateSlots++;
+      slot = await this.#acquire(waiting.bureau, waiting.signal);
     }
   }
 }

@@ -20,6 +20,7 @@ import type { ClaimedRow } from '../batch/stuck-rows.ts';
 import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
 import type { BureauCallError } from '../bureau/index.ts';
 import type { ChangeCounts } from '../monitoring/index.ts';
+import type { RequestSlot } from '../rate-limit/index.ts';
 import type { Bureau } from '../report/index.ts';
 import type { BudgetAlert, BudgetCaps, BudgetReservation, BudgetScope, Quote } from '../spend/index.ts';
 
@@ -396,8 +397,11 @@ export interface EventPublisher {
 
 /** The global rate limit across every worker, per bureau. */
 export interface RateLimiter {
-  /** Waits for a request slot; rejects with the signal's reason if aborted while waiting. */
-  acquire(bureau: Bureau, signal?: AbortSignal): Promise<void>;
+  /**
+   * Waits for a request slot and returns it; rejects with the signal's reason if aborted while waiting. The caller
+   * sends by the slot's `until`, or takes another slot (see `RequestSlot`).
+   */
+  acquire(bureau: Bureau, signal?: AbortSignal): Promise<RequestSlot>;
   /** Holds every worker off until `untilMs` (the upstream answered 429). */
   pauseUntil(bureau: Bureau, untilMs: number): Promise<void>;
 }

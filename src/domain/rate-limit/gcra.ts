@@ -28,3 +28,30 @@ export function slotTime(gcra: Gcra, oldTat: number, nowMs: number, index: numbe
 export function pausedTat(gcra: Gcra, untilMs: number): number {
   return untilMs + gcra.toleranceMs;
 }
+
+/**
+ * A request slot: the call may leave from `at` until `until` (epoch ms). A call not sent by `until` (its process ran
+ * late: a starved event loop, a slow reservation answer, a call slot that freed late) takes a new slot instead:
+ * sent late, it could share a one-second window with the slots after it.
+ */
+export interface RequestSlot {
+  readonly at: number;
+  readonly until: number;
+}
+
+/**
+ * How late a slot may still be used, so that the calls in any one-second window stay at most rate + capacity.
+ *
+ * GCRA's slots obey s(k+n) ≥ s(k) + (n − capacity + 1)·T, so a half-open interval of length D holds at most
+ * ⌈D/T⌉ + capacity − 1 of them. A call sent within L of its slot lands in a one-second window whose slots lie in an
+ * interval of 1000 + L: at most ⌈rate + L/T⌉ + capacity − 1 calls, which is ⌊rate⌋ + capacity when L/T ≤ ⌈rate⌉ − rate
+ * (and L < T for a whole rate). Half an interval for a whole rate leaves room for timers a millisecond off.
+ */
+function lateSlotMs(gcra: Gcra): number {
+  const rate = 1000 / gcra.intervalMs;
+  const toWhole = Math.ceil(rate) - rate;
+  return toWhole < 1e-9 ? gcra.intervalMs / 2 : Math.min(gcra.intervalMs / 2, toWhole * gcra.intervalMs);
+}
+
+/** The slot starting at `at`, with how late it may be used (see {@link lateSlotMs}). */
+export const requestSlot = (gcra: Gcra, at: number): RequestSlot => ({ at, until: at + lateSlotMs(gcra) });

@@ -10,10 +10,21 @@ import { DynamoDbRateLimiter } from '../../adapters/aws/dynamodb-rate-limiter.ts
 import { S3ObjectStore } from '../../adapters/aws/s3-object-store.ts';
 import { SqsMessageVisibility } from '../../adapters/aws/sqs-message-visibility.ts';
 import { SqsWorkQueue } from '../../adapters/aws/sqs-work-queue.ts';
+import type { BatchStores } from '../../adapters/batch-stores.ts';
 import type { IngestSettings } from '../../application/ingest/ingest-upload.ts';
 import type { WorkerSettings } from '../../application/worker/held-row.ts';
 import { claimLeaseSeconds, type PipelineSettings } from '../../contract/index.ts';
 import { DEFAULT_RETRY_POLICY } from '../../domain/batch/index.ts';
+import type {
+  AuditLog,
+  ChargeBudget,
+  DecisionOverrides,
+  DocumentPurchases,
+  MessageVisibility,
+  ObjectStore,
+  RateLimiter,
+  WorkQueue,
+} from '../../domain/ports/index.ts';
 
 /** SDK clients, created once by the caller: in Lambda with defaults, locally with emulator endpoints. */
 export interface PipelineClients {
@@ -29,12 +40,24 @@ export interface PipelineResources {
   readonly finaliseQueueUrl: string;
 }
 
+/** Every storage and queue adapter a function of the pipeline is given, by the port it implements. */
+export interface PipelineAdapters extends BatchStores {
+  readonly auditLog: AuditLog;
+  readonly overrides: DecisionOverrides;
+  readonly purchases: DocumentPurchases;
+  readonly objects: ObjectStore;
+  readonly queue: WorkQueue;
+  readonly visibility: MessageVisibility;
+  readonly budget: ChargeBudget;
+  readonly limiter: RateLimiter;
+}
+
 /** Every storage and queue adapter of the pipeline, the same in AWS and on a laptop. */
 export function createPipelineAdapters(
   clients: PipelineClients,
   resources: PipelineResources,
   settings: PipelineSettings,
-) {
+): PipelineAdapters {
   return {
     ...dynamoDbBatchStores({
       client: clients.dynamo,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gcraOf, pausedTat, slotTime } from '../../../src/domain/rate-limit/index.ts';
+import { gcraOf, pausedTat, requestSlot, slotTime } from '../../../src/domain/rate-limit/index.ts';
 
 /** The reservation rule of the DynamoDB limiter, in memory: TAT moves by count × interval. */
 function reserve(state: { tat: number | null }, now: number, count: number, intervalMs: number): number {
@@ -42,6 +42,44 @@ describe('GCRA', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  it('keeps any one second at rate + capacity calls when each call leaves anywhere within its slot', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: 1, max: 60 }), fc.double({ min: 0.2, max: 60, noNaN: true })),
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 300 }),
+            count: fc.integer({ min: 1, max: 10 }),
+            // Where in its slot each call leaves: at once, or as late as the slot allows.
+            lateness: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 120 },
+        ),
+        (rate, capacity, requests) => {
+          const gcra = gcraOf({ ratePerSecond: rate, capacity });
+          const state: { tat: number | null } = { tat: null };
+          const sent: number[] = [];
+          let now = 0;
+          for (const { gap, count, lateness } of requests) {
+            now += gap;
+            const oldTat = reserve(state, now, count, gcra.intervalMs);
+            for (let index = 0; index < count; index++) {
+              const slot = requestSlot(gcra, slotTime(gcra, oldTat, now, index));
+              sent.push(slot.at + lateness * (slot.until - slot.at));
+            }
+          }
+          sent.sort((first, second) => first - second);
+          for (let first = 0, last = 0; first < sent.length; first++) {
+            while (last < sent.length && (sent[last] as number) < (sent[first] as number) + 1000) last++;
+            expect(last - first).toBeLessThanOrEqual(Math.floor(rate + 1e-9) + capacity);
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

@@ -3,7 +3,13 @@ import type { Command } from 'commander';
 import type { BatchManifest } from '../../../src/contract/index.ts';
 import { CHANGE_KINDS, isPortfolioName } from '../../../src/domain/monitoring/index.ts';
 import { CliError } from '../cli-error.ts';
-import { checkBeforeStarting, finishBatch, type LocalRunOptions, runLocally } from '../local-run.ts';
+import {
+  checkBeforeStarting,
+  finishBatch,
+  type LocalRunOptions,
+  runLocally,
+  withEngine,
+} from '../local-run.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { readPolicyOption } from '../policy-option.ts';
 import { checkResultsDirectoryOption } from '../results-directory.ts';
@@ -39,7 +45,8 @@ function holdsDocument(name: string): boolean {
   return /\d{11}/.test(name.replace(/[-_.]/g, ''));
 }
 
-async function rescreen(file: string, options: RescreenOptions): Promise<void> {
+async function rescreen(file: string, given: RescreenOptions): Promise<void> {
+  const options = withEngine(given);
   const name = options.name ?? portfolioNameOf(file);
   // The name becomes S3 keys (portfolios/<name>.csv), schedule names and log fields, where no document may go.
   if (holdsDocument(name))

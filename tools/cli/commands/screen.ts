@@ -19,6 +19,7 @@ import {
   type LocalRunOptions,
   runLocally,
   type WaitingBatch,
+  withEngine,
 } from '../local-run.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { readPolicyOption } from '../policy-option.ts';
@@ -90,7 +91,8 @@ function outcomeOf(batch: BatchRecord): IngestOutcome | WaitingOutcome {
 
 type WaitingOutcome = WaitingBatch & { readonly outcome: 'awaiting_approval' };
 
-async function screen(files: readonly string[], options: ScreenOptions): Promise<void> {
+async function screen(files: readonly string[], given: ScreenOptions): Promise<void> {
+  const options = withEngine(given);
   for (const file of files) await checkBeforeStarting(options, file);
   // Compiled before anything starts: a broken policy is refused before any document is bought.
   const policy = await readPolicyOption(options.policy);

@@ -1,0 +1,49 @@
+import { S3ObjectStore } from '../../src/adapters/aws/s3-object-store.ts';
+import { SqsMessageVisibility } from '../../src/adapters/aws/sqs-message-visibility.ts';
+import { SqsWorkQueue } from '../../src/adapters/aws/sqs-work-queue.ts';
+import { MemoryAuditLog } from '../../src/adapters/memory/memory-audit-log.ts';
+import { memoryBatchStoresOn } from '../../src/adapters/memory/memory-batch-store.ts';
+import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
+import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decision-overrides.ts';
+import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-document-purchases.ts';
+import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
+import { MemoryTables } from '../../src/adapters/memory/memory-tables.ts';
+import type { PipelineSettings } from '../../src/contract/index.ts';
+import type {
+  PipelineAdapters,
+  PipelineClients,
+  PipelineResources,
+} from '../../src/functions/shared/pipeline-adapters.ts';
+
+/**
+ * The pipeline's adapters for a run without Java: the table's stores (batches, rows, reports, purchases, overrides,
+ * audit log, budget, rate limiter) in this process, held to the DynamoDB ones by the same contract suites; S3 and
+ * SQS are still fauxqs, so ingest, the queues, the workers and the finaliser run exactly as with DynamoDB Local.
+ * Nothing of the table outlives the process.
+ */
+export function memoryEngineAdapters(
+  clients: Pick<PipelineClients, 's3' | 'sqs'>,
+  resources: PipelineResources,
+  settings: PipelineSettings,
+): PipelineAdapters {
+  const tables = new MemoryTables();
+  return {
+    ...memoryBatchStoresOn(tables),
+    auditLog: new MemoryAuditLog(),
+    overrides: new MemoryDecisionOverrides(),
+    purchases: new MemoryDocumentPurchases(),
+    objects: new S3ObjectStore({ client: clients.s3, bucket: resources.bucketName }),
+    queue: new SqsWorkQueue({
+      client: clients.sqs,
+      workQueueUrl: resources.workQueueUrl,
+      finaliseQueueUrl: resources.finaliseQueueUrl,
+      fairQueues: settings.fairQueues,
+    }),
+    visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
+    budget: new MemoryChargeBudget(),
+    limiter: new MemoryRateLimiter({
+      a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
+      b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
+    }),
+  };
+}
