@@ -1,6 +1,3 @@
-import { S3ObjectStore } from '../../src/adapters/aws/s3-object-store.ts';
-import { SqsMessageVisibility } from '../../src/adapters/aws/sqs-message-visibility.ts';
-import { SqsWorkQueue } from '../../src/adapters/aws/sqs-work-queue.ts';
 import { MemoryAuditLog } from '../../src/adapters/memory/memory-audit-log.ts';
 import { memoryBatchStoresOn } from '../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budget.ts';
@@ -9,10 +6,11 @@ import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-docume
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
 import { MemoryTables } from '../../src/adapters/memory/memory-tables.ts';
 import type { PipelineSettings } from '../../src/contract/index.ts';
-import type {
-  PipelineAdapters,
-  PipelineClients,
-  PipelineResources,
+import {
+  bucketAndQueueAdapters,
+  type PipelineAdapters,
+  type PipelineClients,
+  type PipelineResources,
 } from '../../src/functions/shared/pipeline-adapters.ts';
 
 /**
@@ -32,14 +30,7 @@ export function memoryEngineAdapters(
     auditLog: new MemoryAuditLog(),
     overrides: new MemoryDecisionOverrides(),
     purchases: new MemoryDocumentPurchases(),
-    objects: new S3ObjectStore({ client: clients.s3, bucket: resources.bucketName }),
-    queue: new SqsWorkQueue({
-      client: clients.sqs,
-      workQueueUrl: resources.workQueueUrl,
-      finaliseQueueUrl: resources.finaliseQueueUrl,
-      fairQueues: settings.fairQueues,
-    }),
-    visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
+    ...bucketAndQueueAdapters(clients, resources, settings),
     budget: new MemoryChargeBudget(),
     limiter: new MemoryRateLimiter({
       a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },

@@ -5,18 +5,41 @@ import { assertValidLimits, type TokenBucketLimits } from './rate-limits.ts';
  * arrival time (TAT) of the next request. It admits exactly what a token bucket of the same rate and capacity
  * admits, and a slot can be reserved with one atomic "add an interval" on a shared store, with no read first.
  *
- * With interval T = 1/rate and tolerance τ = (capacity − 1)·T, a request at time t may go at s = max(t, TAT − τ),
- * and TAT becomes max(TAT, t) + T.
+ * With interval T = 1/rate and tolerance τ = (b − 1)·T for a burst b, a request at time t may go at
+ * s = max(t, TAT − τ), and TAT becomes max(TAT, t) + T.
  */
 export interface Gcra {
   readonly intervalMs: number;
   readonly toleranceMs: number;
+  /** How late after its slot a call may still leave (see {@link gcraOf}). */
+  readonly lateMs: number;
 }
 
+/** The lateness a starved process should be allowed: above what a loaded 2-core machine showed 90 % of the time. */
+const LATENESS_AIM_MS = 100;
+
+/**
+ * The GCRA of a rate limit, with room for calls that leave late: any one-second window must still see at most
+ * rate + capacity calls, however late a process runs.
+ *
+ * GCRA's slots obey s(k+n) ≥ s(k) + (n − b + 1)·T for a burst b, so a half-open interval of length D holds at most
+ * ⌈D/T⌉ + b − 1 of them. A call sent within L of its slot lands in a one-second window whose slots lie in an interval
+ * of 1000 + L: at most ⌈rate + L/T⌉ + b − 1 calls. Spending m units of the capacity on lateness (b = capacity − m)
+ * allows L = (m + 1 − frac(rate))·T: then ⌈rate + L/T⌉ ≤ ⌊rate⌋ + m + 1 and the window holds at most
+ * ⌊rate⌋ + capacity. m is the least that gives about {@link LATENESS_AIM_MS} (a millisecond is kept for timers),
+ * never more than leaves a burst of one.
+ */
 export function gcraOf(limits: TokenBucketLimits): Gcra {
   assertValidLimits(limits);
   const intervalMs = 1000 / limits.ratePerSecond;
-  return { intervalMs, toleranceMs: (Math.floor(limits.capacity) - 1) * intervalMs };
+  const capacity = Math.floor(limits.capacity);
+  const spent = Math.min(capacity - 1, Math.max(0, Math.ceil(LATENESS_AIM_MS / intervalMs) - 1));
+  const fraction = limits.ratePerSecond - Math.floor(limits.ratePerSecond);
+  return {
+    intervalMs,
+    toleranceMs: (capacity - spent - 1) * intervalMs,
+    lateMs: Math.max(0, (spent + 1 - fraction) * intervalMs - 1),
+  };
 }
 
 /** When the `index`-th of the slots reserved by moving TAT from `oldTat` may go (0-based), for a caller at `nowMs`. */
@@ -39,19 +62,5 @@ export interface RequestSlot {
   readonly until: number;
 }
 
-/**
- * How late a slot may still be used, so that the calls in any one-second window stay at most rate + capacity.
- *
- * GCRA's slots obey s(k+n) ≥ s(k) + (n − capacity + 1)·T, so a half-open interval of length D holds at most
- * ⌈D/T⌉ + capacity − 1 of them. A call sent within L of its slot lands in a one-second window whose slots lie in an
- * interval of 1000 + L: at most ⌈rate + L/T⌉ + capacity − 1 calls, which is ⌊rate⌋ + capacity when L/T ≤ ⌈rate⌉ − rate
- * (and L < T for a whole rate). Half an interval for a whole rate leaves room for timers a millisecond off.
- */
-function lateSlotMs(gcra: Gcra): number {
-  const rate = 1000 / gcra.intervalMs;
-  const toWhole = Math.ceil(rate) - rate;
-  return toWhole < 1e-9 ? gcra.intervalMs / 2 : Math.min(gcra.intervalMs / 2, toWhole * gcra.intervalMs);
-}
-
-/** The slot starting at `at`, with how late it may be used (see {@link lateSlotMs}). */
-export const requestSlot = (gcra: Gcra, at: number): RequestSlot => ({ at, until: at + lateSlotMs(gcra) });
+/** The slot starting at `at`, with how late it may be used (see {@link gcraOf}). */
+export const requestSlot = (gcra: Gcra, at: number): RequestSlot => ({ at, until: at + gcra.lateMs });

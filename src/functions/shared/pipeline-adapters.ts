@@ -79,14 +79,7 @@ export function createPipelineAdapters(
       tableName: resources.tableName,
       retentionDays: settings.retentionDays,
     }),
-    objects: new S3ObjectStore({ client: clients.s3, bucket: resources.bucketName }),
-    queue: new SqsWorkQueue({
-      client: clients.sqs,
-      workQueueUrl: resources.workQueueUrl,
-      finaliseQueueUrl: resources.finaliseQueueUrl,
-      fairQueues: settings.fairQueues,
-    }),
-    visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
+    ...bucketAndQueueAdapters(clients, resources, settings),
     budget: new DynamoDbChargeBudget({
       client: clients.dynamo,
       tableName: resources.tableName,
@@ -100,6 +93,24 @@ export function createPipelineAdapters(
         b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
       },
     }),
+  };
+}
+
+/** The bucket and the queues: the same on every engine (the local memory engine keeps only the table in memory). */
+export function bucketAndQueueAdapters(
+  clients: Pick<PipelineClients, 's3' | 'sqs'>,
+  resources: PipelineResources,
+  settings: Pick<PipelineSettings, 'fairQueues'>,
+): Pick<PipelineAdapters, 'objects' | 'queue' | 'visibility'> {
+  return {
+    objects: new S3ObjectStore({ client: clients.s3, bucket: resources.bucketName }),
+    queue: new SqsWorkQueue({
+      client: clients.sqs,
+      workQueueUrl: resources.workQueueUrl,
+      finaliseQueueUrl: resources.finaliseQueueUrl,
+      fairQueues: settings.fairQueues,
+    }),
+    visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),
   };
 }
 
