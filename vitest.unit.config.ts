@@ -10,11 +10,12 @@ const UNIT_TESTS = [
   'test/domain/**/*.test.ts',
   'test/application/**/*.test.ts',
   'test/adapters/memory/**/*.test.ts',
+  'test/adapters/bureau/**/*.test.ts',
+  'test/adapters/decision/**/*.test.ts',
   'test/service-client/**/*.test.ts',
   'test/infrastructure/**/*.test.ts',
-  'test/worker/**/*.test.ts',
   'test/functions/**/*.test.ts',
-  'test/batch-report/render-batch-report.test.ts',
+  'test/tools/emulator/**/*.test.ts',
   'test/docs-links.test.ts',
 ];
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /** The pipeline bucket's layout: its prefixes and the key of every object the pipeline reads or writes. */
 
 import { INCOMING_PREFIX } from '../domain/batch/index.ts';
@@ -46,7 +47,7 @@ export const duplicateTargetsKey = (batchId: string): string =>
  * e.g. `incoming/a/20261123T194400123Z-3f9a1c2b7d4e.csv`. Made of opaque parts only: a file name can be a
  * document (`529.982.247-25.csv`) or hold line breaks and escape sequences, and keys end up in manifests,
  * listings, events and logs. The name is dropped; only its extension is kept, when it is a short word (it cannot
- * hold a document), so the object still says what it is. `nonce` is random (12 hex digits) and keeps two uploads
+ * hold a document), so the object still says what it is. `nonce` is random ({@link uploadNonce}) and keeps two uploads
  * in the same millisecond apart.
  */
 export function uploadKey(
@@ -61,6 +62,14 @@ export function uploadKey(
   // `priority/` right under the bureau's folder asks for the priority lane (src/domain/batch/delivery-lane.ts).
   const folder = priority ? `${bureau}/priority` : bureau;
   return `${S3_LAYOUT.incoming}${folder}/${time}-${nonce}.${extension}`;
+}
+
+/**
+ * The random part of an upload key: 12 lowercase letters (about 56 bits). Letters only: hex digits could line up as
+ * eleven digits in a row, which reads as a CPF to anyone searching keys for documents (it happened: `43161749070c`).
+ */
+export function uploadNonce(): string {
+  return Array.from(randomBytes(12), (byte) => String.fromCharCode(97 + (byte % 26))).join('');
 }
 
 export const resultKeys = (batchId: string) => ({

@@ -12,7 +12,10 @@ export interface PipelineSettings {
   readonly defaultBureau: Bureau;
   /** Bureau requests per second across all workers, per bureau. */
   readonly rateLimitPerSecond: Readonly<Record<Bureau, number>>;
-  /** Largest burst of the global token bucket, per bureau. */
+  /**
+   * Capacity of the global token bucket, per bureau: no one-second window ever sees more than rate + this many
+   * calls. Part of it may be kept back from bursts so that a call can leave up to about 100 ms late (see `gcraOf`).
+   */
   readonly rateLimitBurst: Readonly<Record<Bureau, number>>;
   /**
    * What one query costs, in BRL, per bureau: the quote's price. The defaults are the top of the public price list

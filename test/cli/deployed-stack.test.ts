@@ -75,7 +75,7 @@ describe('credit-screen against a deployed stack (--stack)', () => {
 
     // Under an opaque key: the file's name (which could be a document) stays on this machine.
     expect(result.stderr).toMatch(
-      /uploaded to s3:\/\/credit-screen-local\/incoming\/a\/\d{8}T\d{9}Z-[0-9a-f]{12}\.csv\n/,
+      /uploaded to s3:\/\/credit-screen-local\/incoming\/a\/\d{8}T\d{9}Z-[a-z]{12}\.csv\n/,
     );
     expect(result.code).toBe(0);
     batchId = /batch (\S+) started/.exec(result.stderr)?.[1] as string;

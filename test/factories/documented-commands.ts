@@ -23,7 +23,7 @@ export interface DocumentedCommand {
 const EXIT = /\s+\(exit (\d+)\)\s*$/;
 
 /** Splits a shell command line into words: plain words, and '…' or "…" quoted ones. */
-export function shellWords(line: string): string[] {
+function shellWords(line: string): string[] {
   const words: string[] = [];
   for (const match of line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g))
     words.push(match[1]?.replace(/\\(.)/g, '$1') ?? match[2] ?? (match[3] as string));
@@ -92,7 +92,7 @@ export function normalisedOutput(text: string, cwd: string): string[] {
     .split(cwd)
     .join('.')
     .replace(/\b[0-9a-f]{24}\b/g, '<batch>')
-    .replace(/\b\d{8}T\d{9}Z-[0-9a-f]{12}\b/g, '<upload>')
+    .replace(/\b\d{8}T\d{9}Z-[a-z]{12}\b/g, '<upload>')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
     .replace(/\b\d+(\.\d+)? s\b/g, '<n> s')
     .replace(/\b\d+(\.\d+)? (req|rows)\/s\b/g, '<n> $2/s')

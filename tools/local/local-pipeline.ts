@@ -40,6 +40,7 @@ import {
   sourceNameMetadata,
   stuckClaimSeconds,
   uploadKey,
+  uploadNonce,
   validateSettings,
 } from '../../src/contract/index.ts';
 import {
@@ -404,13 +405,7 @@ export class LocalPipeline {
     bureau: Bureau,
     options: UploadOptions = {},
   ): Promise<UploadedObject & { size: number }> {
-    const key = uploadKey(
-      bureau,
-      basename(file),
-      new Date(),
-      randomBytes(6).toString('hex'),
-      options.priority,
-    );
+    const key = uploadKey(bureau, basename(file), new Date(), uploadNonce(), options.priority);
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
     await new Upload({

@@ -83,10 +83,14 @@ export class DynamoDbRateLimiter implements RateLimiter {
   }
 
   /**
-   * Reserves `count` slots: returns the TAT before the reservation, or the time to wait first when the shared
-   * queue of reservations is already more than MAX_RESERVATION_AHEAD_MS long.
+   * Reserves `count` slots: returns the TAT before the reservation and the instant the reservation was made as
+   * (its slots are counted from it, as GCRA counts them, not from when the answer came back), or the time to wait
+   * first when the shared queue of reservations is already more than MAX_RESERVATION_AHEAD_MS long.
    */
-  async #reserve(bureau: Bureau, count: number): Promise<{ oldTat: number } | { waitMs: number }> {
+  async #reserve(
+    bureau: Bureau,
+    count: number,
+  ): Promise<{ oldTat: number; reservedAt: number } | { waitMs: number }> {
     const gcra = this.#gcra[bureau];
     const now = this.#now();
     const add = count * gcra.intervalMs;
@@ -107,7 +111,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { oldTat: (result.Attributes?.tat as number) - add };
+      return { oldTat: (result.Attributes?.tat as number) - add, reservedAt: now };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const tat = tatOf(error.Item as Record<string, unknown> | undefined);
@@ -115,7 +119,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
         return { waitMs: tat - (now + gcra.toleranceMs + MAX_RESERVATION_AHEAD_MS) };
     }
     // Idle bucket (no item, or TAT in the past): start from now. If another worker moved TAT meanwhile, try again.
-    return (await this.#setTatIfBelow(bureau, now + add, now)) ? { oldTat: now } : { waitMs: 0 };
+    return (await this.#setTatIfBelow(bureau, now + add, now))
+      ? { oldTat: now, reservedAt: now }
+      : { waitMs: 0 };
   }
 
   /** Sets TAT to `tat` if the item has none or one below `below`; false when another worker got there first. */
@@ -152,15 +158,20 @@ export class DynamoDbRateLimiter implements RateLimiter {
           continue;
         }
         const now = this.#now();
+        // Slots as GCRA gave them at the reservation's instant: a slow answer makes them late (and maybe given up by
+        // the caller, see `CallSlots`), never closer to the next reservation's.
         const served = queue.splice(0, count);
         // Each waiter goes at its own slot; one that gave up meanwhile leaves its slot unused (the rate only drops).
         served.forEach((waiter, index) => {
-          const at = slotTime(gcra, reservation.oldTat, now, index);
-          setTimeout(() => {
-            waiter.cleanup?.();
-            if (waiter.signal?.aborted) waiter.reject(waiter.signal.reason);
-            else waiter.resolve(requestSlot(gcra, at));
-          }, at - now);
+          const at = slotTime(gcra, reservation.oldTat, reservation.reservedAt, index);
+          setTimeout(
+            () => {
+              waiter.cleanup?.();
+              if (waiter.signal?.aborted) waiter.reject(waiter.signal.reason);
+              else waiter.resolve(requestSlot(gcra, at));
+            },
+            Math.max(0, at - now),
+          );
         });
       }
     };

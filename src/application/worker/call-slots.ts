@@ -77,29 +77,26 @@ export class CallSlots {
 
   async #runOne(waiting: WaitingCall, token: Promise<RequestSlot>): Promise<void> {
     try {
-      await this.#inTime(waiting, await token);
+      let slot = await token;
+      for (;;) {
+        // A timer may fire a fraction of a millisecond early.
+        const early = slot.at - this.#now();
+        if (early > 0) await sleep(early);
+        if (this.#now() <= slot.until) break;
+        this.lateSlots++;
+        slot = await this.#acquire(waiting.bureau, waiting.signal);
+      }
+      // Sent in the same synchronous run as the check above: nothing can delay it past the slot's end.
+      const call = waiting.call();
       // This call goes now: the calls that follow reserve their tokens while it is in flight.
       for (const following of this.#waiting.slice(0, this.#size))
         following.token ??= this.#reserve(following);
-      waiting.resolve(await waiting.call());
+      waiting.resolve(await call);
     } catch (error) {
       waiting.reject(error);
     } finally {
       this.#active--;
       this.#startWhatFits();
-    }
-  }
-
-  /** Returns when the call may leave: within a slot's time, taking new slots while the one in hand has gone by. */
-  async #inTime(waiting: WaitingCall, first: RequestSlot): Promise<void> {
-    let slot = first;
-    for (;;) {
-      const now = this.#now();
-      // A timer may fire a fraction of a millisecond early.
-      if (now < slot.at) await sleep(slot.at - now);
-      if (this.#now() <= slot.until) return;
-      this.lateSlots++;
-      slot = await this.#acquire(waiting.bureau, waiting.signal);
     }
   }
 }

@@ -17,6 +17,7 @@ export interface Gcra {
 
 /** The lateness a starved process should be allowed: above what a loaded 2-core machine showed 90 % of the time. */
 const LATENESS_AIM_MS = 100;
+const DISPATCH_MARGIN_MS = 5;
 
 /**
  * The GCRA of a rate limit, with room for calls that leave late: any one-second window must still see at most
@@ -26,8 +27,8 @@ const LATENESS_AIM_MS = 100;
  * ⌈D/T⌉ + b − 1 of them. A call sent within L of its slot lands in a one-second window whose slots lie in an interval
  * of 1000 + L: at most ⌈rate + L/T⌉ + b − 1 calls. Spending m units of the capacity on lateness (b = capacity − m)
  * allows L = (m + 1 − frac(rate))·T: then ⌈rate + L/T⌉ ≤ ⌊rate⌋ + m + 1 and the window holds at most
- * ⌊rate⌋ + capacity. m is the least that gives about {@link LATENESS_AIM_MS} (a millisecond is kept for timers),
- * never more than leaves a burst of one.
+ * ⌊rate⌋ + capacity. m is the least that gives about {@link LATENESS_AIM_MS}, never more than leaves a burst of
+ * one; a few milliseconds of L are kept back for the HTTP client's own dispatch.
  */
 export function gcraOf(limits: TokenBucketLimits): Gcra {
   assertValidLimits(limits);
@@ -35,10 +36,12 @@ export function gcraOf(limits: TokenBucketLimits): Gcra {
   const capacity = Math.floor(limits.capacity);
   const spent = Math.min(capacity - 1, Math.max(0, Math.ceil(LATENESS_AIM_MS / intervalMs) - 1));
   const fraction = limits.ratePerSecond - Math.floor(limits.ratePerSecond);
+  const room = (spent + 1 - fraction) * intervalMs;
   return {
     intervalMs,
     toleranceMs: (capacity - spent - 1) * intervalMs,
-    lateMs: Math.max(0, (spent + 1 - fraction) * intervalMs - 1),
+    // Kept back: what the HTTP client takes between the call's start and the request leaving (up to 5 ms).
+    lateMs: room - Math.min(DISPATCH_MARGIN_MS, room / 10),
   };
 }
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -6,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Command } from 'commander';
-import { sourceNameMetadata, uploadKey } from '../../../src/contract/index.ts';
+import { sourceNameMetadata, uploadKey, uploadNonce } from '../../../src/contract/index.ts';
 import type { BatchStore } from '../../../src/domain/ports/index.ts';
 import type { Bureau } from '../../../src/domain/report/index.ts';
 import { downloadBatchResults, waitForBatch } from '../../local/batch-results.ts';
@@ -57,7 +56,7 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
   const progress = new ProgressDisplay();
   try {
     // The same place a customer drops a file (the bureau is the folder), under an opaque name: never a document.
-    const key = uploadKey(options.bureau, basename(file), new Date(), randomBytes(6).toString('hex'));
+    const key = uploadKey(options.bureau, basename(file), new Date(), uploadNonce());
     await new Upload({
       client: s3,
       params: {

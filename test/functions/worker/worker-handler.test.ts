@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callingTimeMs } from '../../src/functions/worker/worker-handler.ts';
+import { callingTimeMs } from '../../../src/functions/worker/worker-handler.ts';
 
 describe('how long a worker invocation starts bureau calls', () => {
   it('stops early enough for the last call to time out and settle before Lambda stops the function', () => {

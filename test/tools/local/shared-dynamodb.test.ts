@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
-import { LocalStack, LocalStackError } from '../../tools/local/local-stack.ts';
-import { sharedDynamoDb } from '../factories/shared-dynamodb.ts';
+import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
+import { LocalStack, LocalStackError } from '../../../tools/local/local-stack.ts';
+import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 
 /** This process's established TCP connections to `port` on loopback (Linux: /proc/net/tcp and /proc/self/fd). */
 async function connectionsTo(port: number): Promise<number> {

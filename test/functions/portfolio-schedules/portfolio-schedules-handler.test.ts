@@ -1,11 +1,11 @@
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EventBridgePortfolioScheduler } from '../../src/adapters/aws/eventbridge-portfolio-scheduler.ts';
-import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
-import { createPortfolioSchedulesHandler } from '../../src/functions/portfolio-schedules/portfolio-schedules-handler.ts';
-import { FakeScheduler } from '../factories/fake-scheduler.ts';
-import { startTestPipeline, type TestPipeline } from '../factories/pipeline.ts';
+import { EventBridgePortfolioScheduler } from '../../../src/adapters/aws/eventbridge-portfolio-scheduler.ts';
+import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
+import { createPortfolioSchedulesHandler } from '../../../src/functions/portfolio-schedules/portfolio-schedules-handler.ts';
+import { FakeScheduler } from '../../factories/fake-scheduler.ts';
+import { startTestPipeline, type TestPipeline } from '../../factories/pipeline.ts';
 
 const GROUP = 'credit-screen-portfolios';
 const TARGET = 'arn:aws:lambda:us-east-1:000000000000:function:ingest';

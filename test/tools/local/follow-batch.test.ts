@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchRecord } from '../../src/domain/batch/index.ts';
-import { BatchStalledError, type FollowDependencies, followBatch } from '../../tools/local/follow-batch.ts';
-import { batchRecord } from '../factories/batch-records.ts';
+import type { BatchRecord } from '../../../src/domain/batch/index.ts';
+import {
+  BatchStalledError,
+  type FollowDependencies,
+  followBatch,
+} from '../../../tools/local/follow-batch.ts';
+import { batchRecord } from '../../factories/batch-records.ts';
 
 /** A pipeline whose batch is `initial` until one of its ways to finalise runs, which completes it (or fails). */
 function pipelineWith(initial: BatchRecord, finaliser: 'completes' | 'fails' = 'completes') {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { objectKeyOf } from '../../src/functions/shared/s3-event-key.ts';
-import { objectCreatedEvent } from '../../tools/local/s3-notification.ts';
+import { objectKeyOf } from '../../../src/functions/shared/s3-event-key.ts';
+import { objectCreatedEvent } from '../../../tools/local/s3-notification.ts';
 
 describe('the key of an S3 notification record', () => {
   it('reads back the key S3 URL-encoded, spaces, accents and plus signs included', () => {

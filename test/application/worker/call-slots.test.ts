@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CallSlots } from '../../src/application/worker/call-slots.ts';
-import type { RequestSlot } from '../../src/domain/rate-limit/index.ts';
+import { CallSlots } from '../../../src/application/worker/call-slots.ts';
+import type { RequestSlot } from '../../../src/domain/rate-limit/index.ts';
 
 /** A slot usable from now on, for as long as a test takes. */
 const openSlot = (): RequestSlot => ({ at: 0, until: Number.MAX_SAFE_INTEGER });

@@ -4,16 +4,16 @@ import {
   type ReportManifest,
   renderBatchReport,
   renderReportFromResults,
-} from '../../src/application/batch-report/index.ts';
-import { type StatisticsRow, SummaryCsvWriter } from '../../src/domain/summary/index.ts';
-import { reportFigures } from '../factories/report-figures.ts';
+} from '../../../src/application/batch-report/index.ts';
+import { type StatisticsRow, SummaryCsvWriter } from '../../../src/domain/summary/index.ts';
+import { reportFigures } from '../../factories/report-figures.ts';
 import {
   invalidRowWith,
   manifestFor,
   reportColumnsWith,
   statisticsOf,
   summaryRowWith,
-} from '../factories/summary-rows.ts';
+} from '../../factories/summary-rows.ts';
 
 const HOSTILE_NAME = '<script>alert("name")</script>';
 /** The title of a page: the file name in its heading. */

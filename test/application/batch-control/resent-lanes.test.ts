@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { memoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
-import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
-import { decideBatchApproval, redriveBatch } from '../../src/application/batch-control/batch-control.ts';
-import { sweepStuckRows } from '../../src/application/sweeper/sweep-stuck-rows.ts';
-import { quoteOf } from '../../src/domain/spend/index.ts';
-import { asStores, queuedRows } from '../factories/batch-records.ts';
-import { RecordingWorkQueue } from '../factories/recording-ports.ts';
+import { memoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
+import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
+import { decideBatchApproval, redriveBatch } from '../../../src/application/batch-control/batch-control.ts';
+import { sweepStuckRows } from '../../../src/application/sweeper/sweep-stuck-rows.ts';
+import { quoteOf } from '../../../src/domain/spend/index.ts';
+import { asStores, queuedRows } from '../../factories/batch-records.ts';
+import { RecordingWorkQueue } from '../../factories/recording-ports.ts';
 
 const PRIORITY_UPLOAD = 'incoming/a/priority/list.csv';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { memoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
-import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
-import { redriveBatch } from '../../src/application/batch-control/batch-control.ts';
-import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
-import { resumeInterruptedBatches } from '../../src/application/sweeper/sweep-stuck-rows.ts';
-import type { BatchStore } from '../../src/domain/ports/index.ts';
-import { asStores, queuedRows } from '../factories/batch-records.ts';
-import { RecordingWorkQueue } from '../factories/recording-ports.ts';
+import { memoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
+import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
+import { redriveBatch } from '../../../src/application/batch-control/batch-control.ts';
+import { finaliseIfLast } from '../../../src/application/completion/finalise-if-last.ts';
+import { resumeInterruptedBatches } from '../../../src/application/sweeper/sweep-stuck-rows.ts';
+import type { BatchStore } from '../../../src/domain/ports/index.ts';
+import { asStores, queuedRows } from '../../factories/batch-records.ts';
+import { RecordingWorkQueue } from '../../factories/recording-ports.ts';
 
 /** A completed batch whose rows all failed (the bureau was down), its finalisation done. */
 async function completedBatch(store: BatchStore, queue: RecordingWorkQueue, rows: number) {

@@ -6,8 +6,8 @@ import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } fro
 import { Upload } from '@aws-sdk/lib-storage';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalStateDirectory } from '../../tools/local/local-state.ts';
-import { writeBucketThrough } from '../../tools/local/write-through-bucket.ts';
+import { LocalStateDirectory } from '../../../tools/local/local-state.ts';
+import { writeBucketThrough } from '../../../tools/local/write-through-bucket.ts';
 
 const BUCKET = 'credit-screen-local';
 

@@ -21,7 +21,7 @@ import {
 /** Debian's Chromium (`.ci/run` installs it when missing), driven by playwright-core: no browser download. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots for a person to look at (git-ignored). */
-const OUTPUT = fileURLToPath(new URL('../../test-output/report/', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../../test-output/report', import.meta.url));
 
 const HOSTILE_SCRIPT = '<script>window.pwned = "script"</script>';
 const HOSTILE_ATTRIBUTE = '"><img src=x onerror="window.pwned = \'img\'">';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import * as pipeline from '../../src/domain/documents/index.ts';
+import * as pipeline from '../../../src/domain/documents/index.ts';
 import {
   cnpjCheckDigits,
   cpfCheckDigits,
   formatDocument,
   readDocument,
-} from '../../tools/emulator/documents.ts';
-import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
+} from '../../../tools/emulator/documents.ts';
+import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 
 const ALPHANUMERIC = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
 const random = new SeededRandom('emulator documents');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
-import { startAiEmulator } from '../factories/service-client.ts';
+import type { ServiceEmulator } from '../../../tools/emulator/service-emulator.ts';
+import { startAiEmulator } from '../../factories/service-client.ts';
 
 let emulator: ServiceEmulator;
 

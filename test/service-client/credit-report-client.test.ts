@@ -9,11 +9,11 @@ import {
   type ServiceError,
   ServiceTransport,
   TransientError,
-} from '../../../service-client/index.ts';
-import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
-import { ServiceEmulator } from '../../../tools/emulator/service-emulator.ts';
-import { scriptedRandom } from '../../factories/scripted-random.ts';
-import { ScriptedServer } from '../../factories/scripted-server.ts';
+} from '../../service-client/index.ts';
+import { normaliseCreditReport } from '../../src/domain/report/index.ts';
+import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
+import { scriptedRandom } from '../factories/scripted-random.ts';
+import { ScriptedServer } from '../factories/scripted-server.ts';
 
 const TOKEN = 'sk-test-6f1b2c3d-very-secret';
 let emulator: ServiceEmulator;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateSettings } from '../../src/contract/index.ts';
-import { LOCAL_RATE_LIMIT, localSettings } from '../../tools/local/local-settings.ts';
+import { validateSettings } from '../../../src/contract/index.ts';
+import { LOCAL_RATE_LIMIT, localSettings } from '../../../tools/local/local-settings.ts';
 
 describe('localSettings', () => {
   it('runs at the local rate by default, with a burst of a fifth of a second', () => {

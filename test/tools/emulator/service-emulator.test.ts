@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
+import { generateCreditReport } from '../../../tools/emulator/report-generator.ts';
 import {
   DEFAULT_EMULATOR_TOKEN,
   type EmulatorStats,
   ServiceEmulator,
-} from '../../tools/emulator/service-emulator.ts';
-import { postQuery } from '../factories/emulator-requests.ts';
-import { scriptedRandom } from '../factories/scripted-random.ts';
+} from '../../../tools/emulator/service-emulator.ts';
+import { postQuery } from '../../factories/emulator-requests.ts';
+import { scriptedRandom } from '../../factories/scripted-random.ts';
 
 let emulator: ServiceEmulator;
 beforeAll(async () => {

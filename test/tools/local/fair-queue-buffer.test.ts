@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAIR_QUEUE_BEHAVIOUR } from '../../src/contract/index.ts';
-import { FairQueueBuffer } from '../../tools/local/fair-queue-buffer.ts';
+import { FAIR_QUEUE_BEHAVIOUR } from '../../../src/contract/index.ts';
+import { FairQueueBuffer } from '../../../tools/local/fair-queue-buffer.ts';
 
 /**
  * The local fair queue against AWS's description of SQS fair queues (FAIR_QUEUE_BEHAVIOUR, from "How Amazon SQS

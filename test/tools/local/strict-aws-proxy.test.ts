@@ -26,10 +26,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalStack } from '../../tools/local/local-stack.ts';
-import { keyShape, StrictAwsProxy, type StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
-import { FAST_SETTINGS } from '../factories/pipeline.ts';
-import { sharedDynamoDb } from '../factories/shared-dynamodb.ts';
+import { LocalStack } from '../../../tools/local/local-stack.ts';
+import { keyShape, StrictAwsProxy, type StrictModeOptions } from '../../../tools/local/strict-aws-proxy.ts';
+import { FAST_SETTINGS } from '../../factories/pipeline.ts';
+import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 
 const REGION = 'us-east-1';
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

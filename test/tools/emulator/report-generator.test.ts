@@ -6,13 +6,13 @@ import {
   creditReportBureauASchema,
   creditReportBureauBSchema,
   normaliseCreditReport,
-} from '../../src/domain/report/index.ts';
+} from '../../../src/domain/report/index.ts';
 import {
   DEFAULT_REPORT_GENERATOR_OPTIONS,
   generateCreditReport,
-} from '../../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
-import { makeAlphanumericCnpj, makeCnpj, makeCpf } from '../factories/documents.ts';
+} from '../../../tools/emulator/report-generator.ts';
+import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
+import { makeAlphanumericCnpj, makeCnpj, makeCpf } from '../../factories/documents.ts';
 
 const random = new SeededRandom('report-generator tests');
 const documents = Array.from({ length: 600 }, (_, index) =>

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertValidLimits, fullBucket, takeTokens } from '../../tools/emulator/token-bucket.ts';
+import { assertValidLimits, fullBucket, takeTokens } from '../../../tools/emulator/token-bucket.ts';
 
 describe('token bucket', () => {
   it('never grants more than capacity + rate × elapsed over any run of requests', () => {
