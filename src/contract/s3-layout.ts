@@ -44,7 +44,7 @@ export const duplicateTargetsKey = (batchId: string): string =>
 
 /**
  * The key under which the command line uploads a customer list: `incoming/<bureau>/<UTC time>-<nonce>.<ext>`,
- * e.g. `incoming/a/20261123T194400123Z-3f9a1c2b7d4e.csv`. Made of opaque parts only: a file name can be a
+ * e.g. `incoming/a/20261123T194400123Z-kqtzmwbrfhae.csv`. Made of opaque parts only: a file name can be a
  * document (`529.982.247-25.csv`) or hold line breaks and escape sequences, and keys end up in manifests,
  * listings, events and logs. The name is dropped; only its extension is kept, when it is a short word (it cannot
  * hold a document), so the object still says what it is. `nonce` is random ({@link uploadNonce}) and keeps two uploads
