@@ -20,4 +20,13 @@ const UNIT_TESTS = [
 ];
 
 // Spread rather than merged: Vite's mergeConfig would add these lists to the base's instead of replacing them.
-export default defineConfig({ ...base, test: { ...base.test, include: UNIT_TESTS, globalSetup: [] } });
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: UNIT_TESTS,
+    // Runs the handler on the local pipeline (DynamoDB Local): an integration test under a unit folder.
+    exclude: ['**/node_modules/**', 'test/functions/portfolio-schedules/portfolio-schedules-handler.test.ts'],
+    globalSetup: [],
+  },
+});
