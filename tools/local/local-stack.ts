@@ -146,10 +146,18 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
 /** The one database file DynamoDB Local keeps with `-sharedDb`, in its `-dbPath`. */
 const DYNAMODB_LOCAL_DATABASE_FILE = 'shared-local-instance.db';
 
-/** Whether Java runs from PATH (DynamoDB Local needs it; the memory engine does not). */
+let javaFound: boolean | undefined;
+
+/**
+ * Whether Java runs from PATH (DynamoDB Local needs it; the memory engine does not). Asked once per process: a
+ * JVM start is a few hundred milliseconds, and choosing the engine and starting the stack both ask.
+ */
 export function javaAvailable(): boolean {
-  const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  return !java.error && java.status === 0;
+  if (javaFound === undefined) {
+    const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+    javaFound = !java.error && java.status === 0;
+  }
+  return javaFound;
 }
 
 /** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */

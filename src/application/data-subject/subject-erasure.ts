@@ -70,9 +70,13 @@ export async function eraseSubject(
     (batches.get(a)?.createdAt ?? '~').localeCompare(batches.get(b)?.createdAt ?? '~'),
   );
   const objects = new SubjectObjects(deps.objects, document, erasedAt);
-  for (const batch of batches.values()) await objects.eraseFromList(batch.sourceKey).catch(ignoreMissing);
-  await objects.eraseFromLists(S3_LAYOUT.incoming);
-  await objects.eraseFromLists(S3_LAYOUT.portfolios);
+  // Every list under the two list prefixes is searched (a refused file has no rows to find it by); a batch's
+  // source elsewhere is taken on its own, and each list is read once.
+  const listPrefixes = [S3_LAYOUT.incoming, S3_LAYOUT.portfolios];
+  for (const batch of batches.values())
+    if (!listPrefixes.some((prefix) => batch.sourceKey.startsWith(prefix)))
+      await objects.eraseFromList(batch.sourceKey).catch(ignoreMissing);
+  for (const prefix of listPrefixes) await objects.eraseFromLists(prefix);
   for (const batchId of batchIds) {
     await objects.eraseFromResults(batchId);
     await objects.removeMentionsUnder(`${S3_LAYOUT.work}${batchId}/`);
