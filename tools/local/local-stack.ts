@@ -391,17 +391,7 @@ export interface RunningDynamoDbLocal {
 /** Starts a DynamoDB Local in memory, for stacks started with {@link SharedDynamoDb}. */
 export async function startSharedDynamoDbLocal(): Promise<RunningDynamoDbLocal> {
   assertJavaAvailable();
-  const dynamo = await launchDynamoDbLocal(null);
-  const client = localDynamoDbClient(dynamo.endpoint);
-  try {
-    await waitForDynamo(client, dynamo.process, dynamo.output);
-  } catch (error) {
-    dynamo.process.kill('SIGKILL');
-    dynamo.watchdog?.release();
-    throw error;
-  } finally {
-    client.destroy();
-  }
+  const dynamo = await startDynamoDbLocal(null);
   return {
     endpoint: dynamo.endpoint,
     stop: async () => {
@@ -443,7 +433,7 @@ async function dynamoDbFor(
 ): Promise<DynamoDbLocal> {
   if (options.engine === 'memory') return NO_DYNAMODB;
   if (options.sharedDynamoDb !== undefined) return useSharedDynamoDb(options.sharedDynamoDb);
-  return launchDynamoDbLocal(state);
+  return startDynamoDbLocal(state);
 }
 
 /** Where a local run keeps the pipeline's table: DynamoDB Local (on Java), or its own memory. */
@@ -469,7 +459,33 @@ function useSharedDynamoDb(shared: SharedDynamoDb): DynamoDbLocal {
   };
 }
 
-/** Starts DynamoDB Local on a free loopback port (its database in `state`, or in memory). */
+// A free port can be taken by another process between the time it is found and the time Java binds it.
+const BIND_ATTEMPTS = 3;
+
+/**
+ * Starts DynamoDB Local and waits until it answers. A port another process took meanwhile (Java's
+ * `BindException`: the port was free when it was chosen) is not a failure of ours: it starts again on another one.
+ */
+async function startDynamoDbLocal(
+  state: LocalStateDirectory | null,
+): Promise<DynamoDbLocal & { readonly process: ChildProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const dynamo = await launchDynamoDbLocal(state);
+    const client = localDynamoDbClient(dynamo.endpoint);
+    try {
+      await waitForDynamo(client, dynamo.process, dynamo.output);
+      return dynamo;
+    } catch (error) {
+      dynamo.process.kill('SIGKILL');
+      dynamo.watchdog?.release();
+      if (attempt >= BIND_ATTEMPTS || !dynamo.output().includes('Address already in use')) throw error;
+    } finally {
+      client.destroy();
+    }
+  }
+}
+
+/** Launches DynamoDB Local on a free loopback port (its database in `state`, or in memory). */
 async function launchDynamoDbLocal(
   state: LocalStateDirectory | null,
 ): Promise<DynamoDbLocal & { readonly process: ChildProcess }> {
