@@ -3,6 +3,7 @@
  * concept. Plain data and pure functions: no CDK, no AWS SDK.
  */
 
+export * from './alert-events.ts';
 export * from './claims.ts';
 export * from './environment-variables.ts';
 export * from './event-sources.ts';
@@ -17,3 +18,4 @@ export * from './s3-layout.ts';
 export * from './settings.ts';
 export * from './source-name.ts';
 export * from './table-keys.ts';
+export * from './webhooks.ts';

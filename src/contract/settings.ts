@@ -1,7 +1,9 @@
 /** The pipeline's settings: what the construct's props and the local runner's options override, and their checks. */
 
 import { isReportLanguage, type ReportLanguage } from '../domain/batch-report/report-language.ts';
+import { CHANGE_KINDS, type ChangeKind } from '../domain/monitoring/index.ts';
 import type { Bureau } from '../domain/report/index.ts';
+import { DEFAULT_ALERT_CHANGE_KINDS, DEFAULT_ALERT_WORST_CHANGES } from './alert-events.ts';
 import { isPolicyName } from './policies.ts';
 
 export type { ReportLanguage };
@@ -98,6 +100,18 @@ export interface PipelineSettings {
    * outlive the data they record (proof that a query happened and why) — up to ten years.
    */
   readonly auditRetentionDays: number;
+  /**
+   * The change kinds a re-screen announces one `DocumentChanged` for (a document with none of them sends none). The
+   * construct sets it from its webhooks' `changeKinds`.
+   */
+  readonly alertChangeKinds: readonly ChangeKind[];
+  /** How many of a re-screen's most severe changes its `PortfolioChanged` lists. */
+  readonly alertWorstChanges: number;
+  /**
+   * Publish events that name documents in full as well as masked, for the subscriptions that ask for documents. The
+   * construct sets it from its webhooks' `includeDocuments`.
+   */
+  readonly alertFullDocuments: boolean;
 }
 
 /** Five years, the longest negative information may be kept (CDC art. 43 §1º); no deployment may set more. */
@@ -131,6 +145,9 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   queryPurpose: 'análise de crédito',
   legalBasis: 'LGPD art. 7º, X (proteção do crédito)',
   auditRetentionDays: MAX_RETENTION_DAYS,
+  alertChangeKinds: DEFAULT_ALERT_CHANGE_KINDS,
+  alertWorstChanges: DEFAULT_ALERT_WORST_CHANGES,
+  alertFullDocuments: false,
 };
 
 /** The longest the audit log may be kept: ten years, the longest Brazilian law asks records of a contract be kept. */
@@ -157,9 +174,28 @@ function bureauProblems(settings: PipelineSettings): string[] {
   return problems;
 }
 
+/** What is wrong with the alert settings. */
+function alertProblems(settings: PipelineSettings): string[] {
+  const problems: string[] = [];
+  if (
+    !Array.isArray(settings.alertChangeKinds) ||
+    settings.alertChangeKinds.some((kind) => !(CHANGE_KINDS as readonly string[]).includes(kind))
+  )
+    problems.push(`alertChangeKinds must list change kinds (${CHANGE_KINDS.join(', ')})`);
+  if (
+    !Number.isInteger(settings.alertWorstChanges) ||
+    settings.alertWorstChanges < 0 ||
+    settings.alertWorstChanges > 100
+  )
+    problems.push('alertWorstChanges must be a whole number from 0 to 100');
+  if (typeof settings.alertFullDocuments !== 'boolean')
+    problems.push('alertFullDocuments must be true or false');
+  return problems;
+}
+
 /** Checks settings where they are given, naming what is wrong. */
 export function validateSettings(settings: PipelineSettings): PipelineSettings {
-  const problems: string[] = bureauProblems(settings);
+  const problems: string[] = [...bureauProblems(settings), ...alertProblems(settings)];
   if (!Number.isInteger(settings.workerConcurrency) || settings.workerConcurrency < 2) {
     problems.push('workerConcurrency must be a whole number ≥ 2 (the SQS event source minimum)');
   }

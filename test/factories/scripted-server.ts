@@ -22,8 +22,10 @@ export class ScriptedServer {
   readonly requests: RecordedRequest[] = [];
   #replies: ScriptedReply[] = [];
   readonly #server: Server;
+  readonly #otherwise: ScriptedReply;
 
-  private constructor() {
+  private constructor(otherwise: ScriptedReply) {
+    this.#otherwise = otherwise;
     this.#server = createServer(async (request, response) => {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -33,14 +35,17 @@ export class ScriptedServer {
         headers: request.headers,
         body: Buffer.concat(chunks).toString(),
       });
-      const reply = this.#replies.shift() ?? { status: 500, body: 'no scripted reply' };
+      const reply = this.#replies.shift() ?? this.#otherwise;
       response.writeHead(reply.status, reply.headers ?? {});
       response.end(reply.body);
     });
   }
 
-  static async start(): Promise<ScriptedServer> {
-    const server = new ScriptedServer();
+  /** Starts it on a free loopback port; `otherwise` answers what no scripted reply does (a 500 by default). */
+  static async start(
+    otherwise: ScriptedReply = { status: 500, body: 'no scripted reply' },
+  ): Promise<ScriptedServer> {
+    const server = new ScriptedServer(otherwise);
     await new Promise<void>((resolve) => server.#server.listen(0, '127.0.0.1', resolve));
     return server;
   }

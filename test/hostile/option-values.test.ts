@@ -61,6 +61,12 @@ function refusedValues(value: OptionValue): string[] {
       return ['yesterday', '2026-13-01', '24/11/2026', ''];
     case 'json-object':
       return ['[]', '1', '"x"', 'null', '{', ''];
+    case 'header':
+      return ['X-Api-Key', ': value', 'bad name: x', ''];
+    case 'list':
+      return value.of === 'alert-events'
+        ? ['BatchDone', 'BatchCompleted,Nope', ',', '']
+        : ['registration_status', 'new_protest,worse', ',', ''];
     default:
       return [];
   }
@@ -119,6 +125,15 @@ function acceptedValues(value: OptionValue): [string, unknown][] {
       ];
     case 'json-object':
       return [['{"theme":"dark"}', { theme: 'dark' }]];
+    case 'header':
+      return [
+        ['X-Api-Key: s3cr3t', { name: 'X-Api-Key', value: 's3cr3t' }],
+        ['Authorization: Bearer a:b', { name: 'Authorization', value: 'Bearer a:b' }],
+      ];
+    case 'list':
+      return value.of === 'alert-events'
+        ? [['BatchCompleted, DocumentChanged', ['BatchCompleted', 'DocumentChanged']]]
+        : [['new_protest,score_drop', ['new_protest', 'score_drop']]];
     default:
       return [];
   }
@@ -192,6 +207,7 @@ function baseArgs(path: CommandPath): string[] {
     'studio generate': ['studio', 'generate', 'prj_x', '--prompt', 'x'],
     'studio messages post': ['studio', 'messages', 'post', 'prj_x'],
     'studio export': ['studio', 'export', 'prj_x', '1'],
+    'webhook test': ['webhook', 'test', 'http://127.0.0.1:9'],
   };
   return bases[path];
 }

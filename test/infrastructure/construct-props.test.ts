@@ -33,6 +33,9 @@ const EVERY_SETTING: PipelineSettings = {
   queryPurpose: 'concessão de crédito a PMEs',
   legalBasis: 'LGPD art. 7º, V (execução de contrato)',
   auditRetentionDays: 3650,
+  alertChangeKinds: ['new_protest', 'bounced_cheques_up'],
+  alertWorstChanges: 25,
+  alertFullDocuments: true,
 };
 
 /** The settings the construct takes as props of their own, and the rest, which go in its `settings` prop. */

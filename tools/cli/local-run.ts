@@ -3,6 +3,7 @@ import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import type { WebhookDelivery } from '../../src/adapters/webhook/webhook-delivery.ts';
 import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
 import type { ReportLanguage } from '../../src/application/batch-report/index.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
@@ -21,6 +22,13 @@ import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { CliError } from './cli-error.ts';
 import { countLines } from './count-lines.ts';
 import { abortOnInterrupt } from './interruption.ts';
+import {
+  alertSettingsOf,
+  settleWebhooks,
+  startWebhooks,
+  type WebhookRunOptions,
+  webhookSubscriptionsOf,
+} from './local-webhooks.ts';
 import { asLocalStartCliError } from './pipeline-connection.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
@@ -28,7 +36,7 @@ import { checkWritableDirectoryOption, resultsDirectory } from './results-direct
 import { printable } from './terminal-text.ts';
 
 /** Options of the commands that run the pipeline on this machine (`screen`, `rescreen`). */
-export interface LocalRunOptions {
+export interface LocalRunOptions extends WebhookRunOptions {
   readonly bureau: Bureau;
   readonly excel?: boolean;
   readonly concurrency?: number;
@@ -83,6 +91,7 @@ function settingsFrom(options: LocalRunOptions): PipelineSettings {
       a: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.a,
       b: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.b,
     },
+    ...alertSettingsOf(webhookSubscriptionsOf(options)),
   };
 }
 
@@ -110,6 +119,8 @@ function statsForResults(stats: EmulatorStats): Record<string, unknown> {
 /** What a local-run command works with while the stack is up. */
 export interface LocalRun {
   readonly pipeline: LocalPipeline;
+  /** The run's webhooks (`--webhook`); null without. */
+  readonly webhooks: WebhookDelivery | null;
   readonly emulator: ServiceEmulator | null;
   readonly signal: AbortSignal;
   readonly startedAt: number;
@@ -132,6 +143,7 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
   // --base-url without --live and --live without --base-url are refused with the options (option-table.ts).
   if (options.live && !(options.token ?? process.env.BUREAU_TOKEN))
     throw new CliError('--live needs the account token in BUREAU_TOKEN (or --token)');
+  webhookSubscriptionsOf(options);
   try {
     const info = await stat(file);
     if (info.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
@@ -188,6 +200,7 @@ async function startEmulator(options: LocalRunOptions): Promise<ServiceEmulator 
 async function startPipeline(
   options: LocalRunOptions,
   emulator: ServiceEmulator | null,
+  webhooks: WebhookDelivery | null,
 ): Promise<LocalPipeline> {
   process.stderr.write(
     `starting ${options.engine === 'memory' ? 'the in-memory table' : 'DynamoDB Local'}, S3/SQS (fauxqs) and the bureau emulator…\n`,
@@ -201,6 +214,7 @@ async function startPipeline(
       : (options.token ?? (emulator as ServiceEmulator).token),
     stateDirectory: options.state === false ? undefined : options.state,
     fresh: options.fresh,
+    ...(webhooks === null ? {} : { alsoPublishTo: webhooks }),
   });
 }
 
@@ -234,12 +248,14 @@ function announceStack(
 function localRun(
   pipeline: LocalPipeline,
   emulator: ServiceEmulator | null,
+  webhooks: WebhookDelivery | null,
   signal: AbortSignal,
   progress: ProgressDisplay,
 ): LocalRun {
   const run: LocalRun = {
     pipeline,
     emulator,
+    webhooks,
     signal,
     startedAt: Date.now(),
     follow: async (batchId) => {
@@ -298,12 +314,13 @@ export async function runLocally<T>(
   let pipeline: LocalPipeline | null = null;
   const progress = new ProgressDisplay();
   try {
+    const webhooks = startWebhooks(options);
     emulator = await startEmulator(options);
-    pipeline = await startPipeline(options, emulator);
+    pipeline = await startPipeline(options, emulator, webhooks);
     announceStack(pipeline, emulator, options.state);
     signal.throwIfAborted();
     // Ctrl-C is honoured even while the body waits on something that does not listen to the signal.
-    const work = body(localRun(pipeline, emulator, signal, progress));
+    const work = body(localRun(pipeline, emulator, webhooks, signal, progress));
     work.catch(() => undefined);
     return await Promise.race([work, rejectOnAbort(signal)]);
   } catch (error) {
@@ -415,6 +432,7 @@ export async function finishBatch(
       : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  await settleWebhooks(run.webhooks, kept?.directory ?? directory);
   if (kept)
     throw new CliError(
       `could not write the results to ${directory} (${kept.reason}); they are kept in ${kept.directory}`,

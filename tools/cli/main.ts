@@ -39,6 +39,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['spend'], load: async () => (await import('./commands/spend.ts')).registerSpendCommand },
   { names: ['ai'], load: async () => (await import('./commands/ai.ts')).registerAiCommand },
   { names: ['studio'], load: async () => (await import('./commands/studio.ts')).registerStudioCommand },
+  { names: ['webhook'], load: async () => (await import('./commands/webhook.ts')).registerWebhookCommand },
 ];
 
 /**

@@ -34,6 +34,8 @@ function valueCell(value: OptionValue): string {
     month: 'month, `YYYY-MM`',
     timestamp: 'date or time',
     'json-object': 'JSON',
+    header: 'header',
+    list: value.type === 'list' ? (value.of === 'alert-events' ? 'event names' : 'change kinds') : '',
   }[value.type];
   const range = valueText(value);
   const length = value.type === 'text' ? `at most ${value.maxLength} characters` : null;

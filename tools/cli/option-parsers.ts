@@ -1,4 +1,5 @@
 import { type Command, Help, InvalidArgumentError, Option } from 'commander';
+import { parseAlertEventList, parseChangeKindList, parseWebhookHeader } from '../../src/contract/webhooks.ts';
 import { CliError } from './cli-error.ts';
 import { type CommandPath, OPTION_TABLE, type OptionSpec, type OptionValue } from './option-table.ts';
 
@@ -167,6 +168,21 @@ export function parserOf(name: string, value: OptionValue): ((text: string) => u
       };
     case 'json-object':
       return (input) => jsonObject(name, input);
+    case 'header':
+      return (input) => contractParser(name, () => parseWebhookHeader(input));
+    case 'list':
+      return value.of === 'alert-events'
+        ? (input) => contractParser(name, () => parseAlertEventList(input))
+        : (input) => contractParser(name, () => parseChangeKindList(input));
+  }
+}
+
+/** A contract's parser (src/contract/webhooks.ts), its refusal said as the option's. */
+function contractParser<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new InvalidArgumentError(`${name}: ${(error as Error).message}`);
   }
 }
 
@@ -193,6 +209,10 @@ export function valueText(value: OptionValue): string | null {
       return 'ISO 8601';
     case 'json-object':
       return 'a JSON object';
+    case 'header':
+      return 'Name: value';
+    case 'list':
+      return 'comma-separated';
     default:
       return null;
   }
@@ -236,6 +256,7 @@ export function optionNotes(spec: OptionSpec, specs: readonly OptionSpec[]): str
     ...relationText(spec, specs),
     ...(fallback === null ? [] : [`default: ${fallback}`]),
     ...(spec.required ? ['required'] : []),
+    ...(spec.repeatable ? ['repeatable'] : []),
   ];
 }
 
@@ -258,7 +279,12 @@ function commanderOption(spec: OptionSpec, specs: readonly OptionSpec[]): Option
   HELP_OF.set(option, notes.length > 0 ? `${spec.description} (${notes.join('; ')})` : spec.description);
   if (spec.value.type === 'choice') option.choices(spec.value.choices);
   const parse = parserOf(flag(optionName(spec)), spec.value);
-  if (parse !== null) option.argParser(parse);
+  if (parse !== null && spec.repeatable)
+    option.argParser((input: string, previous: unknown) => [
+      ...(Array.isArray(previous) ? previous : []),
+      parse(input),
+    ]);
+  else if (parse !== null) option.argParser(parse);
   if (spec.default !== undefined) option.default(defaultOf(spec), spec.default.text);
   if (spec.required) option.makeOptionMandatory();
   return option;

@@ -118,7 +118,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
     events:
       eventBusName === undefined
         ? eventsNotAnnounced(stackName)
-        : new EventBridgePublisher({ client: clients.eventBridge, eventBusName }),
+        : new EventBridgePublisher({ client: clients.eventBridge, eventBusName, fullDocuments: false }),
     audit: { log: adapters.auditLog, documentKeys: stackDocumentKeys(stackName, secrets, auditKeyArn) },
     subjectErasure: new DynamoDbSubjectErasure({
       client: clients.dynamo,
@@ -167,6 +167,7 @@ function eventsNotAnnounced(stackName: string): EventPublisher {
     overrideRecorded: refuse,
     batchAwaitingApproval: refuse,
     portfolioChanged: refuse,
+    documentsChanged: refuse,
     budgetExhausted: refuse,
   };
 }

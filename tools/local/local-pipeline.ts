@@ -55,6 +55,7 @@ import type {
   BatchStore,
   BureauGateway,
   DocumentKeys,
+  EventPublisher,
   Logger,
 } from '../../src/domain/ports/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
@@ -71,6 +72,7 @@ import {
 } from '../../src/functions/shared/pipeline-adapters.ts';
 import { createWorkerHandler } from '../../src/functions/worker/worker-handler.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
+import { fanOutEvents } from './fan-out-events.ts';
 import { type FollowOptions, followBatch } from './follow-batch.ts';
 import { memoryEngineAdapters } from './memory-engine.ts';
 
@@ -119,6 +121,8 @@ export interface LocalPipelineOptions {
   readonly sharedDynamoDb?: SharedDynamoDb;
   /** Where the table lives: DynamoDB Local, or this process (`memory`: no Java, nothing kept). @default 'dynamodb-local' */
   readonly engine?: LocalEngine;
+  /** Where events go besides {@link LocalPipeline.events} (the run's webhooks). @default nowhere else */
+  readonly alsoPublishTo?: EventPublisher;
 }
 
 /** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
@@ -138,6 +142,20 @@ export interface DownloadedResults {
 }
 
 const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
+
+/** The finaliser's dependencies, as the finalise function's handler builds them from the same settings. */
+function finaliseDependencies(
+  base: Omit<FinaliseDependencies, 'changeThresholds' | 'changeAlerts' | 'reportLanguage' | 'policyLoader'>,
+  settings: PipelineSettings,
+): FinaliseDependencies {
+  return {
+    ...base,
+    changeThresholds: { scorePoints: settings.scoreChangePoints },
+    changeAlerts: { changeKinds: settings.alertChangeKinds, worstChanges: settings.alertWorstChanges },
+    reportLanguage: settings.reportLanguage,
+    policyLoader: zenCreditPolicyLoader,
+  };
+}
 /** How many of the newest batches a resume looks at (the sweeper's own limit). */
 const RESUME_LOOKBACK = 1000;
 
@@ -159,6 +177,8 @@ export class LocalPipeline {
   readonly #store: BatchStore;
   readonly #sweeper: SweeperDependencies;
   readonly #finalise: FinaliseDependencies;
+  /** What the handlers publish to: {@link events}, and the run's webhooks. */
+  readonly #published: EventPublisher;
   #resumed: SweepReport | null = null;
   #unfinished: readonly BatchRecord[] = [];
 
@@ -181,7 +201,10 @@ export class LocalPipeline {
       log: adapters.auditLog,
       documentKeys: new HmacDocumentKeys(localAuditKey(options.stateDirectory)),
     };
-    const base = { ...adapters, logger: this.logger, events: this.events, bureau, audit: this.audit };
+    this.#published = options.alsoPublishTo
+      ? fanOutEvents([this.events, options.alsoPublishTo])
+      : this.events;
+    const base = { ...adapters, logger: this.logger, events: this.#published, bureau, audit: this.audit };
     this.#ingest = createIngestHandler({ ...base, settings: ingestSettings(settings) });
     this.#policyCheck = createPolicyCheckHandler({ ...base, policyLoader: zenCreditPolicyLoader });
     this.#sweeper = {
@@ -191,12 +214,7 @@ export class LocalPipeline {
     };
     const onInvocationError = (error: unknown) =>
       this.logger.error('invocation failed', { error: String(error) });
-    this.#finalise = {
-      ...base,
-      changeThresholds: { scorePoints: settings.scoreChangePoints },
-      reportLanguage: settings.reportLanguage,
-      policyLoader: zenCreditPolicyLoader,
-    };
+    this.#finalise = finaliseDependencies(base, settings);
     const handlers = {
       worker: createWorkerHandler({
         ...base,
@@ -374,7 +392,7 @@ export class LocalPipeline {
 
   /** The adapters the handlers use (tests drive use cases with them directly). */
   get adapters() {
-    return { ...this.#adapters, events: this.events };
+    return { ...this.#adapters, events: this.#published };
   }
 
   /**

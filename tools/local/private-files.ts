@@ -74,9 +74,16 @@ export async function makePrivateDirectory(path: string): Promise<string | undef
   return missing[0];
 }
 
-/** Writes `data` to `path` readable by its owner only, also when the file was there before with a wider mode. */
-export async function writePrivateFile(path: string, data: string | Uint8Array): Promise<void> {
-  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
+/**
+ * Writes `data` to `path` readable by its owner only, also when the file was there before with a wider mode;
+ * `append` adds to what the file holds.
+ */
+export async function writePrivateFile(
+  path: string,
+  data: string | Uint8Array,
+  options: { readonly append?: boolean } = {},
+): Promise<void> {
+  const handle = await open(path, options.append ? 'a' : 'w', PRIVATE_FILE_MODE);
   try {
     await handle.chmod(PRIVATE_FILE_MODE);
     await handle.writeFile(data);

@@ -3,6 +3,7 @@ import type {
   BatchAwaitingApprovalEvent,
   BatchCompletedEvent,
   BudgetExhaustedEvent,
+  DocumentChangedEvent,
   EventPublisher,
   OverrideRecordedEvent,
   PolicyRejectedEvent,
@@ -13,6 +14,7 @@ import type {
 export type PublishedEvent =
   | { readonly detailType: typeof EVENTS.batchCompleted; readonly detail: BatchCompletedEvent }
   | { readonly detailType: typeof EVENTS.portfolioChanged; readonly detail: PortfolioChangedEvent }
+  | { readonly detailType: typeof EVENTS.documentChanged; readonly detail: DocumentChangedEvent }
   | { readonly detailType: typeof EVENTS.budgetExhausted; readonly detail: BudgetExhaustedEvent }
   | { readonly detailType: typeof EVENTS.batchAwaitingApproval; readonly detail: BatchAwaitingApprovalEvent }
   | { readonly detailType: typeof EVENTS.policyRejected; readonly detail: PolicyRejectedEvent }
@@ -28,6 +30,10 @@ export class RecordingEventPublisher implements EventPublisher {
 
   async portfolioChanged(event: PortfolioChangedEvent): Promise<void> {
     this.events.push({ detailType: EVENTS.portfolioChanged, detail: event });
+  }
+
+  async documentsChanged(events: readonly DocumentChangedEvent[]): Promise<void> {
+    for (const event of events) this.events.push({ detailType: EVENTS.documentChanged, detail: event });
   }
 
   async budgetExhausted(event: BudgetExhaustedEvent): Promise<void> {

@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import {
   type BatchManifest,
+  DEFAULT_SETTINGS,
   type DecisionTally,
   duplicateTargetsKey,
   resultKeys,
@@ -48,6 +49,7 @@ import {
 } from '../../domain/summary/index.ts';
 import { DEFAULT_REPORT_LANGUAGE, type ReportLanguage, renderBatchReport } from '../batch-report/index.ts';
 import { BatchDecisions } from './batch-decisions.ts';
+import { type ChangeAlertSettings, ChangeAlerts } from './change-alerts.ts';
 
 export interface FinaliseDependencies {
   readonly batchRecords: BatchRecords;
@@ -62,11 +64,22 @@ export interface FinaliseDependencies {
   readonly reportLanguage?: ReportLanguage;
   /** Compiles a batch's credit policy; a batch with a policy and no loader decides every row `review`. */
   readonly policyLoader?: CreditPolicyLoader;
+  /**
+   * What a re-screen's alerts carry: the change kinds that send a `DocumentChanged`, and how many changes
+   * `PortfolioChanged` lists. @default DEFAULT_CHANGE_ALERTS
+   */
+  readonly changeAlerts?: ChangeAlertSettings;
   /** Where the decisions the finaliser makes itself are recorded (the workers record theirs). */
   readonly audit?: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
 }
 
 const NOT_SETTLED = 'not settled when the batch was finalised';
+
+/** The alerts of a deployment that configured none (the settings' defaults). */
+export const DEFAULT_CHANGE_ALERTS: ChangeAlertSettings = {
+  changeKinds: DEFAULT_SETTINGS.alertChangeKinds,
+  worstChanges: DEFAULT_SETTINGS.alertWorstChanges,
+};
 
 function statusOf(row: RowRecord): SummaryStatus {
   switch (row.state) {
@@ -178,6 +191,7 @@ async function* changeLines(
   tally: { counts: ChangeCounts; documentsChanged: number },
   statistics: SummaryStatisticsCollector,
   decisions: BatchDecisions | null,
+  alerts: ChangeAlerts,
 ): AsyncGenerator<string> {
   const writer = new ChangesCsvWriter(
     batch.excelSummary ? 'excel' : 'standard',
@@ -209,6 +223,7 @@ async function* changeLines(
         ...detectChanges(previous[index]?.report ?? null, report.report, thresholds),
       ];
       if (changes.length > 0) tally.documentsChanged++;
+      alerts.add(row, changes);
       for (const change of changes) {
         tally.counts[change.kind]++;
         const line = { row: row.row, document: row.document, change, passThrough: row.passThrough };
@@ -260,7 +275,7 @@ export async function finaliseBatch(
   await objects.putJson(keys.manifest, manifest);
   // A finalise message delivered twice may run twice: both write the same files, one announces the batch.
   if (!(await batchRecords.completeBatch(batchId, keys.manifest))) return null;
-  await announceCompletion(batch, manifest, keys, deps);
+  await announceCompletion(batch, manifest, keys, results.changeAlerts, deps);
   logger.info('batch completed', { batchId, status: manifest.status, counts: manifest.counts });
   return manifest;
 }
@@ -271,6 +286,8 @@ interface BatchResults {
   readonly counts: Record<SummaryStatus, number>;
   readonly charges: ChargeCounts;
   readonly changeTally: { readonly counts: ChangeCounts; readonly documentsChanged: number };
+  /** A re-screen's worst changes and the documents to announce; null for a batch that is not one. */
+  readonly changeAlerts: ChangeAlerts | null;
   readonly statistics: SummaryStatisticsCollector;
   /** What the batch's policy decided; null for a batch without one. */
   readonly decisions: DecisionTally | null;
@@ -295,6 +312,7 @@ async function writeResultFiles(
     changeTally: { counts: emptyChangeCounts(), documentsChanged: 0 },
     statistics: new SummaryStatisticsCollector(),
     decisions: null,
+    changeAlerts: null,
   };
   if (batch.failure !== null) return results;
   const { counts, charges, statistics } = results;
@@ -312,16 +330,28 @@ async function writeResultFiles(
     reportLines(batch, deps, decisions),
   );
   let files: NonNullable<BatchManifest['files']> = { summary: keys.summary, reports: keys.reports };
+  let changeAlerts: ChangeAlerts | null = null;
   if (batch.portfolio !== null) {
     const thresholds = deps.changeThresholds ?? DEFAULT_CHANGE_THRESHOLDS;
+    const alerts = new ChangeAlerts(
+      { ...batch, portfolio: batch.portfolio },
+      deps.changeAlerts ?? DEFAULT_CHANGE_ALERTS,
+      keys.changes,
+    );
     await objects.writeStream(
       keys.changes,
       contentType,
-      changeLines(batch, deps, thresholds, results.changeTally, statistics, decisions),
+      changeLines(batch, deps, thresholds, results.changeTally, statistics, decisions, alerts),
     );
     files = { ...files, changes: keys.changes };
+    changeAlerts = alerts;
   }
-  return { ...results, files: { ...files, report: keys.report }, decisions: decisions?.tally() ?? null };
+  return {
+    ...results,
+    files: { ...files, report: keys.report },
+    decisions: decisions?.tally() ?? null,
+    changeAlerts,
+  };
 }
 
 /** The batch's final status: why it stopped, when something stopped it. */
@@ -380,11 +410,15 @@ async function writeReportPage(
   await deps.objects.writeStream(key, 'text/html; charset=utf-8', once(page));
 }
 
-/** `BatchCompleted`, and `PortfolioChanged` for a re-screen. */
+/**
+ * `BatchCompleted`; for a re-screen, `PortfolioChanged` with its worst changes, then one `DocumentChanged` per
+ * document with a change of a selected kind.
+ */
 async function announceCompletion(
   batch: BatchRecord,
   manifest: BatchManifest,
   keys: ResultKeys,
+  changeAlerts: ChangeAlerts | null,
   deps: FinaliseDependencies,
 ): Promise<void> {
   const { batchId } = batch;
@@ -398,10 +432,14 @@ async function announceCompletion(
   if (batch.portfolio !== null && manifest.changes !== null) {
     await deps.events.portfolioChanged({
       batchId,
+      revision: manifest.revision,
       portfolio: batch.portfolio,
       ...manifest.changes,
+      worstChanges: changeAlerts?.worstChanges ?? [],
       keys: { changes: keys.changes, manifest: keys.manifest },
     });
+    const documents = changeAlerts?.documentEvents ?? [];
+    if (documents.length > 0) await deps.events.documentsChanged(documents);
   }
 }
 

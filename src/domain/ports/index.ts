@@ -4,7 +4,6 @@
  */
 import type {
   ApprovalDecision,
-  BatchCounts,
   BatchLayout,
   BatchPolicy,
   BatchRecord,
@@ -19,10 +18,11 @@ import type {
 import type { ClaimedRow } from '../batch/stuck-rows.ts';
 import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
 import type { BureauCallError } from '../bureau/index.ts';
-import type { ChangeCounts } from '../monitoring/index.ts';
 import type { RequestSlot } from '../rate-limit/index.ts';
 import type { Bureau } from '../report/index.ts';
-import type { BudgetAlert, BudgetCaps, BudgetReservation, BudgetScope, Quote } from '../spend/index.ts';
+import type { BudgetCaps, BudgetReservation, BudgetScope, Quote } from '../spend/index.ts';
+
+export type * from './event-publisher.ts';
 
 export interface NewBatch {
   readonly batchId: string;
@@ -319,80 +319,6 @@ export interface QueueRecord {
 /** Changes when an SQS message becomes visible again: the retry delay of a document. */
 export interface MessageVisibility {
   delay(receiptHandle: string, seconds: number): Promise<void>;
-}
-
-export interface BatchCompletedEvent {
-  readonly batchId: string;
-  /** 1, or the redrive that produced these results. */
-  readonly revision: number;
-  readonly status: string;
-  readonly counts: BatchCounts;
-  readonly keys: { readonly summary: string; readonly reports: string; readonly manifest: string };
-}
-
-/** A re-screen found changes (sent when it completes, with zero counts too, so silence means no run). */
-export interface PortfolioChangedEvent {
-  readonly batchId: string;
-  readonly portfolio: string;
-  /** Changes per kind; a document can count under several kinds. */
-  readonly counts: ChangeCounts;
-  /** Documents with at least one change (first screenings included). */
-  readonly documentsChanged: number;
-  readonly keys: { readonly changes: string; readonly manifest: string };
-}
-
-/** A spending cap passed 80 % or reached 100 % (`BudgetExhausted`). */
-export interface BudgetExhaustedEvent extends BudgetAlert {
-  readonly bureau: Bureau;
-  readonly batchId: string;
-  readonly month: string;
-}
-
-/** A batch would buy more than the approval threshold: it waits for a person (`BatchAwaitingApproval`). */
-export interface BatchAwaitingApprovalEvent {
-  readonly batchId: string;
-  readonly quote: Quote;
-  readonly keys: { readonly quote: string };
-}
-
-/**
- * A credit policy uploaded under `policies/` does not load (`PolicyRejected`): no batch is decided with it, and
- * an upload that names it is refused before anything is bought.
- */
-export interface PolicyRejectedEvent {
-  /** The policy's name (its file name under `policies/`). */
-  readonly name: string;
-  readonly key: string;
-  /** The object version S3 gave the upload; null where the bucket keeps none. */
-  readonly versionId: string | null;
-  /** SHA-256 of the refused bytes, hex. */
-  readonly sha256: string;
-  /** One line: why it was refused, naming the node where there is one. */
-  readonly problem: string;
-}
-
-/** A person decided a row the policy had decided (`credit-screen override`). */
-export interface OverrideRecordedEvent {
-  readonly batchId: string;
-  readonly row: number;
-  readonly decision: 'approve' | 'decline';
-  /** The policy's decision, which stays in the batch's files. */
-  readonly previousDecision: 'approve' | 'review' | 'decline';
-  readonly creditLimit: number | null;
-  /** Who decided (a name or an e-mail); the reason stays with the override, not in the event. */
-  readonly by: string;
-  readonly at: string;
-  /** The policy that decided the batch, by its name. */
-  readonly policy: string | null;
-}
-
-export interface EventPublisher {
-  batchCompleted(event: BatchCompletedEvent): Promise<void>;
-  policyRejected(event: PolicyRejectedEvent): Promise<void>;
-  overrideRecorded(event: OverrideRecordedEvent): Promise<void>;
-  batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void>;
-  portfolioChanged(event: PortfolioChangedEvent): Promise<void>;
-  budgetExhausted(event: BudgetExhaustedEvent): Promise<void>;
 }
 
 /** The global rate limit across every worker, per bureau. */

@@ -177,6 +177,17 @@ export const CHANGE_SEVERITY: readonly ChangeKind[] = [
 const severityRank = new Map(CHANGE_SEVERITY.map((kind, index) => [kind, index]));
 const magnitude = (delta: string): number => Math.abs(Number(delta) || 0);
 
+/** Orders changes the most severe first: by kind (`CHANGE_SEVERITY`), then the larger move, then the earlier row. */
+export function compareChangeSeverity<
+  Change extends { readonly kind: ChangeKind; readonly delta: string; readonly row: number },
+>(a: Change, b: Change): number {
+  return (
+    (severityRank.get(a.kind) ?? CHANGE_KINDS.length) - (severityRank.get(b.kind) ?? CHANGE_KINDS.length) ||
+    magnitude(b.delta) - magnitude(a.delta) ||
+    a.row - b.row
+  );
+}
+
 const increment = (counts: number[], index: number): void => {
   counts[index] = (counts[index] ?? 0) + 1;
 };
@@ -240,14 +251,7 @@ export class SummaryStatisticsCollector {
       (a, b) => (a.score ?? 0) - (b.score ?? 0) || a.row - b.row,
     );
     this.#largestDebts = new TopList(limits.customers, (a, b) => exposure(b) - exposure(a) || a.row - b.row);
-    this.#changes = new TopList(
-      limits.changes,
-      (a, b) =>
-        (severityRank.get(a.kind) ?? CHANGE_KINDS.length) -
-          (severityRank.get(b.kind) ?? CHANGE_KINDS.length) ||
-        magnitude(b.delta) - magnitude(a.delta) ||
-        a.row - b.row,
-    );
+    this.#changes = new TopList(limits.changes, compareChangeSeverity);
     this.#declined = new TopList(limits.customers, (a, b) => a.row - b.row);
     this.#review = new TopList(limits.customers, (a, b) => a.row - b.row);
   }

@@ -7,6 +7,10 @@ const runtime = lambdaRuntime();
 export const handler = createFinaliseHandler({
   ...runtime,
   changeThresholds: { scorePoints: runtime.environment.settings.scoreChangePoints },
+  changeAlerts: {
+    changeKinds: runtime.environment.settings.alertChangeKinds,
+    worstChanges: runtime.environment.settings.alertWorstChanges,
+  },
   reportLanguage: runtime.environment.settings.reportLanguage,
   policyLoader: zenCreditPolicyLoader,
 });

@@ -16,6 +16,8 @@ export const handler = createPolicyCheckHandler({
   events: new EventBridgePublisher({
     client: new EventBridgeClient({}),
     eventBusName: environment.eventBusName,
+    // A refused policy names no document.
+    fullDocuments: false,
   }),
   logger: createLambdaLogger(),
 });

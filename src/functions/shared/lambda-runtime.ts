@@ -34,6 +34,7 @@ export function lambdaRuntime() {
     events: new EventBridgePublisher({
       client: new EventBridgeClient({}),
       eventBusName: environment.eventBusName,
+      fullDocuments: environment.settings.alertFullDocuments,
     }),
     audit: {
       log: adapters.auditLog,
