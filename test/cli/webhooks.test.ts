@@ -133,7 +133,9 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
     const portfolio = events.filter((event) => event['detail-type'] === 'PortfolioChanged');
     const documents = events.filter((event) => event['detail-type'] === 'DocumentChanged');
     expect(portfolio).toHaveLength(1);
-    const counts = (portfolio[0] as AlertEnvelope).detail.counts as Record<string, number>;
+    const { counts } = (portfolio[0] as AlertEnvelope).detail as unknown as {
+      counts: Record<string, number>;
+    };
     expect(Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0))).toEqual(countsInFile);
     expect(selectedDocuments.size).toBeGreaterThan(0);
     expect(documents).toHaveLength(selectedDocuments.size);
