@@ -13,14 +13,17 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  type AlertEventType,
   DEFAULT_SETTINGS,
+  isAlertEventType,
   isPortfolioName,
   type PipelineSettings,
   parsePortfolioSettings,
+  publishedChangeKinds,
   type ReportLanguage,
   validateSettings,
 } from '../src/contract/index.ts';
-import { createAlarms } from './pipeline/alarms.ts';
+import { alarmFactory, createAlarms } from './pipeline/alarms.ts';
 import { createAuditKey, protectAuditLog } from './pipeline/audit-log.ts';
 import { scheduleSweeps, wireEventSources } from './pipeline/event-wiring.ts';
 import { createBatchFunctions, functionEnvironment, functionFactory } from './pipeline/functions.ts';
@@ -37,10 +40,19 @@ import {
 } from './pipeline/shipped-policies.ts';
 import { createStorage } from './pipeline/storage.ts';
 import { tokenSecretFor } from './pipeline/token-secret.ts';
+import {
+  createWebhooks,
+  DEFAULT_ALERT_TOPIC_EVENTS,
+  validatedWebhooks,
+  type WebhookAuth,
+  type WebhookDelivery,
+  type WebhookProps,
+} from './pipeline/webhooks.ts';
 
 /** @public A portfolio to re-screen on a schedule, as the `portfolios` prop takes it. */
 /** @public A credit policy file shipped with the deployment, as the `policies` prop takes it. */
-export type { PolicyFile, PortfolioDeclaration };
+/** @public A webhook the pipeline's events are delivered to, and how EventBridge authenticates to it. */
+export type { PolicyFile, PortfolioDeclaration, WebhookAuth, WebhookProps };
 
 /**
  * The settings the construct takes as typed props of their own, each with its `@default`: one route per setting,
@@ -169,6 +181,25 @@ export interface CreditScreenPipelineProps {
    * @default none shipped: policies are uploaded to `policies/`
    */
   readonly policies?: readonly PolicyFile[];
+  /**
+   * Receivers of the pipeline's events (src/contract/alert-events.ts, docs/alerts.md): each gets an EventBridge rule
+   * on `eventBus` with an API destination (its URL, https), a connection that authenticates with a secret given by
+   * reference, a retry policy of up to a day, and a dead-letter queue with an alarm. Sets which change kinds send a
+   * `DocumentChanged` and whether documents are also published in full (`settings.alertChangeKinds` and
+   * `settings.alertFullDocuments`, which are then not given).
+   * @default none
+   */
+  readonly webhooks?: readonly WebhookProps[];
+  /**
+   * A topic that receives the events too, documents masked, for e-mail or chat subscriptions.
+   * @default none
+   */
+  readonly alertTopic?: sns.ITopic;
+  /**
+   * The events `alertTopic` receives.
+   * @default every event but DocumentChanged (one per changed document); PortfolioChanged lists the worst changes
+   */
+  readonly alertTopicEvents?: readonly AlertEventType[];
 }
 
 /**
@@ -206,7 +237,7 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
     throw new Error(
       `CreditScreenPipeline: ${given.join(', ')} ${given.length === 1 ? 'is a prop' : 'are props'} of its own; give ${given.length === 1 ? 'it' : 'them'} as the prop, not in settings`,
     );
-  const base = { ...DEFAULT_SETTINGS, ...props.settings };
+  const base = { ...DEFAULT_SETTINGS, ...props.settings, ...alertSettingsFrom(props) };
   const rate = { ...base.rateLimitPerSecond, ...props.rateLimitPerSecond };
   return validateSettings({
     ...base,
@@ -226,6 +257,33 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
     scoreChangePoints: props.scoreChangePoints ?? base.scoreChangePoints,
     reportLanguage: props.reportLanguage ?? base.reportLanguage,
   });
+}
+
+/**
+ * The alert settings the webhooks call for: the change kinds they select, and whether one asks for documents. Given
+ * webhooks, these two are theirs alone: giving them in `settings` as well is refused.
+ */
+function alertSettingsFrom(props: CreditScreenPipelineProps): Partial<PipelineSettings> {
+  const webhooks = validatedWebhooks(props.webhooks ?? []);
+  for (const event of props.alertTopicEvents ?? [])
+    if (!isAlertEventType(event))
+      throw new Error(`CreditScreenPipeline: alertTopicEvents: unknown event ${JSON.stringify(event)}`);
+  if (props.alertTopicEvents && !props.alertTopic)
+    throw new Error(
+      'CreditScreenPipeline: alertTopicEvents chooses what alertTopic receives: give alertTopic',
+    );
+  if (webhooks.length === 0) return {};
+  const derived = (['alertChangeKinds', 'alertFullDocuments'] as const).filter(
+    (name) => props.settings?.[name] !== undefined,
+  );
+  if (derived.length > 0)
+    throw new Error(
+      `CreditScreenPipeline: ${derived.join(' and ')} follow from webhooks (their changeKinds and includeDocuments); do not give them in settings as well`,
+    );
+  return {
+    alertChangeKinds: publishedChangeKinds(webhooks),
+    alertFullDocuments: webhooks.some((webhook) => webhook.includeDocuments === true),
+  };
 }
 
 /** Checks declared portfolios with the same rules as a settings file, so a typo fails `cdk synth`. */
@@ -300,6 +358,14 @@ function composePipeline(
   protectAuditLog(functions, table, auditKeySecret);
   wireEventSources(functions, { bucket, queues, settings });
   const alarms = createAlarms(scope, { functions, queues, alarmTopic: props.alarmTopic });
+  const alerts = createWebhooks(scope, {
+    key,
+    eventBus,
+    webhooks: props.webhooks ?? [],
+    alertTopic: props.alertTopic,
+    alertTopicEvents: props.alertTopicEvents ?? DEFAULT_ALERT_TOPIC_EVENTS,
+    alarm: alarmFactory(scope, props.alarmTopic),
+  });
   const policyDeployment = shipPolicies(scope, bucket, shippedPolicies);
   acknowledgeGeneratedPermissions(scope, { functions, table, bucket, ...schedules });
   return {
@@ -312,7 +378,9 @@ function composePipeline(
     tokenSecret,
     auditKeySecret,
     eventBus,
-    alarms,
+    alarms: [...alarms, ...alerts.alarms],
+    webhooks: alerts.webhooks,
+    alertRule: alerts.alertRule,
     workQueue: queues.work,
     workDeadLetterQueue: queues.workDeadLetter,
     finaliseQueue: queues.finalise,
@@ -370,6 +438,10 @@ export class CreditScreenPipeline extends Construct {
   readonly alarms: readonly cloudwatch.Alarm[];
   /** Copies the `policies` prop's files to `policies/` at deploy; undefined when none is shipped. */
   readonly policyDeployment: s3deploy.BucketDeployment | undefined;
+  /** Each webhook's connection, API destination, rules and dead-letter queue, by its name. */
+  readonly webhooks: ReadonlyMap<string, WebhookDelivery>;
+  /** The rule that sends events to `alertTopic`; undefined without one. */
+  readonly alertRule: events.Rule | undefined;
 
   constructor(scope: Construct, id: string, props: CreditScreenPipelineProps) {
     super(scope, id);
@@ -405,5 +477,7 @@ export class CreditScreenPipeline extends Construct {
     this.declaredSchedules = parts.declaredSchedules;
     this.alarms = parts.alarms;
     this.policyDeployment = parts.policyDeployment;
+    this.webhooks = parts.webhooks;
+    this.alertRule = parts.alertRule;
   }
 }

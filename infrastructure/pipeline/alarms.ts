@@ -15,7 +15,7 @@ interface AlarmPeriods {
 }
 
 /** Makes an alarm that fires when its metric is above 0, notifying the topic when there is one. */
-type AlarmFactory = (
+export type AlarmFactory = (
   name: string,
   metric: cloudwatch.IMetric,
   description: string,
@@ -23,6 +23,22 @@ type AlarmFactory = (
 ) => cloudwatch.Alarm;
 
 const minutes = (count: number) => Duration.minutes(count);
+
+/** Makes the pipeline's alarms: above 0 fires, missing data does not, the topic (when given) is told. */
+export function alarmFactory(scope: Construct, alarmTopic: sns.ITopic | undefined): AlarmFactory {
+  return (name, metric, description, periods) => {
+    const created = new cloudwatch.Alarm(scope, name, {
+      metric,
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      ...(periods ?? { evaluationPeriods: 1, datapointsToAlarm: 1 }),
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    });
+    if (alarmTopic) created.addAlarmAction(new cloudwatchActions.SnsAction(alarmTopic));
+    return created;
+  };
+}
 
 /** Alarms on dead letters, failing functions, rows stuck in a claim, and spending caps at 80 % and 100 %. */
 export function createAlarms(
@@ -34,18 +50,7 @@ export function createAlarms(
   },
 ): readonly cloudwatch.Alarm[] {
   const { functions, queues } = resources;
-  const alarm: AlarmFactory = (name, metric, description, periods) => {
-    const created = new cloudwatch.Alarm(scope, name, {
-      metric,
-      threshold: 0,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      ...(periods ?? { evaluationPeriods: 1, datapointsToAlarm: 1 }),
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: description,
-    });
-    if (resources.alarmTopic) created.addAlarmAction(new cloudwatchActions.SnsAction(resources.alarmTopic));
-    return created;
-  };
+  const alarm = alarmFactory(scope, resources.alarmTopic);
   const deadLetters = (queue: PipelineQueues['work']) =>
     queue.metricApproximateNumberOfMessagesVisible({ period: minutes(1), statistic: 'Maximum' });
   return [

@@ -211,7 +211,7 @@ const shownChange = (change: DocumentChange, form: DocumentForm): DocumentChange
 });
 
 /** Whether events of this type name documents (and so come masked, and in full when asked). */
-export function namesDocuments(type: AlertEventType): boolean {
+function namesDocuments(type: AlertEventType): boolean {
   return type === EVENTS.portfolioChanged || type === EVENTS.documentChanged;
 }
 

@@ -63,7 +63,7 @@ function urlProblem(url: string, place: WebhookPlace): string | null {
 }
 
 /** What is wrong with one subscription, each as a phrase; empty when nothing is. */
-export function webhookProblems(subscription: WebhookSubscription, place: WebhookPlace): string[] {
+function webhookProblems(subscription: WebhookSubscription, place: WebhookPlace): string[] {
   const problems: string[] = [];
   if (typeof subscription.name !== 'string' || !NAME.test(subscription.name))
     problems.push(`name ${JSON.stringify(subscription.name)} must be 1–40 letters, digits, - or _`);
@@ -104,7 +104,7 @@ export function validateWebhooks(
 }
 
 /** The change kinds of a subscription that takes `DocumentChanged`; empty when it does not. */
-export function changeKindsOf(subscription: WebhookSubscription): readonly ChangeKind[] {
+function changeKindsOf(subscription: WebhookSubscription): readonly ChangeKind[] {
   if (!subscription.events.includes(EVENTS.documentChanged)) return [];
   return subscription.changeKinds ?? DEFAULT_ALERT_CHANGE_KINDS;
 }
@@ -159,12 +159,15 @@ export function matchesEventPattern(pattern: AlertEventPattern, event: AlertEnve
   return matches(pattern, event);
 }
 
-/** Parses `Name: value` (`--webhook-header`); throws one line when there is no colon or no name. */
+/**
+ * Parses `Name: value` (`--webhook-header`); throws when there is no colon or no name, with a message that reads
+ * after the option's name (as the list parsers' do).
+ */
 export function parseWebhookHeader(text: string): { readonly name: string; readonly value: string } {
   const colon = text.indexOf(':');
   const name = colon < 0 ? '' : text.slice(0, colon).trim();
   if (colon < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-    throw new Error(`a header is "Name: value", got ${JSON.stringify(text)}`);
+    throw new Error(`must be "Name: value", got ${JSON.stringify(text)}`);
   return { name, value: text.slice(colon + 1).trim() };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertEnvelope, BatchManifest } from '../../src/contract/index.ts';
 import { DEFAULT_ALERT_CHANGE_KINDS } from '../../src/contract/index.ts';
+import { UNDELIVERED_EVENTS_FILE } from '../../tools/cli/local-webhooks.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { runCli } from '../factories/run-cli.ts';
@@ -81,7 +82,7 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
     );
 
     expect(result.code, result.stderr).toBe(0);
-    const file_ = join(out, 'undelivered-events.jsonl');
+    const file_ = join(out, UNDELIVERED_EVENTS_FILE);
     const lines = (await readFile(file_, 'utf8'))
       .trim()
       .split('\n')

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ALERT_DETAIL_SCHEMAS,
   ALERT_EVENT_TYPES,
+  type AlertDetail,
   type AlertEnvelope,
+  type AlertEventPattern,
   alertDetailsOf,
   eventIdOf,
   matchesEventPattern,
@@ -103,22 +105,22 @@ describe('webhook subscriptions', () => {
   it('matches events as EventBridge does: named fields present, any value of an array', () => {
     const [others, documents] = subscriptionPatterns(
       subscription({ events: ['BatchCompleted', 'DocumentChanged'], changeKinds: ['new_protest'] }),
-    );
+    ) as [AlertEventPattern, AlertEventPattern];
     const [completed] = alertDetailsOf('BatchCompleted', ALERT_SAMPLES.BatchCompleted, {
       fullDocuments: true,
-    });
+    }) as [AlertDetail];
     const [masked, full] = alertDetailsOf('DocumentChanged', ALERT_SAMPLES.DocumentChanged, {
       fullDocuments: true,
-    });
+    }) as [AlertDetail, AlertDetail];
 
-    expect(matchesEventPattern(others!, envelope('BatchCompleted', completed!))).toBe(true);
-    expect(matchesEventPattern(others!, envelope('DocumentChanged', masked!))).toBe(false);
-    expect(matchesEventPattern(documents!, envelope('DocumentChanged', masked!))).toBe(true);
-    expect(matchesEventPattern(documents!, envelope('DocumentChanged', full!))).toBe(false);
+    expect(matchesEventPattern(others, envelope('BatchCompleted', completed))).toBe(true);
+    expect(matchesEventPattern(others, envelope('DocumentChanged', masked))).toBe(false);
+    expect(matchesEventPattern(documents, envelope('DocumentChanged', masked))).toBe(true);
+    expect(matchesEventPattern(documents, envelope('DocumentChanged', full))).toBe(false);
     expect(
       matchesEventPattern(
-        documents!,
-        envelope('DocumentChanged', { ...masked!, kinds: ['score_rise'] } as never),
+        documents,
+        envelope('DocumentChanged', { ...masked, kinds: ['score_rise'] } as never),
       ),
     ).toBe(false);
   });

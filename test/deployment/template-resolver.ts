@@ -133,6 +133,10 @@ export class TemplateResolver {
       'AWS::SecretsManager::Secret': () =>
         `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${name}-AbCdEf`,
       'AWS::Events::Rule': () => `arn:aws:events:${REGION}:${ACCOUNT}:rule/${name}`,
+      'AWS::Events::ApiDestination': () =>
+        `arn:aws:events:${REGION}:${ACCOUNT}:api-destination/${name}/6a3c1f0e-0000-4000-8000-000000000001`,
+      'AWS::Events::Connection': () =>
+        `arn:aws:events:${REGION}:${ACCOUNT}:connection/${name}/6a3c1f0e-0000-4000-8000-000000000002`,
       'AWS::Scheduler::ScheduleGroup': () => `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule-group/${name}`,
     };
     if (attribute === 'QueueName' && Type === 'AWS::SQS::Queue') return name;

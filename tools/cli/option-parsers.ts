@@ -182,7 +182,7 @@ function contractParser<T>(name: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new InvalidArgumentError(`${name}: ${(error as Error).message}`);
+    throw new InvalidArgumentError(`${name} ${(error as Error).message}`);
   }
 }
 

@@ -84,7 +84,7 @@ export interface OptionSpec {
   readonly repeatable?: boolean;
 }
 
-export interface DefaultValue {
+interface DefaultValue {
   readonly value: unknown | (() => unknown);
   /** How help and docs say it, when not the value itself (`this month`, `$CREDIT_SCREEN_BASE_URL`). */
   readonly text?: string;

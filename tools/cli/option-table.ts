@@ -22,7 +22,7 @@ import { WEBHOOK_OPTIONS, WEBHOOK_TEST_OPTIONS } from './webhook-options.ts';
  * from it, so a range said in the help is the range enforced. Values only: nothing here imports a command.
  */
 
-export type { DurationUnit, OptionRelation, OptionSpec, OptionValue } from './option-spec.ts';
+export type { OptionSpec, OptionValue } from './option-spec.ts';
 export { DURATION_UNIT_MS, MAX_TIMER_MS } from './option-spec.ts';
 
 // Bounds: far above any real use, far below what would overflow a timer, a safe integer or the memory.

@@ -76,7 +76,7 @@ export interface FinaliseDependencies {
 const NOT_SETTLED = 'not settled when the batch was finalised';
 
 /** The alerts of a deployment that configured none (the settings' defaults). */
-export const DEFAULT_CHANGE_ALERTS: ChangeAlertSettings = {
+const DEFAULT_CHANGE_ALERTS: ChangeAlertSettings = {
   changeKinds: DEFAULT_SETTINGS.alertChangeKinds,
   worstChanges: DEFAULT_SETTINGS.alertWorstChanges,
 };
