@@ -20,6 +20,7 @@ import type {
 } from '../domain/ports/index.ts';
 import { BUREAUS } from '../domain/report/index.ts';
 import { EVENTS } from './events.ts';
+import { MANIFEST_STATUSES } from './manifest.ts';
 
 /**
  * How an event shows documents: `none` (it names none), `masked` (`***.540.222-**`) or `full`. An event that names
@@ -82,7 +83,7 @@ export const ALERT_DETAIL_SCHEMAS = {
     ...common,
     batchId: z.string(),
     revision: count.describe('1, or the redrive that produced these results'),
-    status: z.string().describe('The manifest status: completed, completed_with_errors, file_rejected, …'),
+    status: z.enum(MANIFEST_STATUSES).describe('How the batch ended, as its manifest says'),
     counts: batchCounts,
     keys: z.strictObject({ summary: z.string(), reports: z.string(), manifest: z.string() }),
   }),

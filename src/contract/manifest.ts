@@ -11,6 +11,17 @@ export interface DecisionTally {
   readonly reasons: readonly { readonly code: string; readonly text: string; readonly rows: number }[];
 }
 
+/** How a batch ended, as its manifest and its `BatchCompleted` event say. */
+export const MANIFEST_STATUSES = [
+  'completed',
+  'token_rejected',
+  'file_rejected',
+  'cancelled',
+  'rejected',
+  'budget_exhausted',
+] as const;
+export type ManifestStatus = (typeof MANIFEST_STATUSES)[number];
+
 /** What consumers read first: written last, so its presence means every other result file is complete. */
 export interface BatchManifest {
   readonly manifestVersion: 1;
@@ -19,13 +30,7 @@ export interface BatchManifest {
    * `completed`; `token_rejected` when the bureau refused the token (rows not queried are `failed`);
    * `file_rejected`; `cancelled` when someone cancelled it (rows not yet screened are `cancelled`).
    */
-  readonly status:
-    | 'completed'
-    | 'token_rejected'
-    | 'file_rejected'
-    | 'cancelled'
-    | 'rejected'
-    | 'budget_exhausted';
+  readonly status: ManifestStatus;
   /** What ingest quoted for the batch (what it would buy and cost); null for results written before quotes. */
   readonly quote: Quote | null;
   /** 1 for the first results; one more each time a redrive rewrote them. */

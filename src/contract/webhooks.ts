@@ -180,7 +180,7 @@ export function parseAlertEventList(text: string): AlertEventType[] {
   const unknown = names.find((name) => !isAlertEventType(name));
   if (unknown !== undefined || names.length === 0)
     throw new Error(
-      `unknown event ${JSON.stringify(unknown ?? text)} (known: ${ALERT_EVENT_TYPES.join(', ')})`,
+      `names an unknown event ${JSON.stringify(unknown ?? text)} (known: ${ALERT_EVENT_TYPES.join(', ')})`,
     );
   return names as AlertEventType[];
 }
@@ -194,7 +194,7 @@ export function parseChangeKindList(text: string): ChangeKind[] {
   const unknown = kinds.find((kind) => !(CHANGE_KINDS as readonly string[]).includes(kind));
   if (unknown !== undefined || kinds.length === 0)
     throw new Error(
-      `unknown change kind ${JSON.stringify(unknown ?? text)} (known: ${CHANGE_KINDS.join(', ')})`,
+      `names an unknown change kind ${JSON.stringify(unknown ?? text)} (known: ${CHANGE_KINDS.join(', ')})`,
     );
   return kinds as ChangeKind[];
 }

@@ -12,7 +12,7 @@ import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts
 import { DynamoDbAuditLog } from '../../src/adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStores } from '../../src/adapters/aws/dynamodb-batch-store.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
-import { resultKeys } from '../../src/contract/index.ts';
+import { ALERT_DETAIL_SCHEMAS, type AlertEventType, resultKeys } from '../../src/contract/index.ts';
 import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
 import { readCloudAssembly, type Template } from '../../tools/local/cloud-assembly.ts';
@@ -321,6 +321,26 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
 
     expect(input.portfolio).toBe(name);
     expect(manifest.counts).toMatchObject({ rows: 4, screened: 4 });
+    // The bundled finaliser publishes the alert catalogue's payloads: what the webhooks' rules match and deliver.
+    const published = deployed.fakes.events
+      .filter((event) => event.Detail?.includes(manifest.batchId))
+      .map((event) => ({
+        type: event.DetailType as AlertEventType,
+        detail: JSON.parse(event.Detail ?? '{}'),
+      }));
+    expect(published.map((event) => event.type).sort()).toEqual(['BatchCompleted', 'PortfolioChanged']);
+    for (const { type, detail } of published)
+      expect(ALERT_DETAIL_SCHEMAS[type].parse(detail)).toEqual(detail);
+    expect(published.find((event) => event.type === 'BatchCompleted')?.detail).toMatchObject({
+      batchId: manifest.batchId,
+      counts: manifest.counts,
+      documentForm: 'none',
+    });
+    expect(published.find((event) => event.type === 'PortfolioChanged')?.detail).toMatchObject({
+      portfolio: name,
+      counts: { first_screening: 4 },
+      documentForm: 'masked',
+    });
   }, 120_000);
 });
 

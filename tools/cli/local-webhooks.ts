@@ -27,7 +27,10 @@ export interface WebhookRunOptions {
 export const UNDELIVERED_EVENTS_FILE = 'undelivered-events.jsonl';
 
 /** The subscriptions the options describe (one per `--webhook`), checked as the construct checks its own. */
-export function webhookSubscriptionsOf(options: WebhookRunOptions): readonly WebhookSubscription[] {
+export function webhookSubscriptionsOf(
+  options: WebhookRunOptions,
+  refusedAs = '--webhook',
+): readonly WebhookSubscription[] {
   const events = options.webhookEvents ?? ALERT_EVENT_TYPES;
   if (options.webhookChangeKinds !== undefined && !events.includes('DocumentChanged'))
     throw new CliError(
@@ -43,7 +46,7 @@ export function webhookSubscriptionsOf(options: WebhookRunOptions): readonly Web
   try {
     return validateWebhooks(subscriptions, 'local');
   } catch (error) {
-    throw new CliError(`--webhook: ${(error as Error).message}`);
+    throw new CliError(`${refusedAs}: ${(error as Error).message.replace(/^webhook "webhook-1": /, '')}`);
   }
 }
 

@@ -17,7 +17,7 @@ interface WebhookTestOptions extends Omit<WebhookRunOptions, 'webhook'> {
  * retries), and says what the receiver did with them; exit 1 when it did not take them all.
  */
 async function testWebhook(url: string, options: WebhookTestOptions): Promise<void> {
-  const [subscription] = webhookSubscriptionsOf({ ...options, webhook: [url] });
+  const [subscription] = webhookSubscriptionsOf({ ...options, webhook: [url] }, 'webhook test');
   if (subscription === undefined) throw new CliError('webhook test needs a URL');
   const headers = Object.fromEntries((options.webhookHeader ?? []).map(({ name, value }) => [name, value]));
   const delivery = new WebhookDelivery({
