@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertEnvelope, BatchManifest } from '../../src/contract/index.ts';
-import { DEFAULT_ALERT_CHANGE_KINDS } from '../../src/contract/index.ts';
+import { DEFAULT_ALERT_CHANGE_KINDS, DEFAULT_ALERT_WORST_CHANGES } from '../../src/contract/index.ts';
+import type { ChangeKind } from '../../src/domain/monitoring/index.ts';
+import { CHANGE_SEVERITY } from '../../src/domain/summary/index.ts';
 import { UNDELIVERED_EVENTS_FILE } from '../../tools/cli/local-webhooks.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
@@ -67,6 +69,22 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
     expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/hooks' });
     expect(server.requests[0]?.headers['x-api-key']).toBe('s3cr3t');
     expect(result.stderr).toContain('webhooks: 1 event delivered');
+  }, 120_000);
+
+  it('a batch left waiting for approval still sends its BatchAwaitingApproval before the run ends', async () => {
+    const server = await receiver();
+    const { directory, file } = await listOf(distinctDocuments(3, 'webhook-approval'));
+
+    const result = await runCli(
+      ['screen', file, '--engine', 'memory', '--approve-above', '0', '--webhook', server.url],
+      { cwd: directory },
+    );
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/nothing was bought/);
+    expect(eventsOf(server).map((event) => [event['detail-type'], event.detail])).toEqual([
+      ['BatchAwaitingApproval', expect.objectContaining({ quote: expect.objectContaining({ to_buy: 3 }) })],
+    ]);
   }, 120_000);
 
   it('a receiver that is down leaves the run green, the events in undelivered-events.jsonl and one warning', async () => {
@@ -138,6 +156,12 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
       counts: Record<string, number>;
     };
     expect(Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0))).toEqual(countsInFile);
+    const { worstChanges } = (portfolio[0] as AlertEnvelope).detail as unknown as {
+      worstChanges: { kind: ChangeKind }[];
+    };
+    const mostSevere = CHANGE_SEVERITY.find((kind) => countsInFile[kind] !== undefined);
+    expect(worstChanges).toHaveLength(Math.min(DEFAULT_ALERT_WORST_CHANGES, changes.length));
+    expect(worstChanges[0]?.kind).toBe(mostSevere);
     expect(selectedDocuments.size).toBeGreaterThan(0);
     expect(documents).toHaveLength(selectedDocuments.size);
     expect(new Set(documents.map((event) => event.detail.eventId)).size).toBe(documents.length);

@@ -312,9 +312,10 @@ export async function runLocally<T>(
   const { signal } = interruption;
   let emulator: ServiceEmulator | null = null;
   let pipeline: LocalPipeline | null = null;
+  let webhooks: WebhookDelivery | null = null;
   const progress = new ProgressDisplay();
   try {
-    const webhooks = startWebhooks(options);
+    webhooks = startWebhooks(options);
     emulator = await startEmulator(options);
     pipeline = await startPipeline(options, emulator, webhooks);
     announceStack(pipeline, emulator, options.state);
@@ -328,6 +329,8 @@ export async function runLocally<T>(
     throw runFailure(error, signal, file);
   } finally {
     interruption.release();
+    // Events of a run that ended before its batch's results (a batch left waiting for approval) still go out.
+    if (!signal.aborted) await settleWebhooks(webhooks, options.state === false ? null : options.state);
     await pipeline?.stop();
     await emulator?.close();
   }

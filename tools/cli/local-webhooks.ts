@@ -79,20 +79,25 @@ function undeliveredLines(undelivered: readonly UndeliveredEvent[]): string {
 
 /**
  * Waits for the run's deliveries (each bounded by its retry time), then says in one line what was delivered and,
- * when some were not, writes them to `undelivered-events.jsonl` in `directory` with one warning. A receiver that
- * is down never fails the run: the batch is paid for and its results are there.
+ * when some were not, writes them to `undelivered-events.jsonl` in `directory` (a batch's results folder, or the
+ * state directory for events sent outside one) with one warning. A receiver that is down never fails the run: the
+ * batch is paid for and its results are there. Says nothing when there was nothing to deliver.
  */
-export async function settleWebhooks(delivery: WebhookDelivery | null, directory: string): Promise<void> {
+export async function settleWebhooks(
+  delivery: WebhookDelivery | null,
+  directory: string | null,
+): Promise<void> {
   if (delivery === null) return;
   const { delivered, undelivered } = await delivery.settle();
   if (undelivered.length === 0) {
-    process.stderr.write(`webhooks: ${delivered} event${delivered === 1 ? '' : 's'} delivered\n`);
+    if (delivered > 0)
+      process.stderr.write(`webhooks: ${delivered} event${delivered === 1 ? '' : 's'} delivered\n`);
     return;
   }
-  const file = join(directory, UNDELIVERED_EVENTS_FILE);
-  await writePrivateFile(file, undeliveredLines(undelivered), { append: true });
+  const file = directory === null ? null : join(directory, UNDELIVERED_EVENTS_FILE);
+  if (file !== null) await writePrivateFile(file, undeliveredLines(undelivered), { append: true });
   const first = undelivered[0] as UndeliveredEvent;
   process.stderr.write(
-    `warning: webhooks: ${undelivered.length} event${undelivered.length === 1 ? '' : 's'} not delivered (${delivered} delivered; first: ${first.event['detail-type']} to ${printable(first.url)}, ${first.reason}); written to ${printable(file)}\n`,
+    `warning: webhooks: ${undelivered.length} event${undelivered.length === 1 ? '' : 's'} not delivered (${delivered} delivered; first: ${first.event['detail-type']} to ${printable(first.url)}, ${first.reason})${file === null ? '' : `; written to ${printable(file)}`}\n`,
   );
 }
