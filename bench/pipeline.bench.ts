@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import { CreditReportClient, RateLimitedError, ServiceTransport } from '../service-client/index.ts';
 import {
+  bureausWith,
   DEFAULT_SETTINGS,
   FUNCTION_MEMORY,
   heapLimitMegabytes,
@@ -311,8 +312,7 @@ async function timedBatch(pipeline: LocalPipeline, file: string) {
 async function runContention(largeRows: number, fairQueues: boolean) {
   const faults: EmulatorFaults = { latencyMs: 50, rateLimitPerSecond: RATE, rateLimitBurst: RATE };
   const pipelineSettings = settings({
-    rateLimitPerSecond: { a: RATE, b: RATE },
-    rateLimitBurst: { a: RATE / 5, b: RATE / 5 },
+    bureaus: bureausWith({ rateLimitPerSecond: RATE, rateLimitBurst: RATE / 5 }),
     maxRows: Math.max(largeRows, DEFAULT_SETTINGS.maxRows),
     fairQueues,
   });
@@ -447,7 +447,7 @@ try {
   process.stderr.write(`1/6 rate-limit utilisation (${N} documents, R = ${RATE} req/s)…\n`);
   const [utilisation] = await runPipeline(
     rateLimited,
-    settings({ rateLimitPerSecond: { a: RATE, b: RATE }, rateLimitBurst: { a: RATE / 5, b: RATE / 5 } }),
+    settings({ bureaus: bureausWith({ rateLimitPerSecond: RATE, rateLimitBurst: RATE / 5 }) }),
     [await writeList('rate.csv', cells)],
   );
 
@@ -466,8 +466,7 @@ try {
       settings({
         workerConcurrency: workers,
         callsPerInvocation: calls,
-        rateLimitPerSecond: { a: 100_000, b: 100_000 },
-        rateLimitBurst: { a: 1000, b: 1000 },
+        bureaus: bureausWith({ rateLimitPerSecond: 100_000, rateLimitBurst: 1000 }),
       }),
       [await writeList(`overhead-${workers}x${calls}.csv`, documents(N, `overhead ${concurrency}`))],
     );
@@ -497,7 +496,7 @@ try {
   );
   const [firstUpload, secondUpload] = await runPipeline(
     { latencyMs: 10 },
-    settings({ rateLimitPerSecond: { a: 100_000, b: 100_000 }, rateLimitBurst: { a: 1000, b: 1000 } }),
+    settings({ bureaus: bureausWith({ rateLimitPerSecond: 100_000, rateLimitBurst: 1000 }) }),
     [creditsFile, creditsFile],
   );
 

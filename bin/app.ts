@@ -5,6 +5,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { BUREAUS, type Bureau, isBureau, perBureau } from '../infrastructure/credit-screen-pipeline.ts';
 import { CreditScreenStack } from '../infrastructure/credit-screen-stack.ts';
 
 const app = new App();
@@ -21,6 +22,13 @@ const number = (name: string): number | undefined => {
   return parsed;
 };
 const rate = number('rateLimitPerSecond');
+const bureauContext = (name: string): Bureau | undefined => {
+  const value = context(name);
+  if (value === undefined) return undefined;
+  if (!isBureau(value))
+    throw new Error(`context ${name} must be a bureau (${BUREAUS.join(', ')}), got ${JSON.stringify(value)}`);
+  return value;
+};
 
 new CreditScreenStack(app, context('stackName') ?? 'CreditScreen', {
   description: 'credit-screen: batch credit screening of CPF/CNPJ lists',
@@ -28,12 +36,12 @@ new CreditScreenStack(app, context('stackName') ?? 'CreditScreen', {
   tokenSecretKeyArn: context('tokenSecretKeyArn'),
   pipeline: {
     bureauBaseUrl: context('bureauBaseUrl') ?? 'https://bureau-gateway.invalid',
-    rateLimitPerSecond: rate === undefined ? undefined : { a: rate, b: rate },
+    bureaus: rate === undefined ? undefined : perBureau(() => ({ rateLimitPerSecond: rate })),
     workerConcurrency: number('workerConcurrency'),
     freshnessHours: number('freshnessHours'),
     retentionDays: number('retentionDays'),
     excelSummary: context('excelSummary') === 'true',
-    defaultBureau: context('defaultBureau') === 'b' ? 'b' : undefined,
+    defaultBureau: bureauContext('defaultBureau'),
   },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

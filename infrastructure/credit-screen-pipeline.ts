@@ -14,11 +14,16 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   type AlertEventType,
+  BUREAUS,
+  type Bureau,
+  type BureauSettings,
   DEFAULT_SETTINGS,
   isAlertEventType,
+  isBureau,
   isPortfolioName,
   type PipelineSettings,
   parsePortfolioSettings,
+  perBureau,
   publishedChangeKinds,
   type ReportLanguage,
   validateSettings,
@@ -53,14 +58,15 @@ import {
 /** @public A credit policy file shipped with the deployment, as the `policies` prop takes it. */
 /** @public A webhook the pipeline's events are delivered to, and how EventBridge authenticates to it. */
 export type { PolicyFile, PortfolioDeclaration, WebhookAuth, WebhookProps };
+/** @public The bureaus of the registry, for apps that set the `bureaus` prop from their own configuration. */
+export { BUREAUS, type Bureau, isBureau, perBureau };
 
 /**
  * The settings the construct takes as typed props of their own, each with its `@default`: one route per setting,
  * so no precedence between two routes has to be remembered.
  */
 const SETTINGS_WITH_THEIR_OWN_PROP = [
-  'rateLimitPerSecond',
-  'rateLimitBurst',
+  'bureaus',
   'workerConcurrency',
   'callsPerInvocation',
   'freshnessHours',
@@ -92,15 +98,13 @@ export interface CreditScreenPipelineProps {
    */
   readonly tokenSecretKey?: kms.IKey;
   /**
-   * Bureau requests per second across all workers, per bureau.
-   * @default 10 for each bureau
+   * Per bureau of the registry (src/domain/bureau/bureau-registry.ts): requests per second across all workers
+   * (`rateLimitPerSecond`), the largest burst (`rateLimitBurst`, by default one second's worth of the rate), the
+   * price of a query in BRL (`pricePerQuery`) and the most queries a month (`monthlyChargeCap`, null: no cap). What
+   * a bureau's entry leaves out keeps the registry's default.
+   * @default each bureau's registry defaults (10 requests/s, burst 10, R$ 8.40, no cap)
    */
-  readonly rateLimitPerSecond?: Partial<Record<'a' | 'b', number>>;
-  /**
-   * Largest burst of the global rate limit, per bureau.
-   * @default the bureau's rate (one second's worth)
-   */
-  readonly rateLimitBurst?: Partial<Record<'a' | 'b', number>>;
+  readonly bureaus?: { readonly [Id in Bureau]?: Partial<BureauSettings> };
   /**
    * Concurrent worker invocations (the SQS event source's maximum concurrency; at least 2).
    * @default 5
@@ -130,7 +134,7 @@ export interface CreditScreenPipelineProps {
    * Bureau used when an upload's key does not name one (`incoming/a/…`, `incoming/b/…`).
    * @default 'a'
    */
-  readonly defaultBureau?: 'a' | 'b';
+  readonly defaultBureau?: Bureau;
   /**
    * Bus that receives `BatchCompleted` events.
    * @default the account's default event bus
@@ -238,14 +242,18 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
       `CreditScreenPipeline: ${given.join(', ')} ${given.length === 1 ? 'is a prop' : 'are props'} of its own; give ${given.length === 1 ? 'it' : 'them'} as the prop, not in settings`,
     );
   const base = { ...DEFAULT_SETTINGS, ...props.settings, ...alertSettingsFrom(props) };
-  const rate = { ...base.rateLimitPerSecond, ...props.rateLimitPerSecond };
+  const unknown = Object.keys(props.bureaus ?? {}).filter((id) => !isBureau(id));
+  if (unknown.length > 0)
+    throw new Error(
+      `CreditScreenPipeline: bureaus: unknown bureau ${unknown.join(', ')} (known: ${BUREAUS.join(', ')})`,
+    );
   return validateSettings({
     ...base,
-    rateLimitPerSecond: rate,
-    rateLimitBurst: {
-      a: props.rateLimitBurst?.a ?? Math.max(1, rate.a),
-      b: props.rateLimitBurst?.b ?? Math.max(1, rate.b),
-    },
+    bureaus: perBureau((bureau) => {
+      const given = props.bureaus?.[bureau] ?? {};
+      const rate = given.rateLimitPerSecond ?? base.bureaus[bureau].rateLimitPerSecond;
+      return { ...base.bureaus[bureau], ...given, rateLimitBurst: given.rateLimitBurst ?? Math.max(1, rate) };
+    }),
     workerConcurrency: props.workerConcurrency ?? base.workerConcurrency,
     callsPerInvocation: props.callsPerInvocation ?? base.callsPerInvocation,
     freshnessHours: props.freshnessHours ?? base.freshnessHours,

@@ -7,6 +7,7 @@ import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import {
+  type Bureau,
   type PipelineSettings,
   PORTFOLIO_RUN_SCHEDULE,
   portfolioRunInput,
@@ -31,7 +32,7 @@ export interface PortfolioDeclaration {
    * Bureau to screen with.
    * @default the pipeline's default bureau
    */
-  readonly bureau?: 'a' | 'b';
+  readonly bureau?: Bureau;
   /**
    * Reports younger than this many hours are reused instead of bought again.
    * @default every document is asked again on every run

@@ -4,6 +4,7 @@
  */
 
 export * from './alert-events.ts';
+export * from './bureaus.ts';
 export * from './claims.ts';
 export * from './environment-variables.ts';
 export * from './event-sources.ts';

@@ -20,7 +20,7 @@ export const MANIFEST_STATUSES = [
   'rejected',
   'budget_exhausted',
 ] as const;
-export type ManifestStatus = (typeof MANIFEST_STATUSES)[number];
+type ManifestStatus = (typeof MANIFEST_STATUSES)[number];
 
 /** What consumers read first: written last, so its presence means every other result file is complete. */
 export interface BatchManifest {

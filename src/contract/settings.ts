@@ -1,8 +1,9 @@
 /** The pipeline's settings: what the construct's props and the local runner's options override, and their checks. */
 
 import { isReportLanguage, type ReportLanguage } from '../domain/batch-report/report-language.ts';
+import { BUREAU_REGISTRY, type BureauSettings, perBureau } from '../domain/bureau/index.ts';
 import { CHANGE_KINDS, type ChangeKind } from '../domain/monitoring/index.ts';
-import type { Bureau } from '../domain/report/index.ts';
+import { BUREAUS, type Bureau } from '../domain/report/index.ts';
 import { DEFAULT_ALERT_CHANGE_KINDS, DEFAULT_ALERT_WORST_CHANGES } from './alert-events.ts';
 import { isPolicyName } from './policies.ts';
 
@@ -12,24 +13,8 @@ export type { ReportLanguage };
 export interface PipelineSettings {
   /** Bureau used when the upload key does not name one (`incoming/a/…`, `incoming/b/…`). */
   readonly defaultBureau: Bureau;
-  /** Bureau requests per second across all workers, per bureau. */
-  readonly rateLimitPerSecond: Readonly<Record<Bureau, number>>;
-  /**
-   * Capacity of the global token bucket, per bureau: no one-second window ever sees more than rate + this many
-   * calls. Part of it may be kept back from bursts so that a call can leave up to about 100 ms late (see `gcraOf`).
-   */
-  readonly rateLimitBurst: Readonly<Record<Bureau, number>>;
-  /**
-   * What one query costs, in BRL, per bureau: the quote's price. The defaults are the top of the public price list
-   * (R$ 2.70–8.40), so an unconfigured quote errs high; set your contract's prices.
-   */
-  readonly pricePerQuery: Readonly<Record<Bureau, number>>;
-  /**
-   * Most queries per bureau per calendar month (Brasília time) across every batch; null for no cap. It is never
-   * exceeded: each query reserves its unit atomically before it is sent. Rows left when it is reached settle
-   * `not_queried` (budget exhausted).
-   */
-  readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
+  /** What each bureau of the registry runs with: rate, burst, price per query, monthly cap. */
+  readonly bureaus: Readonly<Record<Bureau, BureauSettings>>;
   /**
    * A batch that would buy more documents than this waits for a person (`awaiting_approval`, its quote in
    * `results/<batchId>/quote.json`, a `BatchAwaitingApproval` event) and buys nothing until approved; null: never.
@@ -118,11 +103,8 @@ export interface PipelineSettings {
 const MAX_RETENTION_DAYS = 5 * 365;
 
 export const DEFAULT_SETTINGS: PipelineSettings = {
-  defaultBureau: 'a',
-  rateLimitPerSecond: { a: 10, b: 10 },
-  rateLimitBurst: { a: 10, b: 10 },
-  pricePerQuery: { a: 8.4, b: 8.4 },
-  monthlyChargeCap: { a: null, b: null },
+  defaultBureau: BUREAUS[0],
+  bureaus: perBureau((bureau) => BUREAU_REGISTRY[bureau].defaults),
   approvalThreshold: 1000,
   workerConcurrency: 5,
   callsPerInvocation: 5,
@@ -150,6 +132,17 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   alertFullDocuments: false,
 };
 
+/** Every bureau's settings with `change` over `base`: the same change for each, or one per bureau. */
+export function bureausWith(
+  change: Partial<BureauSettings> | ((bureau: Bureau) => Partial<BureauSettings>),
+  base: Readonly<Record<Bureau, BureauSettings>> = DEFAULT_SETTINGS.bureaus,
+): Record<Bureau, BureauSettings> {
+  return perBureau((bureau) => ({
+    ...base[bureau],
+    ...(typeof change === 'function' ? change(bureau) : change),
+  }));
+}
+
 /** The longest the audit log may be kept: ten years, the longest Brazilian law asks records of a contract be kept. */
 const MAX_AUDIT_RETENTION_DAYS = 10 * 365;
 
@@ -159,18 +152,29 @@ export const MAX_PRICE_PER_QUERY = 1000;
 /** What is wrong with the per-bureau settings (rate, burst, price, monthly cap). */
 function bureauProblems(settings: PipelineSettings): string[] {
   const problems: string[] = [];
-  for (const bureau of ['a', 'b'] as const) {
-    if (!(settings.rateLimitPerSecond[bureau] > 0)) problems.push(`rateLimitPerSecond.${bureau} must be > 0`);
-    if (!(settings.rateLimitBurst[bureau] >= 1)) problems.push(`rateLimitBurst.${bureau} must be ≥ 1`);
-    const price = settings.pricePerQuery[bureau];
-    if (!(Number.isFinite(price) && price > 0 && price <= MAX_PRICE_PER_QUERY))
+  for (const bureau of BUREAUS) {
+    const given = settings.bureaus?.[bureau];
+    if (given === undefined) {
+      problems.push(`bureaus.${bureau} is missing`);
+      continue;
+    }
+    const { rateLimitPerSecond, rateLimitBurst, pricePerQuery, monthlyChargeCap } = given;
+    if (!(rateLimitPerSecond > 0)) problems.push(`bureaus.${bureau}.rateLimitPerSecond must be > 0`);
+    if (!(rateLimitBurst >= 1)) problems.push(`bureaus.${bureau}.rateLimitBurst must be ≥ 1`);
+    if (!(Number.isFinite(pricePerQuery) && pricePerQuery > 0 && pricePerQuery <= MAX_PRICE_PER_QUERY))
       problems.push(
-        `pricePerQuery.${bureau} must be a price in BRL above 0 and at most ${MAX_PRICE_PER_QUERY}`,
+        `bureaus.${bureau}.pricePerQuery must be a price in BRL above 0 and at most ${MAX_PRICE_PER_QUERY}`,
       );
-    const cap = settings.monthlyChargeCap[bureau];
-    if (cap !== null && !(Number.isSafeInteger(cap) && cap >= 0))
-      problems.push(`monthlyChargeCap.${bureau} must be a whole number of queries ≥ 0, or null for no cap`);
+    if (monthlyChargeCap !== null && !(Number.isSafeInteger(monthlyChargeCap) && monthlyChargeCap >= 0))
+      problems.push(
+        `bureaus.${bureau}.monthlyChargeCap must be a whole number of queries ≥ 0, or null for no cap`,
+      );
   }
+  const unknown = Object.keys(settings.bureaus ?? {}).filter(
+    (id) => !(BUREAUS as readonly string[]).includes(id),
+  );
+  if (unknown.length > 0)
+    problems.push(`bureaus: unknown bureau ${unknown.join(', ')} (known: ${BUREAUS.join(', ')})`);
   return problems;
 }
 

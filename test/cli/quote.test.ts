@@ -63,7 +63,23 @@ describe('credit-screen check: the quote', () => {
     expect(result.stdout).toMatch(/time\s+3 min\s+at 10 queries per second/);
   }, 60_000);
 
+  it('takes the price as --price <bureau>=R$, the same as its older spelling --price-<bureau>', async () => {
+    const file = await writeCsv('list.csv', customerListCsv(distinctDocuments(10, 'quote price')));
+
+    const byBureau = await runCli(['check', file, '--bureau', 'b', '--price', 'a=9', '--price', 'b=R$ 2,70']);
+    const byAlias = await runCli(['check', file, '--bureau', 'b', '--price-b', '2,70']);
+    const twice = await runCli(['check', file, '--price', 'a=3', '--price-a', '4']);
+
+    expect(byBureau.code).toBe(0);
+    expect(byBureau.stdout).toMatch(/at R\$ 2,70 per query/);
+    expect(byBureau.stdout).toBe(byAlias.stdout);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr.trim()).toBe('credit-screen: bureau a is given 2 prices (3, 4): give one');
+  }, 60_000);
+
   it.each([
+    ['--price', 'z=2,70'],
+    ['--price', '2,70'],
     ['--price-a', '0'],
     ['--price-a', '-2'],
     ['--price-b', '1500'],

@@ -17,6 +17,7 @@ import type { UploadedObject } from '../../src/application/ingest/ingest-upload.
 import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
+import { rateLimitsOf } from '../../src/functions/shared/pipeline-adapters.ts';
 import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { FAST_SETTINGS } from './pipeline.ts';
 
@@ -37,10 +38,7 @@ export async function startMemoryPipeline(
   const stores = memoryBatchStoresOn(tables);
   const store = joinBatchStores(stores);
   const objects = new MemoryObjectStore();
-  const limiter = new MemoryRateLimiter({
-    a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
-    b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
-  });
+  const limiter = new MemoryRateLimiter(rateLimitsOf(settings));
   const budget = new MemoryChargeBudget();
   const purchases = new MemoryDocumentPurchases();
   const overrides = new MemoryDecisionOverrides();

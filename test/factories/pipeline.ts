@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
+import { bureausWith, DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
 import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { LocalPipeline, type UploadOptions } from '../../tools/local/local-pipeline.ts';
@@ -12,8 +12,7 @@ import { sharedDynamoDb } from './shared-dynamodb.ts';
 /** Settings that make a local batch finish in seconds: high limits, short timeouts. */
 export const FAST_SETTINGS: PipelineSettings = {
   ...DEFAULT_SETTINGS,
-  rateLimitPerSecond: { a: 500, b: 500 },
-  rateLimitBurst: { a: 50, b: 50 },
+  bureaus: bureausWith({ rateLimitPerSecond: 500, rateLimitBurst: 50 }),
   workerConcurrency: 4,
   callsPerInvocation: 5,
   bureauTimeoutSeconds: 2,

@@ -61,6 +61,8 @@ function refusedValues(value: OptionValue): string[] {
       return ['yesterday', '2026-13-01', '24/11/2026', ''];
     case 'json-object':
       return ['[]', '1', '"x"', 'null', '{', ''];
+    case 'bureau-price':
+      return ['2,70', 'z=2,70', 'a=0', `a=${value.max + 1}`, 'a=', '=2,70', ''];
     case 'header':
       return ['X-Api-Key', ': value', 'bad name: x', ''];
     case 'list':
@@ -125,6 +127,11 @@ function acceptedValues(value: OptionValue): [string, unknown][] {
       ];
     case 'json-object':
       return [['{"theme":"dark"}', { theme: 'dark' }]];
+    case 'bureau-price':
+      return [
+        ['a=2,70', { bureau: 'a', price: 2.7 }],
+        ['b=R$ 8,40', { bureau: 'b', price: 8.4 }],
+      ];
     case 'header':
       return [
         ['X-Api-Key: s3cr3t', { name: 'X-Api-Key', value: 's3cr3t' }],

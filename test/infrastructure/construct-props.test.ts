@@ -7,10 +7,10 @@ import { synthesizeStack } from '../factories/synthesized-stack.ts';
 /** A value for every setting, each different from its default, so an ignored one shows. */
 const EVERY_SETTING: PipelineSettings = {
   defaultBureau: 'b',
-  rateLimitPerSecond: { a: 21, b: 22 },
-  rateLimitBurst: { a: 3, b: 4 },
-  pricePerQuery: { a: 2.7, b: 5.15 },
-  monthlyChargeCap: { a: 50_000, b: null },
+  bureaus: {
+    a: { rateLimitPerSecond: 21, rateLimitBurst: 3, pricePerQuery: 2.7, monthlyChargeCap: 50_000 },
+    b: { rateLimitPerSecond: 22, rateLimitBurst: 4, pricePerQuery: 5.15, monthlyChargeCap: null },
+  },
   approvalThreshold: 250,
   workerConcurrency: 6,
   callsPerInvocation: 3,
@@ -40,8 +40,7 @@ const EVERY_SETTING: PipelineSettings = {
 
 /** The settings the construct takes as props of their own, and the rest, which go in its `settings` prop. */
 const {
-  rateLimitPerSecond,
-  rateLimitBurst,
+  bureaus,
   workerConcurrency,
   callsPerInvocation,
   freshnessHours,
@@ -54,8 +53,7 @@ const {
   ...THE_OTHERS
 } = EVERY_SETTING;
 const OWN_PROPS = {
-  rateLimitPerSecond,
-  rateLimitBurst,
+  bureaus,
   workerConcurrency,
   callsPerInvocation,
   freshnessHours,
@@ -131,9 +129,15 @@ describe('CreditScreenPipeline props', () => {
     },
   );
 
-  it('defaults the burst to one second of the rate when neither burst prop is given', () => {
-    const { template } = synthesizeStack({ rateLimitPerSecond: { a: 25 } });
+  it('defaults the burst to one second of the rate when a bureau gives no burst', () => {
+    const { template } = synthesizeStack({ bureaus: { a: { rateLimitPerSecond: 25 } } });
     for (const deployed of deployedSettings(template))
-      expect(deployed).toMatchObject({ rateLimitBurst: { a: 25, b: 10 } });
+      expect(deployed).toMatchObject({ bureaus: { a: { rateLimitBurst: 25 }, b: { rateLimitBurst: 10 } } });
+  });
+
+  it('refuses a bureau the registry does not know, in one line at synth', () => {
+    expect(() => synthesizeStack({ bureaus: { c: { rateLimitPerSecond: 5 } } } as never)).toThrow(
+      /^CreditScreenPipeline: bureaus: unknown bureau c \(known: a, b\)$/,
+    );
   });
 });

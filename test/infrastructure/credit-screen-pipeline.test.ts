@@ -23,7 +23,7 @@ beforeAll(() => {
   built = synthesize({
     retentionDays: 30,
     workerConcurrency: 7,
-    rateLimitPerSecond: { a: 25 },
+    bureaus: { a: { rateLimitPerSecond: 25 } },
     scoreChangePoints: 80,
     portfolios: [
       {
@@ -112,7 +112,7 @@ describe('CreditScreenPipeline', () => {
       expect(JSON.parse(variables.PIPELINE_SETTINGS)).toMatchObject({
         retentionDays: 30,
         workerConcurrency: 7,
-        rateLimitPerSecond: { a: 25, b: 10 },
+        bureaus: { a: { rateLimitPerSecond: 25 }, b: { rateLimitPerSecond: 10 } },
         scoreChangePoints: 80,
         portfolioSchedule: 'rate(7 days)',
       });

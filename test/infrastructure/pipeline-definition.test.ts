@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  bureausWith,
   claimLeaseSeconds,
   DEFAULT_SETTINGS,
   pipelineEnvironmentVariables,
@@ -28,10 +29,10 @@ describe('pipeline settings', () => {
         workerConcurrency: 1,
         maxReceiveCount: 3,
         workerTimeoutSeconds: 10,
-        rateLimitPerSecond: { a: 0, b: 1 },
+        bureaus: bureausWith((bureau) => ({ rateLimitPerSecond: bureau === 'a' ? 0 : 1 })),
       }),
     ).toThrow(
-      /rateLimitPerSecond\.a must be > 0; workerConcurrency must be a whole number ≥ 2.*workerTimeoutSeconds must be at least twice.*maxReceiveCount must be greater than maxAttempts/,
+      /bureaus\.a\.rateLimitPerSecond must be > 0; workerConcurrency must be a whole number ≥ 2.*workerTimeoutSeconds must be at least twice.*maxReceiveCount must be greater than maxAttempts/,
     );
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
-import { EVENTS, resultKeys } from '../../src/contract/index.ts';
+import { bureausWith, EVENTS, resultKeys } from '../../src/contract/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 
@@ -14,7 +14,12 @@ afterEach(async () => {
 });
 
 async function pipelineWithThreshold(approvalThreshold: number | null) {
-  test = await startTestPipeline({ settings: { approvalThreshold, pricePerQuery: { a: 2.7, b: 5 } } });
+  test = await startTestPipeline({
+    settings: {
+      approvalThreshold,
+      bureaus: bureausWith((bureau) => ({ pricePerQuery: bureau === 'a' ? 2.7 : 5 })),
+    },
+  });
   return test;
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelBatch, redriveBatch } from '../../src/application/batch-control/batch-control.ts';
-import { EVENTS } from '../../src/contract/index.ts';
+import { bureausWith, EVENTS } from '../../src/contract/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 
@@ -12,8 +12,7 @@ beforeAll(async () => {
     settings: {
       maxAttempts: 1,
       freshnessHours: 0,
-      rateLimitPerSecond: { a: 40, b: 40 },
-      rateLimitBurst: { a: 4, b: 4 },
+      bureaus: bureausWith({ rateLimitPerSecond: 40, rateLimitBurst: 4 }),
     },
   });
 }, 60_000);

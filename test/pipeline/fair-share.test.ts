@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BatchManifest } from '../../src/contract/index.ts';
-import { resultKeys } from '../../src/contract/index.ts';
+import { bureausWith, resultKeys } from '../../src/contract/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 
@@ -32,8 +32,7 @@ async function contention(options: { fairQueues: boolean; priority?: boolean }) 
   test = await startTestPipeline({
     settings: {
       fairQueues: options.fairQueues,
-      rateLimitPerSecond: { a: RATE, b: RATE },
-      rateLimitBurst: { a: 5, b: 5 },
+      bureaus: bureausWith({ rateLimitPerSecond: RATE, rateLimitBurst: 5 }),
       workerBatchingWindowSeconds: 0,
     },
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
+import { bureausWith } from '../../src/contract/index.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { AWS_FAULTS } from '../factories/aws-faults.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
@@ -67,8 +68,7 @@ describe('fault injection on the whole local pipeline', () => {
       emulator: { rateLimitPerSecond: 20, rateLimitBurst: 5 },
       // Time enough for a loaded machine: the rows must end screened, not out of attempts on our own timeouts.
       settings: {
-        rateLimitPerSecond: { a: 60, b: 60 },
-        rateLimitBurst: { a: 10, b: 10 },
+        bureaus: bureausWith({ rateLimitPerSecond: 60, rateLimitBurst: 10 }),
         bureauTimeoutSeconds: 5,
         workerTimeoutSeconds: 12,
         maxAttempts: 8,

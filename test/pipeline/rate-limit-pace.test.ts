@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
+import { bureausWith } from '../../src/contract/index.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { AWS_FAULTS } from '../factories/aws-faults.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
@@ -41,7 +42,7 @@ describe('the global rate limit as the bureau sees it', () => {
     test = await startTestPipeline({
       strict: AWS_FAULTS,
       emulator: { rateLimitPerSecond: RATE, rateLimitBurst: 30 },
-      settings: { rateLimitPerSecond: { a: RATE, b: RATE }, rateLimitBurst: { a: BURST, b: BURST } },
+      settings: { bureaus: bureausWith({ rateLimitPerSecond: RATE, rateLimitBurst: BURST }) },
       bureau: (emulator): BureauGateway => {
         const gateway = new CreditReportGateway(
           new CreditReportClient(

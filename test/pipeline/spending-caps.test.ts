@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVENTS } from '../../src/contract/index.ts';
+import { bureausWith, EVENTS } from '../../src/contract/index.ts';
 import { expectChargesReconciled } from '../factories/charges.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
@@ -46,7 +46,11 @@ describe('spending caps on the whole local pipeline', () => {
 
   it('never exceeds the monthly cap with 25 calls racing for its last units, across two batches', async () => {
     test = await startTestPipeline({
-      settings: { monthlyChargeCap: { a: 60, b: null }, workerConcurrency: 5, callsPerInvocation: 5 },
+      settings: {
+        bureaus: bureausWith((bureau) => ({ monthlyChargeCap: bureau === 'a' ? 60 : null })),
+        workerConcurrency: 5,
+        callsPerInvocation: 5,
+      },
       emulator: { latencyMs: 20 },
     });
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { bureausWith } from '../../src/contract/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 
@@ -16,8 +17,7 @@ describe('one purchase per document across batches, under DynamoDB’s real sema
         workerConcurrency: 4,
         callsPerInvocation: 5,
         freshnessHours: 24,
-        rateLimitPerSecond: { a: 40, b: 40 },
-        rateLimitBurst: { a: 5, b: 5 },
+        bureaus: bureausWith({ rateLimitPerSecond: 40, rateLimitBurst: 5 }),
       },
       emulator: { latencyMs: 40 },
       strict: {

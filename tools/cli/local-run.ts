@@ -7,7 +7,7 @@ import type { WebhookDelivery } from '../../src/adapters/webhook/webhook-deliver
 import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
 import type { ReportLanguage } from '../../src/application/batch-report/index.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
+import { bureausWith, DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
 import { formatBrl, formatDuration, type Quote } from '../../src/domain/spend/index.ts';
@@ -19,6 +19,7 @@ import { LOCAL_RATE_LIMIT, localSettings } from '../local/local-settings.ts';
 import { javaAvailable, type LocalEngine } from '../local/local-stack.ts';
 import { LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
 import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
+import { type PriceOptions, pricesOf } from './bureau-prices.ts';
 import { CliError } from './cli-error.ts';
 import { countLines } from './count-lines.ts';
 import { abortOnInterrupt } from './interruption.ts';
@@ -64,9 +65,9 @@ export interface LocalRunOptions extends WebhookRunOptions {
   readonly yes?: boolean;
   /** The batch's own spending cap. */
   readonly maxCharges?: number;
-  /** Price per query, per bureau, for quotes. */
-  readonly priceA?: number;
-  readonly priceB?: number;
+  /** Price per query, per bureau, for quotes (`--price a=2,70`, `--price-a 2,70`). */
+  readonly price?: PriceOptions['price'];
+  readonly [alias: `price${string}`]: unknown;
   /** Most queries per month per bureau, across runs on this state. */
   readonly monthlyCap?: number;
   /** A credit policy (JDM JSON) that decides every row with a report. */
@@ -75,22 +76,23 @@ export interface LocalRunOptions extends WebhookRunOptions {
 
 /** The pipeline's settings for a local run: the local defaults, with what the options change. */
 function settingsFrom(options: LocalRunOptions): PipelineSettings {
+  const local = localSettings(options.rateLimit ?? LOCAL_RATE_LIMIT);
+  const prices = pricesOf(options);
   return {
-    ...localSettings(options.rateLimit ?? LOCAL_RATE_LIMIT),
+    ...local,
     defaultBureau: options.bureau,
     excelSummary: options.excel === true,
     workerConcurrency: Math.max(2, options.concurrency ?? DEFAULT_SETTINGS.workerConcurrency),
     freshnessHours: options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours,
     reportLanguage: options.lang,
     approvalThreshold: options.approveAbove ?? DEFAULT_SETTINGS.approvalThreshold,
-    pricePerQuery: {
-      a: options.priceA ?? DEFAULT_SETTINGS.pricePerQuery.a,
-      b: options.priceB ?? DEFAULT_SETTINGS.pricePerQuery.b,
-    },
-    monthlyChargeCap: {
-      a: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.a,
-      b: options.monthlyCap ?? DEFAULT_SETTINGS.monthlyChargeCap.b,
-    },
+    bureaus: bureausWith(
+      (bureau) => ({
+        pricePerQuery: prices[bureau],
+        monthlyChargeCap: options.monthlyCap ?? DEFAULT_SETTINGS.bureaus[bureau].monthlyChargeCap,
+      }),
+      local.bureaus,
+    ),
     ...alertSettingsOf(webhookSubscriptionsOf(options)),
   };
 }

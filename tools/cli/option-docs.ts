@@ -28,6 +28,7 @@ function valueCell(value: OptionValue): string {
     rate: 'rate',
     probability: 'share',
     price: 'price',
+    'bureau-price': 'bureau and price',
     text: 'text',
     path: value.type === 'path' ? value.of : '',
     url: 'URL',

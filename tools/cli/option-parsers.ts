@@ -1,5 +1,7 @@
 import { type Command, Help, InvalidArgumentError, Option } from 'commander';
 import { parseAlertEventList, parseChangeKindList, parseWebhookHeader } from '../../src/contract/webhooks.ts';
+import { isBureau } from '../../src/domain/bureau/index.ts';
+import { BUREAUS, type Bureau } from '../../src/domain/report/index.ts';
 import { CliError } from './cli-error.ts';
 import { type CommandPath, OPTION_TABLE, type OptionSpec, type OptionValue } from './option-table.ts';
 
@@ -57,6 +59,16 @@ function price(name: string, text: string, max: number): number {
   if (!(number > 0 && number <= max))
     throw new InvalidArgumentError(`${name} must be a price in BRL above 0 and at most ${max} (e.g. 2,70)`);
   return number;
+}
+
+/** `a=2,70`: a bureau of the registry, then its price. */
+function bureauPrice(name: string, text: string, max: number): { bureau: Bureau; price: number } {
+  const [bureau = '', value] = text.split('=', 2);
+  if (value === undefined || !isBureau(bureau.trim()))
+    throw new InvalidArgumentError(
+      `${name} must be <bureau>=<price>, a bureau of ${BUREAUS.join(', ')} (e.g. a=2,70)`,
+    );
+  return { bureau: bureau.trim() as Bureau, price: price(name, value, max) };
 }
 
 function path(name: string, input: string): string {
@@ -143,6 +155,8 @@ export function parserOf(name: string, value: OptionValue): ((text: string) => u
       return numericParser(name, value);
     case 'price':
       return (input) => price(name, input, value.max);
+    case 'bureau-price':
+      return (input) => bureauPrice(name, input, value.max);
     case 'text':
       return (input) => text(name, input, value);
     case 'path':
@@ -201,6 +215,8 @@ export function valueText(value: OptionValue): string | null {
       return '0–1';
     case 'price':
       return `BRL, above 0, at most ${value.max}`;
+    case 'bureau-price':
+      return `<bureau>=<BRL>, bureau one of ${BUREAUS.join(', ')}, price above 0, at most ${value.max}`;
     case 'text':
       return value.patternText ?? null;
     case 'url':

@@ -46,6 +46,8 @@ export type OptionValue =
   | { readonly type: 'month' }
   | { readonly type: 'timestamp' }
   | { readonly type: 'json-object' }
+  /** A bureau and the price of one of its queries: `a=2,70`. */
+  | { readonly type: 'bureau-price'; readonly max: number }
   /** An HTTP header, `Name: value`. */
   | { readonly type: 'header' }
   /** A comma-separated list of names from the alert catalogue: detail-types, or change kinds. */

@@ -6,6 +6,7 @@ import {
 } from '../../service-client/ai-studio-rules.ts';
 import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../src/contract/settings.ts';
 import { DEFAULT_REPORT_LANGUAGE, REPORT_LANGUAGES } from '../../src/domain/batch-report/report-language.ts';
+import { BUREAU_REGISTRY } from '../../src/domain/bureau/index.ts';
 import { MAX_OVERRIDE_BY, MAX_OVERRIDE_REASON, OVERRIDE_VALUES } from '../../src/domain/decision/override.ts';
 import { DEFAULT_MAX_ROWS } from '../../src/domain/intake/index.ts';
 import { BUREAUS } from '../../src/domain/report/raw-credit-report.ts';
@@ -56,15 +57,33 @@ const bureau = (description: string, withDefault = true): OptionSpec => ({
   flags: '--bureau <bureau>',
   description,
   value: { type: 'choice', choices: BUREAUS },
-  ...(withDefault ? { default: { value: 'a' } } : {}),
+  ...(withDefault ? { default: { value: DEFAULT_SETTINGS.defaultBureau } } : {}),
 });
 
-const price = (bureau: 'a' | 'b', purpose: string): OptionSpec => ({
-  flags: `--price-${bureau} <brl>`,
-  description: `price of one bureau ${bureau.toUpperCase()} query${purpose}`,
-  value: { type: 'price', max: MAX_PRICE_PER_QUERY },
-  default: { value: undefined, text: `list price R$ ${DEFAULT_SETTINGS.pricePerQuery[bureau]}` },
-});
+/**
+ * `--price <bureau>=<BRL>` (repeatable), and `--price-<bureau>` for each bureau of the registry, kept as the
+ * aliases they were before `--price`.
+ */
+const prices = (purpose: string): OptionSpec[] => [
+  {
+    flags: '--price <bureau=brl>',
+    description: `price of one query of a bureau${purpose}, e.g. a=2,70; repeatable`,
+    value: { type: 'bureau-price', max: MAX_PRICE_PER_QUERY },
+    repeatable: true,
+    default: {
+      value: undefined,
+      text: BUREAUS.map((bureau) => `${bureau}=${DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery}`).join(', '),
+    },
+  },
+  ...BUREAUS.map(
+    (bureau): OptionSpec => ({
+      flags: `--price-${bureau} <brl>`,
+      description: `price of one bureau ${BUREAU_REGISTRY[bureau].label} query${purpose} (the same as --price ${bureau}=<brl>)`,
+      value: { type: 'price', max: MAX_PRICE_PER_QUERY },
+      default: { value: undefined, text: `list price R$ ${DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery}` },
+    }),
+  ),
+];
 
 const rateLimit = (description: string, fallback: number): OptionSpec => ({
   flags: '--rate-limit <req/s>',
@@ -174,8 +193,7 @@ const LOCAL_RUN_OPTIONS: readonly OptionSpec[] = [
     description: 'buy at most this many queries per bureau this month, across runs on this state',
     value: { type: 'integer', min: 0, max: MAX_MONTHLY_QUERIES, unit: 'queries' },
   },
-  price('a', ', for the quote'),
-  price('b', ', for the quote'),
+  ...prices(', for the quote'),
   lang('language of report.html'),
   {
     flags: '--concurrency <n>',
@@ -346,9 +364,11 @@ export const OPTION_TABLE = {
       conflicts: [{ option: 'json', message: '--show is for the text report; --json lists every row' }],
     },
     bureau('bureau the quote is for'),
-    price('a', ''),
-    price('b', ''),
-    rateLimit('global bureau rate the time is estimated at', DEFAULT_SETTINGS.rateLimitPerSecond.a),
+    ...prices(''),
+    rateLimit(
+      'global bureau rate the time is estimated at',
+      DEFAULT_SETTINGS.bureaus[DEFAULT_SETTINGS.defaultBureau].rateLimitPerSecond,
+    ),
     freshnessHours('stored reports younger than this are reused'),
     {
       flags: '--policy <file>',
@@ -648,8 +668,7 @@ export const OPTION_TABLE = {
       description: 'the monthly cap to compare with, per bureau',
       value: { type: 'integer', min: 0, max: MAX_MONTHLY_QUERIES, unit: 'queries' },
     },
-    price('a', ''),
-    price('b', ''),
+    ...prices(''),
     json(),
     ...TARGET_OPTIONS,
   ],

@@ -125,7 +125,6 @@ export interface LocalPipelineOptions {
   readonly alsoPublishTo?: EventPublisher;
 }
 
-/** What an upload may carry besides the list, as a customer's `aws s3 cp --metadata` would. */
 /** How a customer list is uploaded: what its S3 metadata and key ask of its batch. */
 export interface UploadOptions {
   /** The batch's own spending cap (S3 metadata `max-charges`). */

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
+import { bureausWith, DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 
 /** Local default of the global rate limit: the emulator has no limit of its own unless asked for one. */
 export const LOCAL_RATE_LIMIT = 50;
@@ -12,8 +12,7 @@ export function localSettings(ratePerSecond: number = LOCAL_RATE_LIMIT): Pipelin
   const burst = Math.max(1, Math.ceil(ratePerSecond / 5));
   return {
     ...DEFAULT_SETTINGS,
-    rateLimitPerSecond: { a: ratePerSecond, b: ratePerSecond },
-    rateLimitBurst: { a: burst, b: burst },
+    bureaus: bureausWith({ rateLimitPerSecond: ratePerSecond, rateLimitBurst: burst }),
     bureauTimeoutSeconds: 10,
     workerTimeoutSeconds: 20,
   };

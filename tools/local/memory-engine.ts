@@ -11,6 +11,7 @@ import {
   type PipelineAdapters,
   type PipelineClients,
   type PipelineResources,
+  rateLimitsOf,
 } from '../../src/functions/shared/pipeline-adapters.ts';
 
 /**
@@ -32,9 +33,6 @@ export function memoryEngineAdapters(
     purchases: new MemoryDocumentPurchases(),
     ...bucketAndQueueAdapters(clients, resources, settings),
     budget: new MemoryChargeBudget(),
-    limiter: new MemoryRateLimiter({
-      a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
-      b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
-    }),
+    limiter: new MemoryRateLimiter(rateLimitsOf(settings)),
   };
 }

@@ -1,6 +1,7 @@
 import { BatchGetCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { perBureau } from '../../domain/bureau/index.ts';
 import type { ChargeBudget } from '../../domain/ports/index.ts';
-import type { Bureau } from '../../domain/report/index.ts';
+import { BUREAUS, type Bureau } from '../../domain/report/index.ts';
 import {
   alertsAt,
   type BudgetAlert,
@@ -99,11 +100,11 @@ export class DynamoDbChargeBudget implements ChargeBudget {
     const result = await this.#client.send(
       new BatchGetCommand({
         RequestItems: {
-          [this.#table]: { Keys: [monthKey('a', month), monthKey('b', month)], ConsistentRead: true },
+          [this.#table]: { Keys: BUREAUS.map((bureau) => monthKey(bureau, month)), ConsistentRead: true },
         },
       }),
     );
-    const spent: Record<Bureau, number> = { a: 0, b: 0 };
+    const spent: Record<Bureau, number> = perBureau(() => 0);
     for (const item of result.Responses?.[this.#table] ?? []) {
       const bureau = String(item.pk).replace('BUDGET#', '') as Bureau;
       spent[bureau] = Number(item.used ?? 0);

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { perBureau } from '../../domain/bureau/index.ts';
 import type { RateLimiter } from '../../domain/ports/index.ts';
 import {
   type Gcra,
@@ -59,7 +60,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
   constructor(config: DynamoDbRateLimiterConfig) {
     this.#client = config.client;
     this.#table = config.tableName;
-    this.#gcra = { a: gcraOf(config.limits.a), b: gcraOf(config.limits.b) };
+    this.#gcra = perBureau((bureau) => gcraOf(config.limits[bureau]));
     this.#now = config.now ?? Date.now;
   }
 

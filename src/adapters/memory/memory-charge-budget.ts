@@ -1,3 +1,4 @@
+import { perBureau } from '../../domain/bureau/index.ts';
 import type { ChargeBudget } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 import {
@@ -41,7 +42,7 @@ export class MemoryChargeBudget implements ChargeBudget {
   }
 
   async spent(month: string): Promise<Record<Bureau, number>> {
-    return { a: this.#used.get(`a#${month}`) ?? 0, b: this.#used.get(`b#${month}`) ?? 0 };
+    return perBureau((bureau) => this.#used.get(`${bureau}#${month}`) ?? 0);
   }
 
   /** Units reserved by a batch (what the DynamoDB budget keeps on the batch item). */

@@ -1,3 +1,4 @@
+import { perBureau } from '../../domain/bureau/index.ts';
 import type { RateLimiter } from '../../domain/ports/index.ts';
 import {
   type Gcra,
@@ -16,11 +17,11 @@ import type { Bureau } from '../../domain/report/index.ts';
  */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #gcra: Readonly<Record<Bureau, Gcra>>;
-  readonly #tat: Record<Bureau, number> = { a: 0, b: 0 };
+  readonly #tat: Record<Bureau, number> = perBureau(() => 0);
   readonly #now: () => number;
 
   constructor(limits: Readonly<Record<Bureau, TokenBucketLimits>>, now: () => number = Date.now) {
-    this.#gcra = { a: gcraOf(limits.a), b: gcraOf(limits.b) };
+    this.#gcra = perBureau((bureau) => gcraOf(limits[bureau]));
     this.#now = now;
   }
 

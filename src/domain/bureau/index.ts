@@ -1,1 +1,3 @@
 export { BureauCallError } from './bureau-call-error.ts';
+export * from './bureau-ids.ts';
+export * from './bureau-registry.ts';

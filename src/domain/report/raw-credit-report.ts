@@ -8,9 +8,9 @@
  */
 import { z } from 'zod';
 
-/** The two bureaus the pipeline can query. */
-export const BUREAUS = ['a', 'b'] as const;
-export type Bureau = (typeof BUREAUS)[number];
+import { BUREAUS, type Bureau } from '../bureau/bureau-ids.ts';
+
+export { BUREAUS, type Bureau };
 
 /** `valorTotal` is the number 0 or a money string in the bureau's format. */
 const moneyValue = z.union([z.number(), z.string()]);

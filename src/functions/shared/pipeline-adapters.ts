@@ -15,6 +15,7 @@ import type { IngestSettings } from '../../application/ingest/ingest-upload.ts';
 import type { WorkerSettings } from '../../application/worker/held-row.ts';
 import { claimLeaseSeconds, type PipelineSettings } from '../../contract/index.ts';
 import { DEFAULT_RETRY_POLICY } from '../../domain/batch/index.ts';
+import { perBureau } from '../../domain/bureau/index.ts';
 import type {
   AuditLog,
   ChargeBudget,
@@ -25,6 +26,8 @@ import type {
   RateLimiter,
   WorkQueue,
 } from '../../domain/ports/index.ts';
+import type { TokenBucketLimits } from '../../domain/rate-limit/index.ts';
+import type { Bureau } from '../../domain/report/index.ts';
 
 /** SDK clients, created once by the caller: in Lambda with defaults, locally with emulator endpoints. */
 export interface PipelineClients {
@@ -88,10 +91,7 @@ export function createPipelineAdapters(
     limiter: new DynamoDbRateLimiter({
       client: clients.dynamo,
       tableName: resources.tableName,
-      limits: {
-        a: { ratePerSecond: settings.rateLimitPerSecond.a, capacity: settings.rateLimitBurst.a },
-        b: { ratePerSecond: settings.rateLimitPerSecond.b, capacity: settings.rateLimitBurst.b },
-      },
+      limits: rateLimitsOf(settings),
     }),
   };
 }
@@ -114,6 +114,14 @@ export function bucketAndQueueAdapters(
   };
 }
 
+/** The global rate limit of each bureau, as both rate limiters (DynamoDB and memory) take it. */
+export function rateLimitsOf(settings: Pick<PipelineSettings, 'bureaus'>): Record<Bureau, TokenBucketLimits> {
+  return perBureau((bureau) => ({
+    ratePerSecond: settings.bureaus[bureau].rateLimitPerSecond,
+    capacity: settings.bureaus[bureau].rateLimitBurst,
+  }));
+}
+
 /** How the bureau client is built from the pipeline's settings, in Lambda and locally alike. */
 export function bureauTransportSettings(settings: PipelineSettings, baseUrl: string) {
   return {
@@ -133,8 +141,8 @@ export function ingestSettings(settings: PipelineSettings): IngestSettings {
     defaultPolicy: settings.defaultPolicy,
     approval: {
       threshold: settings.approvalThreshold,
-      pricePerQuery: settings.pricePerQuery,
-      ratePerSecond: settings.rateLimitPerSecond,
+      pricePerQuery: perBureau((bureau) => settings.bureaus[bureau].pricePerQuery),
+      ratePerSecond: perBureau((bureau) => settings.bureaus[bureau].rateLimitPerSecond),
     },
   };
 }
@@ -148,7 +156,7 @@ export function workerSettings(settings: PipelineSettings): WorkerSettings {
     rateLimitRetriesPerInvocation: 3,
     probeWaitSeconds: Math.min(10, settings.bureauTimeoutSeconds),
     bureauTimeoutSeconds: settings.bureauTimeoutSeconds,
-    monthlyChargeCap: settings.monthlyChargeCap,
+    monthlyChargeCap: perBureau((bureau) => settings.bureaus[bureau].monthlyChargeCap),
     audit: { purpose: settings.queryPurpose, legalBasis: settings.legalBasis },
   };
 }

@@ -11,6 +11,7 @@ import {
 import type { Bureau } from '../../../src/domain/report/index.ts';
 import { formatBrl, formatDuration, type Quote, quoteOf } from '../../../src/domain/spend/index.ts';
 import { DEFAULT_STATE_DIRECTORY } from '../../local/local-state.ts';
+import { givenPrice, type PriceOptions, pricesOf } from '../bureau-prices.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { type PolicyOption, readPolicyOption } from '../policy-option.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
@@ -23,8 +24,8 @@ interface CheckOptions {
   readonly maxRows: number;
   readonly show: number;
   readonly bureau: Bureau;
-  readonly priceA?: number;
-  readonly priceB?: number;
+  readonly price?: PriceOptions['price'];
+  readonly [alias: `price${string}`]: unknown;
   readonly rateLimit?: number;
   readonly freshnessHours?: number;
   /** A local state directory whose stored reports may be reused; without it (or --stack), reuse is unknown. */
@@ -56,20 +57,20 @@ async function quoteList(
       return (await freshReports(connection.store, request)).size;
     });
   }
-  const price = (bureau === 'a' ? options.priceA : options.priceB) ?? DEFAULT_SETTINGS.pricePerQuery[bureau];
+  const price = pricesOf(options)[bureau];
   return quoteOf({
     bureau,
     unique,
     reusable,
     pricePerQuery: price,
-    ratePerSecond: options.rateLimit ?? DEFAULT_SETTINGS.rateLimitPerSecond[bureau],
+    ratePerSecond: options.rateLimit ?? DEFAULT_SETTINGS.bureaus[bureau].rateLimitPerSecond,
   });
 }
 
 function quoteLines(quote: Quote, options: CheckOptions): string[] {
-  const rate = options.rateLimit ?? DEFAULT_SETTINGS.rateLimitPerSecond[quote.bureau];
+  const rate = options.rateLimit ?? DEFAULT_SETTINGS.bureaus[quote.bureau].rateLimitPerSecond;
   const freshness = options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours;
-  const configured = (quote.bureau === 'a' ? options.priceA : options.priceB) !== undefined;
+  const configured = givenPrice(options, quote.bureau) !== undefined;
   const line = (label: string, value: string, note: string) =>
     `  ${label.padEnd(12)}${value.padStart(13)}   ${note}`;
   return [

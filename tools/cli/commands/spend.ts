@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { BUREAUS } from '../../../src/domain/report/index.ts';
 import { chargeMonth, formatBrl } from '../../../src/domain/spend/index.ts';
+import { type PriceOptions, pricesOf } from '../bureau-prices.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { type TargetOptions, withConnection } from '../pipeline-connection.ts';
 
@@ -9,8 +10,8 @@ interface SpendOptions extends TargetOptions {
   /** `YYYY-MM`; this month when not given. */
   readonly month?: string;
   readonly cap?: number;
-  readonly priceA?: number;
-  readonly priceB?: number;
+  readonly price?: PriceOptions['price'];
+  readonly [alias: `price${string}`]: unknown;
 }
 
 /**
@@ -27,10 +28,7 @@ export function registerSpendCommand(program: Command): void {
     const options = { ...given, month: given.month ?? chargeMonth(Date.now()) };
     return withConnection(options, async (connection) => {
       const spent = await connection.budget.spent(options.month);
-      const price = {
-        a: options.priceA ?? DEFAULT_SETTINGS.pricePerQuery.a,
-        b: options.priceB ?? DEFAULT_SETTINGS.pricePerQuery.b,
-      };
+      const price = pricesOf(options);
       const bureaus = BUREAUS.map((bureau) => ({
         bureau,
         queries: spent[bureau],
