@@ -11,7 +11,6 @@ import {
 } from '../../domain/batch/index.ts';
 import { ERASED_METADATA } from '../../domain/data-subject/index.ts';
 import {
-  CustomerListError,
   type CustomerRow,
   type IntakeCounts,
   IntakeTally,
@@ -33,6 +32,7 @@ import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { sendQueuedRows } from '../queueing/send-queued-rows.ts';
 import { freshReports } from '../reuse/fresh-reports.ts';
 import { choosePolicy, keepPolicyCopy } from './batch-policy.ts';
+import { checkWholeFile, type FileCheck, hashing } from './check-whole-file.ts';
 
 /** One uploaded object, as the S3 event describes it. */
 export interface UploadedObject {
@@ -140,16 +140,6 @@ function newRow(row: CustomerRow): NewRow {
   };
 }
 
-async function* hashing(
-  source: AsyncIterable<Uint8Array>,
-  hash: ReturnType<typeof createHash>,
-): AsyncGenerator<Uint8Array> {
-  for await (const chunk of source) {
-    hash.update(chunk);
-    yield chunk;
-  }
-}
-
 /** Writes the quote of a batch that must wait for approval, and says so (`BatchAwaitingApproval`). */
 async function announceAwaitingApproval(
   batchId: string,
@@ -191,8 +181,8 @@ export async function ingestUpload(upload: UploadedObject, deps: IngestDependenc
   const batch = await startBatch(upload, deps);
   if ('outcome' in batch) return batch;
   // Pass 1: the whole file must be usable before anything is queued.
-  const check = await checkWholeFile(upload, batch, deps);
-  if ('outcome' in check) return check;
+  const check = await checkWholeFile(upload.key, batch.batchId, deps);
+  if ('failure' in check) return refuseFile(batch.batchId, check.failure, deps);
   // Pass 2: write rows and queue unique valid documents, chunk by chunk.
   const written = await writeAndQueueRows(upload, batch, check, deps);
   return finishBatch(batch, written, deps);
@@ -276,44 +266,6 @@ async function startBatch(
 }
 
 /** What the first pass learnt of a usable file. */
-interface FileCheck {
-  readonly sha256: string;
-  readonly validRows: number;
-}
-
-/** Pass 1: reads the whole file and records its hash and layout; refuses the file if any of it is unusable. */
-async function checkWholeFile(
-  upload: UploadedObject,
-  batch: IngestBatch,
-  deps: IngestDependencies,
-): Promise<FileCheck | IngestOutcome> {
-  const hash = createHash('sha256');
-  let validRows = 0;
-  let layout: Awaited<ReturnType<typeof openCustomerList>>['layout'];
-  try {
-    // Validation only: duplicates are found (and counted) by the second pass, so this one keeps no table of them.
-    const list = await openCustomerList(hashing(deps.objects.read(upload.key), hash), {
-      maxRows: deps.settings.maxRows,
-      detectDuplicates: false,
-    });
-    // Read to the end: the file is usable only if every row parses within the limits.
-    for await (const row of list.rows) if (row.status !== 'invalid') validRows++;
-    layout = list.layout;
-  } catch (error) {
-    if (!(error instanceof CustomerListError)) throw error;
-    return refuseFile(batch.batchId, { code: error.code, message: error.message }, deps);
-  }
-  const sha256 = hash.digest('hex');
-  await deps.batchRecords.recordSourceCheck(batch.batchId, sha256, {
-    documentColumns: layout.documentColumns.map((column) => column.header),
-    passThroughColumns: layout.passThroughColumns,
-    encoding: layout.encoding,
-    delimiter: layout.delimiter,
-    hasHeader: layout.hasHeader,
-  });
-  return { sha256, validRows };
-}
-
 /** What the second pass wrote. */
 interface WrittenRows {
   readonly counts: IntakeCounts;
