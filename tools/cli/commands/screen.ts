@@ -8,17 +8,16 @@ import type { BatchManifest } from '../../../src/contract/index.ts';
 import type { BatchRecord } from '../../../src/domain/batch/index.ts';
 import { progressOf } from '../../local/batch-results.ts';
 import type { BatchProgress, UploadOptions } from '../../local/local-pipeline.ts';
+import { decideApproval, type WaitingBatch } from '../approval-prompt.ts';
 import type { CliError } from '../cli-error.ts';
 import {
   batchReport,
   checkBeforeStarting,
-  decideApproval,
   failureOf,
   finishBatch,
   type LocalRun,
   type LocalRunOptions,
   runLocally,
-  type WaitingBatch,
   withEngine,
 } from '../local-run.ts';
 import { addTableOptions } from '../option-parsers.ts';

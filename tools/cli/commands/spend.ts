@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { BUREAUS } from '../../../src/domain/report/index.ts';
 import { chargeMonth, formatBrl } from '../../../src/domain/spend/index.ts';
 import { type PriceOptions, pricesOf } from '../bureau-prices.ts';
