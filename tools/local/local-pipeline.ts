@@ -2,12 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
@@ -28,32 +23,23 @@ import {
 } from '../../src/application/sweeper/sweep-stuck-rows.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import {
-  FAIR_QUEUE_BEHAVIOUR,
   type PipelineFunction,
-  type PipelineQueue,
   type PipelineSettings,
   POLICY_METADATA,
   type PolicyVerdict,
   policyKey,
   portfolioRunInput,
-  S3_LAYOUT,
   sourceNameMetadata,
   stuckClaimSeconds,
   uploadKey,
   uploadNonce,
   validateSettings,
 } from '../../src/contract/index.ts';
-import {
-  type BatchRecord,
-  messageGroupFor,
-  parseMessage,
-  workMessageSchema,
-} from '../../src/domain/batch/index.ts';
+import type { BatchRecord } from '../../src/domain/batch/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import type {
   AuditLog,
   BatchStore,
-  BureauGateway,
   DocumentKeys,
   EventPublisher,
   Logger,
@@ -65,7 +51,6 @@ import { createFinaliseHandler } from '../../src/functions/finalise/finalise-han
 import { createIngestHandler } from '../../src/functions/ingest/ingest-handler.ts';
 import {
   bureauTransportSettings,
-  createPipelineAdapters,
   ingestSettings,
   type PipelineAdapters,
   workerSettings,
@@ -74,56 +59,20 @@ import { createWorkerHandler } from '../../src/functions/worker/worker-handler.t
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
 import { fanOutEvents } from './fan-out-events.ts';
 import { type FollowOptions, followBatch } from './follow-batch.ts';
-import { memoryEngineAdapters } from './memory-engine.ts';
+import { incomingObjects } from './incoming-objects.ts';
+import { localEventSources } from './local-event-sources.ts';
+import { adaptersOn, finaliseDependencies } from './local-handlers.ts';
+import type { LocalPipelineOptions } from './local-pipeline-options.ts';
 
 export type { BatchProgress } from './batch-results.ts';
 
 import { createPolicyCheckHandler } from '../../src/functions/policy-check/policy-check-handler.ts';
 import { localAuditKey } from './local-audit-key.ts';
-import { type LocalEngine, LocalStack, type SharedDynamoDb } from './local-stack.ts';
+import { LocalStack } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
-import { type FairQueueEmulation, SqsEventSource } from './sqs-event-source.ts';
-import type { StrictModeOptions } from './strict-aws-proxy.ts';
+import type { SqsEventSource } from './sqs-event-source.ts';
 
-export interface LocalPipelineOptions {
-  readonly settings: PipelineSettings;
-  /** Base URL of the bureau API (the embedded emulator's, or a real gateway's with --live). */
-  readonly bureauBaseUrl: string;
-  /** The token the pipeline sends. */
-  readonly token: string;
-  /** Replace the HTTP bureau client (tests inject faults with it). */
-  readonly bureau?: BureauGateway;
-  readonly logger?: Logger;
-  /** Start the SQS event sources (workers, dead letters, finaliser). Tests that drive handlers themselves say no. @default true */
-  readonly eventSources?: boolean;
-  /** Keep data between runs in this directory (see LocalStateDirectory). @default in memory only */
-  readonly stateDirectory?: string;
-  /** Empty the state directory first. @default false */
-  readonly fresh?: boolean;
-  /**
-   * Deliver S3 notifications for objects others put in the bucket (`incoming/` to ingest, as S3 would), by
-   * watching it: fauxqs sends none. For clients that talk to the local stack as to a deployed one.
-   * @default false
-   */
-  readonly watchUploads?: boolean;
-  /**
-   * How often the sweeper looks for stuck rows while the workers run. Shorter than in AWS: local runs last
-   * minutes, and their claims count as stuck after two (six times the worker timeout).
-   * @default 30
-   */
-  readonly sweepIntervalSeconds?: number;
-  /**
-   * Strict mode: the pipeline's clients go through a StrictAwsProxy (DynamoDB's transaction conflicts, injected
-   * AWS faults, duplicate deliveries); `stack.strictStats()` reports what it did. @default off
-   */
-  readonly strict?: StrictModeOptions;
-  /** Run on this DynamoDB Local, already running, in a table of its own (not with a state directory). @default one of its own */
-  readonly sharedDynamoDb?: SharedDynamoDb;
-  /** Where the table lives: DynamoDB Local, or this process (`memory`: no Java, nothing kept). @default 'dynamodb-local' */
-  readonly engine?: LocalEngine;
-  /** Where events go besides {@link LocalPipeline.events} (the run's webhooks). @default nowhere else */
-  readonly alsoPublishTo?: EventPublisher;
-}
+export type { LocalPipelineOptions } from './local-pipeline-options.ts';
 
 /** How a customer list is uploaded: what its S3 metadata and key ask of its batch. */
 export interface UploadOptions {
@@ -142,19 +91,6 @@ export interface DownloadedResults {
 
 const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
 
-/** The finaliser's dependencies, as the finalise function's handler builds them from the same settings. */
-function finaliseDependencies(
-  base: Omit<FinaliseDependencies, 'changeThresholds' | 'changeAlerts' | 'reportLanguage' | 'policyLoader'>,
-  settings: PipelineSettings,
-): FinaliseDependencies {
-  return {
-    ...base,
-    changeThresholds: { scorePoints: settings.scoreChangePoints },
-    changeAlerts: { changeKinds: settings.alertChangeKinds, worstChanges: settings.alertWorstChanges },
-    reportLanguage: settings.reportLanguage,
-    policyLoader: zenCreditPolicyLoader,
-  };
-}
 /** How many of the newest batches a resume looks at (the sweeper's own limit). */
 const RESUME_LOOKBACK = 1000;
 
@@ -223,36 +159,7 @@ export class LocalPipeline {
       deadLetter: createDeadLetterHandler(base),
       finalise: createFinaliseHandler(this.#finalise),
     };
-    const { description, resources } = stack;
-    const queueUrls: Readonly<Record<PipelineQueue, string>> = {
-      work: resources.workQueueUrl,
-      workDeadLetter: resources.workDeadLetterQueueUrl,
-      finalise: resources.finaliseQueueUrl,
-      finaliseDeadLetter: resources.finaliseDeadLetterQueueUrl,
-    };
-    // The event sources the construct declares, with their functions' timeouts, from the shared definition.
-    this.#sources = new Map(
-      description.eventSources.map((source) => {
-        const handler = handlers[source.function as keyof typeof handlers];
-        if (handler === undefined) throw new Error(`no local handler for ${source.function}`);
-        return [
-          source.function,
-          new SqsEventSource({
-            sqs: stack.clients.sqs,
-            queueUrl: queueUrls[source.queue],
-            batchSize: source.batchSize,
-            batchingWindowSeconds: source.batchingWindowSeconds,
-            maxConcurrency: source.maxConcurrency,
-            functionTimeoutSeconds: description.functions[source.function].timeoutSeconds,
-            handler,
-            onInvocationError,
-            ...(source.queue === 'work' && description.fairQueues
-              ? { fairQueue: workQueueFairness(description.queues.work.visibilityTimeoutSeconds) }
-              : {}),
-          }),
-        ];
-      }),
-    );
+    this.#sources = localEventSources(stack, handlers, onInvocationError);
   }
 
   static async start(options: LocalPipelineOptions): Promise<LocalPipeline> {
@@ -329,24 +236,7 @@ export class LocalPipeline {
     const { s3 } = this.stack.clients;
     const bucket = this.stack.resources.bucketName;
     const seen = new Set<string>();
-    const list = async () => {
-      const found: { key: string; eTag: string; size: number }[] = [];
-      let token: string | undefined;
-      do {
-        const page = await s3.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: S3_LAYOUT.incoming, ContinuationToken: token }),
-        );
-        for (const object of page.Contents ?? [])
-          if (object.Key)
-            found.push({
-              key: object.Key,
-              eTag: (object.ETag ?? '').replaceAll('"', ''),
-              size: object.Size ?? 0,
-            });
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-      return found;
-    };
+    const list = () => incomingObjects(s3, bucket);
     // What is already there was handled by earlier runs.
     for (const object of await list()) seen.add(`${object.key}\n${object.eTag}`);
     const poll = async () => {
@@ -530,26 +420,4 @@ export class LocalPipeline {
     await Promise.all([...this.#sources.values()].map((source) => source.stop()));
     await this.stack.stop();
   }
-}
-
-/** The adapters on the stack's engine: the DynamoDB ones, as in AWS, or the memory engine's (no Java). */
-const adaptersOn = (stack: LocalStack, settings: PipelineSettings): PipelineAdapters =>
-  stack.engine === 'memory'
-    ? memoryEngineAdapters(stack.clients, stack.resources, settings)
-    : createPipelineAdapters(stack.clients, stack.resources, settings);
-
-/**
- * The work queue is an SQS fair queue in AWS; fauxqs keeps no message group on a standard queue, so the local event
- * source orders deliveries as AWS documents (FAIR_QUEUE_BEHAVIOUR), reading each message's group from its body with
- * the function the sender uses.
- */
-function workQueueFairness(visibilityTimeoutSeconds: number): FairQueueEmulation {
-  return {
-    behaviour: FAIR_QUEUE_BEHAVIOUR,
-    visibilityTimeoutSeconds,
-    tenantOf: (body) => {
-      const message = parseMessage(workMessageSchema, body);
-      return message === null ? undefined : messageGroupFor(message);
-    },
-  };
 }

@@ -1,0 +1,45 @@
+/** What a local pipeline is started with. */
+import type { PipelineSettings } from '../../src/contract/index.ts';
+import type { BureauGateway, EventPublisher, Logger } from '../../src/domain/ports/index.ts';
+import type { LocalEngine, SharedDynamoDb } from './local-stack.ts';
+import type { StrictModeOptions } from './strict-aws-proxy.ts';
+
+export interface LocalPipelineOptions {
+  readonly settings: PipelineSettings;
+  /** Base URL of the bureau API (the embedded emulator's, or a real gateway's with --live). */
+  readonly bureauBaseUrl: string;
+  /** The token the pipeline sends. */
+  readonly token: string;
+  /** Replace the HTTP bureau client (tests inject faults with it). */
+  readonly bureau?: BureauGateway;
+  readonly logger?: Logger;
+  /** Start the SQS event sources (workers, dead letters, finaliser). Tests that drive handlers themselves say no. @default true */
+  readonly eventSources?: boolean;
+  /** Keep data between runs in this directory (see LocalStateDirectory). @default in memory only */
+  readonly stateDirectory?: string;
+  /** Empty the state directory first. @default false */
+  readonly fresh?: boolean;
+  /**
+   * Deliver S3 notifications for objects others put in the bucket (`incoming/` to ingest, as S3 would), by
+   * watching it: fauxqs sends none. For clients that talk to the local stack as to a deployed one.
+   * @default false
+   */
+  readonly watchUploads?: boolean;
+  /**
+   * How often the sweeper looks for stuck rows while the workers run. Shorter than in AWS: local runs last
+   * minutes, and their claims count as stuck after two (six times the worker timeout).
+   * @default 30
+   */
+  readonly sweepIntervalSeconds?: number;
+  /**
+   * Strict mode: the pipeline's clients go through a StrictAwsProxy (DynamoDB's transaction conflicts, injected
+   * AWS faults, duplicate deliveries); `stack.strictStats()` reports what it did. @default off
+   */
+  readonly strict?: StrictModeOptions;
+  /** Run on this DynamoDB Local, already running, in a table of its own (not with a state directory). @default one of its own */
+  readonly sharedDynamoDb?: SharedDynamoDb;
+  /** Where the table lives: DynamoDB Local, or this process (`memory`: no Java, nothing kept). @default 'dynamodb-local' */
+  readonly engine?: LocalEngine;
+  /** Where events go besides {@link LocalPipeline.events} (the run's webhooks). @default nowhere else */
+  readonly alsoPublishTo?: EventPublisher;
+}
