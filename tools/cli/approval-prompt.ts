@@ -1,3 +1,5 @@
+/** What a local run does with a batch over the approval threshold: `--yes`, a question at a terminal, or a wait. */
+
 import { createInterface } from 'node:readline/promises';
 import { decideBatchApproval } from '../../src/application/batch-control/batch-control.ts';
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';

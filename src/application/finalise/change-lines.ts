@@ -1,3 +1,5 @@
+/** `changes.csv` of a re-screen, line by line, and what its alerts need gathered on the way. */
+
 import pLimit from 'p-limit';
 import { type BatchRecord, type ReportKey, type RowRecord, reportKeyId } from '../../domain/batch/index.ts';
 import {

@@ -1,3 +1,5 @@
+/** The ingest's first pass: the whole file must be usable, and its hash and layout are kept, before anything is queued. */
+
 import { createHash } from 'node:crypto';
 import type { FileFailure } from '../../domain/batch/index.ts';
 import { CustomerListError, openCustomerList } from '../../domain/intake/index.ts';
