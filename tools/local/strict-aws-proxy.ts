@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import {
   Agent,
   createServer,
   request as httpRequest,
-  type IncomingHttpHeaders,
   type IncomingMessage,
   type Server,
   type ServerResponse,
@@ -12,87 +10,18 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SeededRandom } from '../emulator/seeded-random.ts';
 import { type AwsCall, type AwsService, parseAwsRequest, readBody } from './aws-request.ts';
+import {
+  DYNAMO_FAULTS,
+  DYNAMO_NAMESPACE,
+  dynamoError,
+  type Reply,
+  s3SlowDown,
+  send,
+  sqsInternalFailure,
+} from './strict-aws-replies.ts';
+import type { StrictFaultKind, StrictModeOptions, StrictStats } from './strict-mode-options.ts';
 
-/**
- * Strict mode: an AWS endpoint in front of the local emulators (DynamoDB Local; fauxqs for S3 and SQS) that gives
- * the real SDK clients going through it the behaviour of the AWS services where the emulators are more forgiving.
- *
- * DynamoDB transactions. DynamoDB Local runs transactions one after another, so two transactions on one item both
- * succeed. DynamoDB does not lock items for the length of a transaction: it cancels what overlaps. A
- * `TransactWriteItems` with an item that another `TransactWriteItems` in flight includes is cancelled
- * (`TransactionCanceledException`, reason `TransactionConflict` for that item); a `PutItem`, `UpdateItem` or
- * `DeleteItem` on an item an ongoing transaction includes fails with `TransactionConflictException`; an item
- * changed outside a transaction while the transaction runs cancels the transaction; a `TransactGetItems` on an
- * item being written is cancelled. Both exceptions are HTTP 400 and the SDK's default retry strategy retries
- * neither (they are in none of its throttling, transient or clock-skew lists; the tests assert it). Because
- * DynamoDB Local answers in about a millisecond where a transaction takes 10–30 ms in AWS, a write stays "in
- * flight" here for a hold time after DynamoDB Local answered, so overlaps happen at realistic rates.
- *
- * Faults, drawn from a seeded generator (the same seed and the same order of requests give the same faults) and
- * counted: DynamoDB `ProvisionedThroughputExceededException` and `ThrottlingException` (400) and
- * `InternalServerError` (500); S3 503 `SlowDown`; SQS 500 `InternalFailure`; and duplicate SQS deliveries (a
- * `SendMessage`/`SendMessageBatch` forwarded twice: at-least-once delivery). Every fault is injected before the
- * request is forwarded, so the emulator never saw the failed attempt and the SDK's retry of it is always safe.
- * AWS can also fail a request after applying it (a 500 after the write); that is not injected here: a retried
- * non-idempotent write (`ADD`) would then apply twice, and the pipeline's own idempotence is what the duplicate
- * deliveries test.
- */
-export interface StrictModeOptions {
-  /** Seed of the fault and duplicate draws. @default 'strict' */
-  readonly seed?: number | string;
-  /** How long a `TransactWriteItems` keeps its items after DynamoDB Local answered. @default 10 */
-  readonly holdMs?: number;
-  /** How long a single-item write (or a `BatchWriteItem`) keeps its items after DynamoDB Local answered. @default 1 */
-  readonly singleWriteHoldMs?: number;
-  readonly faults?: StrictFaults;
-}
-
-/** Fault rates (probability per request, 0–1) by service; `operations` restricts them to those operations. */
-interface StrictFaults {
-  readonly dynamodb?: {
-    readonly throughputExceeded?: number;
-    readonly throttling?: number;
-    readonly internalServerError?: number;
-    readonly operations?: readonly string[];
-  };
-  readonly s3?: { readonly slowDown?: number; readonly operations?: readonly string[] };
-  readonly sqs?: {
-    readonly internalFailure?: number;
-    readonly operations?: readonly string[];
-    /** Probability that a `SendMessage`/`SendMessageBatch` is delivered twice. */
-    readonly duplicateDelivery?: number;
-    /** Queue names whose sends may be duplicated. @default every queue */
-    readonly duplicateQueues?: readonly string[];
-  };
-}
-
-type StrictFaultKind =
-  | 'dynamodb.ProvisionedThroughputExceededException'
-  | 'dynamodb.ThrottlingException'
-  | 'dynamodb.InternalServerError'
-  | 's3.SlowDown'
-  | 'sqs.InternalFailure';
-
-/** What the proxy saw and did, for tests and benchmarks. */
-export interface StrictStats {
-  /** Requests received, by `service.Operation` (faulted and cancelled ones included). */
-  readonly requests: Readonly<Record<string, number>>;
-  readonly conflicts: {
-    readonly total: number;
-    /** Requests refused for a conflict, by operation (`TransactWriteItems`, `UpdateItem`, …). */
-    readonly byOperation: Readonly<Record<string, number>>;
-    /** Conflicting items by key shape (`BATCH#…|META`, `BATCH#…|ROW#…`): a hot item stands out. */
-    readonly byItemShape: Readonly<Record<string, number>>;
-  };
-  readonly faults: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
-  /** Messages sent twice. */
-  readonly duplicateDeliveries: number;
-  /**
-   * Mean milliseconds from a request's arrival to its answer, by `service.Operation`: for DynamoDB writes, how long
-   * their items were in flight (the emulator's latency on this machine plus the hold).
-   */
-  readonly meanMs: Readonly<Record<string, number>>;
-}
+export type { StrictModeOptions, StrictStats } from './strict-mode-options.ts';
 
 export interface StrictAwsProxyOptions extends StrictModeOptions {
   /** Where each service is really served. */
@@ -105,12 +34,6 @@ class StrictAwsProxyError extends Error {
   override readonly name = 'StrictAwsProxyError';
 }
 
-interface Reply {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders | Record<string, string>;
-  readonly body: Buffer;
-}
-
 /** An item a DynamoDB request writes or reads: its identity (table and key) and its key as text. */
 interface ItemRef {
   readonly id: string;
@@ -119,10 +42,8 @@ interface ItemRef {
 
 const DEFAULT_HOLD_MS = 10;
 const DEFAULT_SINGLE_WRITE_HOLD_MS = 1;
-const DYNAMO_NAMESPACE = 'com.amazonaws.dynamodb.v20120810';
 const ONGOING = 'Transaction is ongoing for the item';
 const SINGLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 const increment = (counts: Record<string, number>, key: string, by = 1) => {
   counts[key] = (counts[key] ?? 0) + by;
@@ -151,68 +72,6 @@ const attributeText = (value: unknown): string => {
   if (typeof typed.N === 'string') return typed.N;
   return JSON.stringify(value);
 };
-
-/** The DynamoDB error body as the service sends it (JSON protocol: `__type` and `message`). */
-function dynamoError(status: number, type: string, fields: Record<string, unknown>): Reply {
-  const body = Buffer.from(JSON.stringify({ __type: type, ...fields }));
-  return {
-    status,
-    headers: {
-      'content-type': 'application/x-amz-json-1.0',
-      'x-amzn-requestid': randomBytes(16).toString('hex').toUpperCase(),
-    },
-    body,
-  };
-}
-
-const DYNAMO_FAULTS = {
-  'dynamodb.ProvisionedThroughputExceededException': () =>
-    dynamoError(400, `${DYNAMO_NAMESPACE}#ProvisionedThroughputExceededException`, {
-      message:
-        'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
-    }),
-  // DynamoDB sends ThrottlingException from its front end's (coral) namespace.
-  'dynamodb.ThrottlingException': () =>
-    dynamoError(400, 'com.amazon.coral.availability#ThrottlingException', {
-      message: 'Rate of requests exceeds the allowed throughput.',
-    }),
-  'dynamodb.InternalServerError': () =>
-    dynamoError(500, `${DYNAMO_NAMESPACE}#InternalServerError`, { message: 'Internal server error' }),
-} as const;
-
-/** S3's 503 `SlowDown`, an XML error document as S3 sends it (none on a HEAD). */
-function s3SlowDown(method: string): Reply {
-  const requestId = randomBytes(8).toString('hex').toUpperCase();
-  const xml =
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>${requestId}</RequestId><HostId>${randomBytes(24).toString('base64')}</HostId></Error>`;
-  return {
-    status: 503,
-    headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId },
-    body: method === 'HEAD' ? Buffer.alloc(0) : Buffer.from(xml),
-  };
-}
-
-/**
- * SQS's 500 `InternalFailure` in the JSON protocol the SDK uses (`x-amz-target: AmazonSQS.*`): `__type` in the body
- * and, as SQS sends for query compatibility, the code in `x-amzn-query-error`.
- */
-function sqsInternalFailure(): Reply {
-  return {
-    status: 500,
-    headers: {
-      'content-type': 'application/x-amz-json-1.0',
-      'x-amzn-requestid': randomBytes(16).toString('hex'),
-      'x-amzn-query-error': 'InternalFailure;Receiver',
-    },
-    body: Buffer.from(
-      JSON.stringify({
-        __type: 'com.amazonaws.sqs#InternalFailure',
-        message: 'The request processing has failed because of an unknown error, exception or failure.',
-      }),
-    ),
-  };
-}
 
 /**
  * The strict-mode endpoint (see {@link StrictModeOptions}). Point the SDK clients' `endpoint` here; it tells the
@@ -516,15 +375,4 @@ export class StrictAwsProxy {
       outgoing.end(body);
     });
   }
-}
-
-function send(response: ServerResponse, reply: Reply, head: boolean): void {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(reply.headers))
-    if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) headers[name] = value;
-  // A HEAD answer's length is the object's, not its (empty) body's.
-  const length = head ? reply.headers['content-length'] : String(reply.body.length);
-  if (length !== undefined) headers['content-length'] = length;
-  response.writeHead(reply.status, headers);
-  response.end(head ? undefined : reply.body);
 }
