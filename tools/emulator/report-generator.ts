@@ -23,7 +23,20 @@ import {
   type Score,
   type SummaryEntry,
 } from './credit-report-wire.ts';
+import { type Profile, profileAt } from './customer-profile.ts';
 import { cnpjCheckDigits, formatDocument } from './documents.ts';
+import {
+  BANKS,
+  CITIES,
+  CREDITORS,
+  DEBT_KINDS,
+  DISTRICTS,
+  FIRST_NAMES,
+  LEGAL_NATURES,
+  STREETS,
+  SURNAMES,
+  TRADES,
+} from './report-vocabulary.ts';
 import { hashString, SeededRandom } from './seeded-random.ts';
 
 export interface ReportGeneratorOptions {
@@ -47,164 +60,6 @@ export const DEFAULT_REPORT_GENERATOR_OPTIONS: ReportGeneratorOptions = {
 // Dates are drawn back from a fixed day, not from today, so reports do not change with the clock.
 const REFERENCE_DAY = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
-
-const FIRST_NAMES = [
-  'MARIA',
-  'JOSE',
-  'ANA',
-  'JOAO',
-  'ANTONIO',
-  'FRANCISCA',
-  'CARLOS',
-  'PAULO',
-  'LUCIA',
-  'MARCOS',
-  'CONCEIÇÃO',
-  'SEBASTIÃO',
-];
-const SURNAMES = [
-  'DA SILVA',
-  'DOS SANTOS',
-  'OLIVEIRA',
-  'SOUZA',
-  'RODRIGUES',
-  'FERREIRA',
-  'ALVES',
-  'PEREIRA',
-  'GONÇALVES',
-  'ARAÚJO',
-];
-const CITIES = [
-  ['SAO PAULO', 'SP'],
-  ['RIO DE JANEIRO', 'RJ'],
-  ['BELO HORIZONTE', 'MG'],
-  ['CURITIBA', 'PR'],
-  ['RECIFE', 'PE'],
-  ['PORTO ALEGRE', 'RS'],
-  ['SALVADOR', 'BA'],
-  ['GOIANIA', 'GO'],
-] as const;
-const STREETS = [
-  'RUA DAS FLORES',
-  'AV BRASIL',
-  'RUA XV DE NOVEMBRO',
-  'AV PAULISTA',
-  'RUA SÃO JOÃO',
-  'TRAVESSA DO COMÉRCIO',
-];
-const DISTRICTS = ['CENTRO', 'JARDIM AMÉRICA', 'VILA NOVA', 'BOA VISTA', 'SANTA CRUZ'];
-const TRADES = [
-  'COMERCIO DE ALIMENTOS',
-  'TRANSPORTES',
-  'CONSTRUTORA',
-  'FARMACIA',
-  'INDUSTRIA TEXTIL',
-  'SERVICOS MEDICOS',
-];
-const CREDITORS = [
-  'BANCO ALFA S.A.',
-  'FINANCEIRA BETA',
-  'LOJAS GAMA LTDA',
-  'TELEFONICA DELTA',
-  'CARTOES OMEGA',
-  'ENERGIA SIGMA',
-];
-const DEBT_KINDS = ['FINANCIAMENTO', 'CARTAO DE CREDITO', 'EMPRESTIMO', 'CREDIARIO', 'CONTA DE CONSUMO'];
-const BANKS = ['001', '033', '104', '237', '341', '756'];
-const LEGAL_NATURES = [
-  '206-2 - SOCIEDADE EMPRESARIA LIMITADA',
-  '213-5 - EMPRESARIO INDIVIDUAL',
-  '205-4 - SOCIEDADE ANONIMA FECHADA',
-];
-
-/** The financial picture of a document, from which both bureaus' reports are drawn. */
-interface Profile {
-  readonly score: number;
-  readonly probability: 'percent' | 'number' | 'not calculated';
-  readonly protests: number;
-  readonly pendingDebts: number;
-  readonly bouncedCheques: number;
-  readonly stoppedCheques: number;
-  /** The registration status has changed from the document's starting one (e.g. a company closed). */
-  readonly statusChanged: boolean;
-}
-
-type Tier = 'clean' | 'some' | 'bad';
-
-/** How many records of one kind a profile has: none when clean, else with a chance and a maximum per tier. */
-function recordCount(
-  random: SeededRandom,
-  tier: Tier,
-  odds: Readonly<Record<Exclude<Tier, 'clean'>, readonly [chance: number, most: number]>>,
-): number {
-  if (tier === 'clean') return 0;
-  const [chance, most] = odds[tier];
-  return random.chance(chance) ? random.integer(1, most) : 0;
-}
-
-function profileOf(random: SeededRandom): Profile {
-  const roll = random.next();
-  // About half clean, a third with some trouble, the rest in real difficulty.
-  const tier: Tier = roll < 0.5 ? 'clean' : roll < 0.85 ? 'some' : 'bad';
-  const score =
-    tier === 'clean'
-      ? random.integer(650, 980)
-      : tier === 'some'
-        ? random.integer(350, 700)
-        : random.integer(0, 380);
-  const probabilityRoll = random.next();
-  return {
-    score,
-    probability: probabilityRoll < 0.08 ? 'not calculated' : probabilityRoll < 0.3 ? 'number' : 'percent',
-    protests: recordCount(random, tier, { some: [0.35, 2], bad: [0.8, 6] }),
-    pendingDebts: recordCount(random, tier, { some: [0.6, 3], bad: [0.9, 7] }),
-    bouncedCheques: recordCount(random, tier, { some: [0.1, 4], bad: [0.45, 4] }),
-    stoppedCheques: recordCount(random, tier, { some: [0.05, 3], bad: [0.25, 3] }),
-    statusChanged: false,
-  };
-}
-
-/**
- * One epoch of drift, about a month of a real portfolio: 29% of documents change something (measured over 2,000
- * documents), most of them by a score move. About 4%
- * get a new protest and 5% a new debt (each costing score), a fifth of those with protests or debts clear some,
- * 2% bounce more cheques, 6% lose 50 to 220 score points and 4% gain 50 to 180, and 1.5% change registration
- * status.
- */
-function drift(profile: Profile, random: SeededRandom): Profile {
-  let { score, protests, pendingDebts, bouncedCheques, statusChanged } = profile;
-  if (random.chance(0.04)) {
-    protests += random.integer(1, 2);
-    score -= random.integer(30, 120);
-  } else if (protests > 0 && random.chance(0.2)) protests = 0;
-  if (random.chance(0.05)) {
-    pendingDebts += random.integer(1, 2);
-    score -= random.integer(30, 120);
-  } else if (pendingDebts > 0 && random.chance(0.2)) pendingDebts -= random.integer(1, pendingDebts);
-  if (random.chance(0.02)) bouncedCheques += random.integer(1, 2);
-  const move = random.next();
-  if (move < 0.06) score -= random.integer(50, 220);
-  else if (move < 0.1) score += random.integer(50, 180);
-  if (random.chance(0.015)) statusChanged = !statusChanged;
-  return {
-    ...profile,
-    score: Math.min(1000, Math.max(0, score)),
-    protests,
-    pendingDebts,
-    bouncedCheques,
-    statusChanged,
-  };
-}
-
-/** A document's profile at an epoch: its starting profile, drifted once per epoch. */
-function profileAt(document: string, epoch: number): Profile {
-  if (!Number.isSafeInteger(epoch) || epoch < 0)
-    throw new RangeError(`epoch must be a whole number ≥ 0, got ${epoch}`);
-  let profile = profileOf(new SeededRandom(`profile:${document}`));
-  for (let step = 1; step <= epoch; step++)
-    profile = drift(profile, new SeededRandom(`drift:${document}:${step}`));
-  return profile;
-}
 
 function pastDate(random: SeededRandom, maxDaysBack: number): string {
   return formatDate(REFERENCE_DAY - random.integer(1, maxDaysBack) * DAY);
