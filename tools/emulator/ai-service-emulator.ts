@@ -11,7 +11,20 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
+import { allow, decodeSegment, HttpProblem, jsonBody, notFound, parsed } from './ai-emulator-http.ts';
+import {
+  type Agent,
+  agentView,
+  exportView,
+  isoNow,
+  type Job,
+  type Json,
+  jobView,
+  type Project,
+  projectView,
+  type Version,
+  versionSummary,
+} from './ai-emulator-model.ts';
 import {
   ARTIFACT_TYPES,
   createProjectRequest,
@@ -21,8 +34,6 @@ import {
 } from './ai-studio-requests.ts';
 import { readBody, sendJson } from './http-io.ts';
 
-type Json = Record<string, unknown>;
-
 export interface AiEmulatorOptions {
   /** Time a generation job spends queued, then running. @default 200 */
   readonly jobStepMs?: number;
@@ -30,73 +41,7 @@ export interface AiEmulatorOptions {
   readonly maxAgentFileBytes?: number;
 }
 
-interface Agent {
-  readonly hash: string;
-  fields: Json;
-  readonly files: Map<string, Json>;
-  handoff: Json;
-  integration: Json | null;
-  readonly createdAt: string;
-  updatedAt: string;
-}
-
-interface Version {
-  readonly version: number;
-  readonly content: Json;
-  readonly source: 'generate' | 'restore';
-  readonly restoredFrom?: number;
-  readonly jobId?: string;
-  readonly createdAt: string;
-}
-
-interface Project {
-  readonly id: string;
-  fields: Json;
-  readonly versions: Version[];
-  readonly messages: Json[];
-  readonly createdAt: string;
-  updatedAt: string;
-}
-
-type JobState = 'queued' | 'running' | 'done' | 'cancelled';
-
-interface Job {
-  readonly id: string;
-  readonly projectId: string;
-  readonly operation: 'create' | 'update';
-  readonly prompt: string;
-  readonly options: Json;
-  readonly startedAtMs: number;
-  state: JobState;
-  version: number | null;
-  finishedAt: string | null;
-}
-
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const MAX_JSON_BYTES = 256 * 1024;
-const isoNow = () => new Date().toISOString();
 const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new HttpProblem(400, 'invalid_path', 'Caminho inválido');
-  }
-}
 
 /** Serves `/ai…` and `/ai-studio/…`; {@link handles} says whether a path is one of them. */
 export class AiServiceEmulator {
@@ -453,92 +398,4 @@ export class AiServiceEmulator {
       job.finishedAt = isoNow();
     }
   }
-}
-
-function allow(method: string, expected: string): void {
-  if (method !== expected) throw new HttpProblem(405, 'method_not_allowed', `Use ${expected}`);
-}
-
-function notFound(): HttpProblem {
-  return new HttpProblem(404, 'route_not_found', 'Rota não encontrada');
-}
-
-async function jsonBody(request: IncomingMessage, required: boolean): Promise<Json> {
-  const bytes = await readBody(request, MAX_JSON_BYTES);
-  if (bytes === null) throw new HttpProblem(413, 'body_too_large', 'Corpo grande demais');
-  if (bytes.length === 0) {
-    if (required) throw new HttpProblem(400, 'body_required', 'O corpo JSON é obrigatório');
-    return {};
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new HttpProblem(400, 'invalid_json', 'Corpo JSON inválido');
-  }
-  if (!isObject(body)) throw new HttpProblem(400, 'invalid_json', 'O corpo deve ser um objeto JSON');
-  return body;
-}
-
-/** A body checked against the interface's rules, as a real server checks it; the first problem is the answer. */
-function parsed<Schema extends z.ZodType>(schema: Schema, body: Json): z.output<Schema> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue?.path.map(String).join('.') ?? '';
-  throw new HttpProblem(400, 'validation_error', `${field}: ${issue?.message ?? 'inválido'}`);
-}
-
-function agentView(agent: Agent): Json {
-  return {
-    ...agent.fields,
-    hash: agent.hash,
-    files: agent.files.size,
-    created_at: agent.createdAt,
-    updated_at: agent.updatedAt,
-  };
-}
-
-function projectView(project: Project): Json {
-  return {
-    ...project.fields,
-    id: project.id,
-    current_version: project.versions.at(-1)?.version ?? null,
-    created_at: project.createdAt,
-    updated_at: project.updatedAt,
-  };
-}
-
-function versionSummary(version: Version): Json {
-  return {
-    version: version.version,
-    source: version.source,
-    ...(version.restoredFrom === undefined ? {} : { restored_from: version.restoredFrom }),
-    ...(version.jobId === undefined ? {} : { job_id: version.jobId }),
-    created_at: version.createdAt,
-  };
-}
-
-function exportView(project: Project, version: Version): Json {
-  return {
-    project_id: project.id,
-    version: version.version,
-    artifact_type: project.fields.artifact_type,
-    format: 'json',
-    filename: `${project.id}-v${version.version}.json`,
-    exported_at: isoNow(),
-    content: version.content,
-  };
-}
-
-function jobView(job: Job): Json {
-  return {
-    id: job.id,
-    project_id: job.projectId,
-    operation: job.operation,
-    status: job.state,
-    version: job.version,
-    created_at: new Date(job.startedAtMs).toISOString(),
-    finished_at: job.finishedAt,
-  };
 }
