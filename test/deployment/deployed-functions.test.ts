@@ -7,7 +7,7 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { DynamoDbAuditLog } from '../../src/adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStores } from '../../src/adapters/aws/dynamodb-batch-store.ts';
@@ -322,12 +322,14 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     expect(input.portfolio).toBe(name);
     expect(manifest.counts).toMatchObject({ rows: 4, screened: 4 });
     // The bundled finaliser publishes the alert catalogue's payloads: what the webhooks' rules match and deliver.
-    const published = deployed.fakes.events
-      .filter((event) => event.Detail?.includes(manifest.batchId))
-      .map((event) => ({
-        type: event.DetailType as AlertEventType,
-        detail: JSON.parse(event.Detail ?? '{}'),
-      }));
+    // The manifest is written before the batch is announced: wait for the finaliser's events.
+    const announcements = () =>
+      deployed.fakes.events.filter((event) => event.Detail?.includes(manifest.batchId));
+    await vi.waitFor(() => expect(announcements()).toHaveLength(2), { timeout: 30_000, interval: 100 });
+    const published = announcements().map((event) => ({
+      type: event.DetailType as AlertEventType,
+      detail: JSON.parse(event.Detail ?? '{}'),
+    }));
     expect(published.map((event) => event.type).sort()).toEqual(['BatchCompleted', 'PortfolioChanged']);
     for (const { type, detail } of published)
       expect(ALERT_DETAIL_SCHEMAS[type].parse(detail)).toEqual(detail);

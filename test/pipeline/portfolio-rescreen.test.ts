@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchManifest } from '../../src/contract/index.ts';
-import { EVENTS } from '../../src/contract/index.ts';
+import { DEFAULT_ALERT_CHANGE_KINDS, EVENTS } from '../../src/contract/index.ts';
 import { CHANGE_KINDS, type ChangeKind, detectChanges } from '../../src/domain/monitoring/index.ts';
 import { normaliseCreditReport } from '../../src/domain/report/index.ts';
 import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
@@ -101,14 +101,24 @@ describe('re-screening a portfolio across two epochs', () => {
     for (const kind of withoutPolicy) expect(kinds, kind).not.toContain(kind);
   });
 
-  it('writes changes.csv before the manifest and announces PortfolioChanged once with the counts', () => {
+  it('writes changes.csv before the manifest, announces PortfolioChanged once with the counts, then each alerted document', () => {
     const events = test.pipeline.events.events.filter(
       (event) => 'batchId' in event.detail && event.detail.batchId === second.batchId,
     );
     const changed = events.filter((event) => event.detailType === EVENTS.portfolioChanged);
 
     expect(second.manifest.files?.changes).toBe(`results/${second.batchId}/changes.csv`);
-    expect(events.map((event) => event.detailType)).toEqual([EVENTS.batchCompleted, EVENTS.portfolioChanged]);
+    // Then one DocumentChanged per document with a change of a kind alerts select by default.
+    const alerted = new Set(
+      second.changes
+        .filter((line) => DEFAULT_ALERT_CHANGE_KINDS.includes(line.change as ChangeKind))
+        .map((line) => line.document),
+    );
+    expect(events.map((event) => event.detailType)).toEqual([
+      EVENTS.batchCompleted,
+      EVENTS.portfolioChanged,
+      ...[...alerted].map(() => EVENTS.documentChanged),
+    ]);
     const counts = Object.fromEntries(CHANGE_KINDS.map((kind) => [kind, 0]));
     for (const line of second.changes)
       counts[line.change as string] = (counts[line.change as string] ?? 0) + 1;
