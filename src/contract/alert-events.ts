@@ -14,6 +14,7 @@ import type {
   BudgetExhaustedEvent,
   DocumentChange,
   DocumentChangedEvent,
+  EventPublisher,
   OverrideRecordedEvent,
   PolicyRejectedEvent,
   PortfolioChangedEvent,
@@ -271,4 +272,26 @@ export interface AlertEnvelope {
   readonly region: string;
   readonly resources: readonly string[];
   readonly detail: AlertDetail;
+}
+
+/** Publishes events of one type of the catalogue (several at once for `DocumentChanged`). */
+export type PublishEvents = <Type extends AlertEventType>(
+  type: Type,
+  events: readonly AlertSources[Type][],
+) => Promise<void>;
+
+/**
+ * The use cases' {@link EventPublisher}, each method handing its events to `publish` under their detail-type: one
+ * mapping from methods to the catalogue, whatever carries the events (EventBridge, webhooks, a test's record).
+ */
+export function eventPublisherOf(publish: PublishEvents): EventPublisher {
+  return {
+    batchCompleted: (event) => publish(EVENTS.batchCompleted, [event]),
+    batchAwaitingApproval: (event) => publish(EVENTS.batchAwaitingApproval, [event]),
+    budgetExhausted: (event) => publish(EVENTS.budgetExhausted, [event]),
+    policyRejected: (event) => publish(EVENTS.policyRejected, [event]),
+    overrideRecorded: (event) => publish(EVENTS.overrideRecorded, [event]),
+    portfolioChanged: (event) => publish(EVENTS.portfolioChanged, [event]),
+    documentsChanged: (events) => publish(EVENTS.documentChanged, events),
+  };
 }

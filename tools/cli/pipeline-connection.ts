@@ -7,7 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { DynamoDbSubjectErasure } from '../../src/adapters/aws/dynamodb-subject-erasure.ts';
-import { EventBridgePublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
+import { eventBridgePublisher } from '../../src/adapters/aws/eventbridge-publisher.ts';
 import { secretStringOf } from '../../src/adapters/aws/secrets-manager-token.ts';
 import { type BatchStores, joinBatchStores } from '../../src/adapters/batch-stores.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
@@ -118,7 +118,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
     events:
       eventBusName === undefined
         ? eventsNotAnnounced(stackName)
-        : new EventBridgePublisher({ client: clients.eventBridge, eventBusName, fullDocuments: false }),
+        : eventBridgePublisher({ client: clients.eventBridge, eventBusName, fullDocuments: false }),
     audit: { log: adapters.auditLog, documentKeys: stackDocumentKeys(stackName, secrets, auditKeyArn) },
     subjectErasure: new DynamoDbSubjectErasure({
       client: clients.dynamo,

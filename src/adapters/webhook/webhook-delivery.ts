@@ -6,20 +6,12 @@ import {
   type AlertSources,
   alertDetailsOf,
   EVENTS,
+  eventPublisherOf,
   matchesEventPattern,
   subscriptionPatterns,
   type WebhookSubscription,
 } from '../../contract/index.ts';
-import type {
-  BatchAwaitingApprovalEvent,
-  BatchCompletedEvent,
-  BudgetExhaustedEvent,
-  DocumentChangedEvent,
-  EventPublisher,
-  OverrideRecordedEvent,
-  PolicyRejectedEvent,
-  PortfolioChangedEvent,
-} from '../../domain/ports/index.ts';
+import type { EventPublisher } from '../../domain/ports/index.ts';
 
 /** A subscription and the headers its requests carry (the auth header among them). */
 export interface WebhookTarget {
@@ -75,33 +67,17 @@ export class WebhookDelivery implements EventPublisher {
     this.#fullDocuments = options.targets.some((target) => target.subscription.includeDocuments === true);
   }
 
-  async batchCompleted(event: BatchCompletedEvent): Promise<void> {
-    this.publish(EVENTS.batchCompleted, event);
-  }
-
-  async portfolioChanged(event: PortfolioChangedEvent): Promise<void> {
-    this.publish(EVENTS.portfolioChanged, event);
-  }
-
-  async documentsChanged(events: readonly DocumentChangedEvent[]): Promise<void> {
-    for (const event of events) this.publish(EVENTS.documentChanged, event);
-  }
-
-  async budgetExhausted(event: BudgetExhaustedEvent): Promise<void> {
-    this.publish(EVENTS.budgetExhausted, event);
-  }
-
-  async batchAwaitingApproval(event: BatchAwaitingApprovalEvent): Promise<void> {
-    this.publish(EVENTS.batchAwaitingApproval, event);
-  }
-
-  async policyRejected(event: PolicyRejectedEvent): Promise<void> {
-    this.publish(EVENTS.policyRejected, event);
-  }
-
-  async overrideRecorded(event: OverrideRecordedEvent): Promise<void> {
-    this.publish(EVENTS.overrideRecorded, event);
-  }
+  // Publishing never waits for a receiver: each event is handed to its deliveries, which run beside the pipeline.
+  readonly #publisher = eventPublisherOf(async (type, events) => {
+    for (const event of events) this.publish(type, event);
+  });
+  readonly batchCompleted = this.#publisher.batchCompleted;
+  readonly batchAwaitingApproval = this.#publisher.batchAwaitingApproval;
+  readonly budgetExhausted = this.#publisher.budgetExhausted;
+  readonly policyRejected = this.#publisher.policyRejected;
+  readonly overrideRecorded = this.#publisher.overrideRecorded;
+  readonly portfolioChanged = this.#publisher.portfolioChanged;
+  readonly documentsChanged = this.#publisher.documentsChanged;
 
   /** Waits for every delivery under way; returns the events given up since the last call. */
   async settle(): Promise<{ delivered: number; undelivered: UndeliveredEvent[] }> {

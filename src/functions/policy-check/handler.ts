@@ -1,6 +1,6 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
-import { EventBridgePublisher } from '../../adapters/aws/eventbridge-publisher.ts';
+import { eventBridgePublisher } from '../../adapters/aws/eventbridge-publisher.ts';
 import { createLambdaLogger } from '../../adapters/aws/powertools-logger.ts';
 import { S3ObjectStore } from '../../adapters/aws/s3-object-store.ts';
 import { zenCreditPolicyLoader } from '../../adapters/decision/zen-credit-policy.ts';
@@ -13,7 +13,7 @@ const environment = readPipelineEnvironment();
 export const handler = createPolicyCheckHandler({
   objects: new S3ObjectStore({ client: new S3Client({}), bucket: environment.bucketName }),
   policyLoader: zenCreditPolicyLoader,
-  events: new EventBridgePublisher({
+  events: eventBridgePublisher({
     client: new EventBridgeClient({}),
     eventBusName: environment.eventBusName,
     // A refused policy names no document.

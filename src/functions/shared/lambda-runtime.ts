@@ -5,7 +5,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HmacDocumentKeys } from '../../adapters/audit/hmac-document-keys.ts';
-import { EventBridgePublisher } from '../../adapters/aws/eventbridge-publisher.ts';
+import { eventBridgePublisher } from '../../adapters/aws/eventbridge-publisher.ts';
 import { createLambdaLogger } from '../../adapters/aws/powertools-logger.ts';
 import { SecretsManagerTokenSource, secretStringOf } from '../../adapters/aws/secrets-manager-token.ts';
 import { LazyBureauGateway } from '../../adapters/bureau/lazy-bureau-gateway.ts';
@@ -31,7 +31,7 @@ export function lambdaRuntime() {
     environment,
     ...adapters,
     logger: createLambdaLogger(),
-    events: new EventBridgePublisher({
+    events: eventBridgePublisher({
       client: new EventBridgeClient({}),
       eventBusName: environment.eventBusName,
       fullDocuments: environment.settings.alertFullDocuments,
