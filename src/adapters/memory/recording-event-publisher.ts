@@ -1,5 +1,5 @@
-import { type AlertEventType, type AlertSources, eventPublisherOf } from '../../contract/index.ts';
-import type { EventPublisher } from '../../domain/ports/index.ts';
+import type { AlertEventType, AlertSources } from '../../contract/index.ts';
+import { CatalogueEventPublisher } from '../catalogue-event-publisher.ts';
 
 /** One event as a {@link RecordingEventPublisher} keeps it. */
 export type PublishedEvent = {
@@ -7,16 +7,13 @@ export type PublishedEvent = {
 }[AlertEventType];
 
 /** Keeps published events in memory (local runs and tests), where there is no EventBridge to send them to. */
-export class RecordingEventPublisher implements EventPublisher {
+export class RecordingEventPublisher extends CatalogueEventPublisher {
   readonly events: PublishedEvent[] = [];
-  readonly #record = eventPublisherOf(async (type, events) => {
+
+  protected async publishEvents<Type extends AlertEventType>(
+    type: Type,
+    events: readonly AlertSources[Type][],
+  ): Promise<void> {
     for (const detail of events) this.events.push({ detailType: type, detail } as PublishedEvent);
-  });
-  readonly batchCompleted = this.#record.batchCompleted;
-  readonly batchAwaitingApproval = this.#record.batchAwaitingApproval;
-  readonly budgetExhausted = this.#record.budgetExhausted;
-  readonly policyRejected = this.#record.policyRejected;
-  readonly overrideRecorded = this.#record.overrideRecorded;
-  readonly portfolioChanged = this.#record.portfolioChanged;
-  readonly documentsChanged = this.#record.documentsChanged;
+  }
 }

@@ -6,12 +6,11 @@ import {
   type AlertSources,
   alertDetailsOf,
   EVENTS,
-  eventPublisherOf,
   matchesEventPattern,
   subscriptionPatterns,
   type WebhookSubscription,
 } from '../../contract/index.ts';
-import type { EventPublisher } from '../../domain/ports/index.ts';
+import { CatalogueEventPublisher } from '../catalogue-event-publisher.ts';
 
 /** A subscription and the headers its requests carry (the auth header among them). */
 export interface WebhookTarget {
@@ -55,7 +54,7 @@ const LONGEST_BACKOFF_MS = 5_000;
  * for the statuses EventBridge retries, within a time limit. Publishing never waits for a receiver: deliveries run
  * beside the pipeline, and {@link settle} waits for them and returns what could not be delivered.
  */
-export class WebhookDelivery implements EventPublisher {
+export class WebhookDelivery extends CatalogueEventPublisher {
   readonly #options: WebhookDeliveryOptions;
   readonly #fullDocuments: boolean;
   readonly #inFlight = new Set<Promise<void>>();
@@ -63,21 +62,18 @@ export class WebhookDelivery implements EventPublisher {
   #delivered = 0;
 
   constructor(options: WebhookDeliveryOptions) {
+    super();
     this.#options = options;
     this.#fullDocuments = options.targets.some((target) => target.subscription.includeDocuments === true);
   }
 
   // Publishing never waits for a receiver: each event is handed to its deliveries, which run beside the pipeline.
-  readonly #publisher = eventPublisherOf(async (type, events) => {
+  protected async publishEvents<Type extends AlertEventType>(
+    type: Type,
+    events: readonly AlertSources[Type][],
+  ): Promise<void> {
     for (const event of events) this.publish(type, event);
-  });
-  readonly batchCompleted = this.#publisher.batchCompleted;
-  readonly batchAwaitingApproval = this.#publisher.batchAwaitingApproval;
-  readonly budgetExhausted = this.#publisher.budgetExhausted;
-  readonly policyRejected = this.#publisher.policyRejected;
-  readonly overrideRecorded = this.#publisher.overrideRecorded;
-  readonly portfolioChanged = this.#publisher.portfolioChanged;
-  readonly documentsChanged = this.#publisher.documentsChanged;
+  }
 
   /** Waits for every delivery under way; returns the events given up since the last call. */
   async settle(): Promise<{ delivered: number; undelivered: UndeliveredEvent[] }> {
