@@ -8,6 +8,7 @@ import { DEFAULT_SETTINGS, MAX_PRICE_PER_QUERY } from '../../src/contract/settin
 import { DEFAULT_REPORT_LANGUAGE, REPORT_LANGUAGES } from '../../src/domain/batch-report/report-language.ts';
 import { BUREAU_REGISTRY } from '../../src/domain/bureau/index.ts';
 import { BUREAUS } from '../../src/domain/report/raw-credit-report.ts';
+import { formatBrl } from '../../src/domain/spend/index.ts';
 import { LOCAL_RATE_LIMIT } from '../local/local-settings.ts';
 import { DEFAULT_STATE_DIRECTORY } from '../local/local-state.ts';
 import type { OptionRelation, OptionSpec } from './option-spec.ts';
@@ -53,12 +54,12 @@ export const bureau = (description: string, withDefault = true): OptionSpec => (
 export const prices = (purpose: string): OptionSpec[] => [
   {
     flags: '--price <bureau=brl>',
-    description: `price of one query of a bureau${purpose}, e.g. a=2,70; repeatable`,
+    description: `price of one query of a bureau${purpose}, e.g. a=2,70`,
     value: { type: 'bureau-price', max: MAX_PRICE_PER_QUERY },
     repeatable: true,
     default: {
       value: undefined,
-      text: BUREAUS.map((bureau) => `${bureau}=${DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery}`).join(', '),
+      text: `the list price, ${BUREAUS.map((bureau) => `${bureau}=${formatBrl(DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery)}`).join(', ')}`,
     },
   },
   ...BUREAUS.map(
@@ -66,7 +67,10 @@ export const prices = (purpose: string): OptionSpec[] => [
       flags: `--price-${bureau} <brl>`,
       description: `price of one bureau ${BUREAU_REGISTRY[bureau].label} query${purpose} (the same as --price ${bureau}=<brl>)`,
       value: { type: 'price', max: MAX_PRICE_PER_QUERY },
-      default: { value: undefined, text: `list price R$ ${DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery}` },
+      default: {
+        value: undefined,
+        text: `list price ${formatBrl(DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery)}`,
+      },
     }),
   ),
 ];

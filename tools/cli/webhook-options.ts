@@ -22,14 +22,14 @@ function webhookShape(needs: boolean): readonly OptionSpec[] {
     },
     {
       flags: '--webhook-events <list>',
-      description: 'the events webhooks receive, comma-separated',
+      description: 'the events webhooks receive',
       value: { type: 'list', of: 'alert-events' },
       default: { value: undefined, text: `all: ${ALERT_EVENT_TYPES.join(',')}` },
       ...requires('webhook-events'),
     },
     {
       flags: '--webhook-change-kinds <list>',
-      description: 'the change kinds that send a DocumentChanged, comma-separated',
+      description: 'the change kinds that send a DocumentChanged',
       value: { type: 'list', of: 'change-kinds' },
       default: { value: undefined, text: DEFAULT_ALERT_CHANGE_KINDS.join(',') },
       ...requires('webhook-change-kinds'),
@@ -56,7 +56,7 @@ export const WEBHOOK_OPTIONS: readonly OptionSpec[] = [
   {
     flags: '--webhook <url>',
     description:
-      'POST each event (BatchCompleted, PortfolioChanged, …) to this URL as EventBridge would; repeatable',
+      'POST each event (BatchCompleted, PortfolioChanged, …) to this URL as EventBridge would',
     value: { type: 'url' },
     repeatable: true,
   },
