@@ -55,8 +55,7 @@ function webhookShape(needs: boolean): readonly OptionSpec[] {
 export const WEBHOOK_OPTIONS: readonly OptionSpec[] = [
   {
     flags: '--webhook <url>',
-    description:
-      'POST each event (BatchCompleted, PortfolioChanged, …) to this URL as EventBridge would',
+    description: 'POST each event (BatchCompleted, PortfolioChanged, …) to this URL as EventBridge would',
     value: { type: 'url' },
     repeatable: true,
   },
