@@ -40,7 +40,7 @@ async function run(fullDocuments: boolean): Promise<void> {
     'results/x/changes.csv',
   );
   for (let row = 1; row <= documents; row++)
-    alerts.add({ ...rowRecord({ row }), document: makeCpf(random) }, changesOf());
+    alerts.add({ ...rowRecord({ row }), document: makeCpf(random), documentType: 'cpf' }, changesOf());
   const gathered = performance.now();
   const heapHeld = process.memoryUsage().heapUsed - heapBefore;
   let entries = 0;

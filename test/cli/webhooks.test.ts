@@ -95,7 +95,18 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
     const out = join(directory, 'out');
 
     const result = await runCli(
-      ['screen', file, '--engine', 'memory', '--out', out, '--webhook', url, '--webhook-retry-seconds', '1'],
+      [
+        'screen',
+        file,
+        '--engine',
+        'memory',
+        '--out',
+        out,
+        '--webhook',
+        `${url}/services/T0/B0/s3cr3t`,
+        '--webhook-retry-seconds',
+        '1',
+      ],
       { cwd: directory },
     );
 
@@ -114,6 +125,8 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
     ]);
     expect((await stat(file_)).mode & 0o777).toBe(0o600);
     expect(result.stderr.split('\n').filter((line) => line.startsWith('warning: webhooks:'))).toHaveLength(1);
+    // The warning names the receiver by its origin: a webhook's path is often its secret.
+    expect(result.stderr).not.toContain('s3cr3t');
   }, 120_000);
 
   it('a re-screen sends PortfolioChanged with the counts of changes.csv, and one DocumentChanged per document with a selected change', async () => {

@@ -71,7 +71,7 @@ export interface LocalRunOptions extends WebhookRunOptions {
 }
 
 /** The pipeline's settings for a local run: the local defaults, with what the options change. */
-function settingsFrom(options: LocalRunOptions): PipelineSettings {
+function settingsFrom(options: LocalRunOptions, webhooks: WebhookDelivery | null): PipelineSettings {
   const local = localSettings(options.rateLimit ?? LOCAL_RATE_LIMIT);
   const prices = pricesOf(options);
   return {
@@ -89,7 +89,7 @@ function settingsFrom(options: LocalRunOptions): PipelineSettings {
       }),
       local.bureaus,
     ),
-    ...alertSettingsOf(webhookSubscriptionsOf(options)),
+    ...alertSettingsOf(webhooks?.subscriptions ?? []),
   };
 }
 
@@ -205,7 +205,7 @@ async function startPipeline(
   );
   return LocalPipeline.start({
     engine: options.engine,
-    settings: settingsFrom(options),
+    settings: settingsFrom(options, webhooks),
     bureauBaseUrl: options.baseUrl ?? (emulator as ServiceEmulator).url,
     token: options.live
       ? ((options.token ?? process.env.BUREAU_TOKEN) as string)

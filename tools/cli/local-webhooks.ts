@@ -97,7 +97,8 @@ export async function settleWebhooks(
   const file = directory === null ? null : join(directory, UNDELIVERED_EVENTS_FILE);
   if (file !== null) await writePrivateFile(file, undeliveredLines(undelivered), { append: true });
   const first = undelivered[0] as UndeliveredEvent;
+  // Only the receiver's origin: a webhook's path often is its secret (chat services put the token there).
   process.stderr.write(
-    `warning: webhooks: ${undelivered.length} event${undelivered.length === 1 ? '' : 's'} not delivered (${delivered} delivered; first: ${first.event['detail-type']} to ${printable(first.url)}, ${first.reason})${file === null ? '' : `; written to ${printable(file)}`}\n`,
+    `warning: webhooks: ${undelivered.length} event${undelivered.length === 1 ? '' : 's'} not delivered (${delivered} delivered; first: ${first.event['detail-type']} to ${first.webhook} at ${printable(new URL(first.url).origin)}, ${first.reason})${file === null ? '' : `; written to ${printable(file)}`}\n`,
   );
 }

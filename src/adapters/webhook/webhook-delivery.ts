@@ -84,6 +84,11 @@ export class WebhookDelivery extends CatalogueEventPublisher {
     return { delivered, undelivered };
   }
 
+  /** The subscriptions it delivers to. */
+  get subscriptions(): readonly WebhookSubscription[] {
+    return this.#options.targets.map((target) => target.subscription);
+  }
+
   /** Publishes one event of the catalogue to the subscriptions whose patterns it matches. */
   publish<Type extends AlertEventType>(type: Type, event: AlertSources[Type]): void {
     if (this.#options.targets.length === 0) return;

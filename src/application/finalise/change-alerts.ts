@@ -1,4 +1,5 @@
 import type { BatchRecord, RowRecord } from '../../domain/batch/index.ts';
+import type { DocumentType } from '../../domain/documents/index.ts';
 import type { ChangeKind, ReportChange } from '../../domain/monitoring/index.ts';
 import type { DocumentChange, DocumentChangedEvent } from '../../domain/ports/index.ts';
 import { compareChangeSeverity, TopList } from '../../domain/summary/index.ts';
@@ -34,9 +35,12 @@ export class ChangeAlerts {
   }
 
   /** One screened document's changes (those of `changes.csv`, in its order). */
-  add(row: RowRecord & { readonly document: string }, changes: readonly ReportChange[]): void {
+  add(
+    row: RowRecord & { readonly document: string; readonly documentType: DocumentType },
+    changes: readonly ReportChange[],
+  ): void {
     if (changes.length === 0) return;
-    const documentType = row.documentType ?? (row.document.length === 11 ? 'cpf' : 'cnpj');
+    const { documentType } = row;
     for (const change of changes)
       this.#worst.offer({ row: row.row, document: row.document, documentType, ...change });
     if (!changes.some((change) => this.#kinds.has(change.kind))) return;

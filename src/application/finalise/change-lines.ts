@@ -2,6 +2,7 @@
 
 import pLimit from 'p-limit';
 import { type BatchRecord, type ReportKey, type RowRecord, reportKeyId } from '../../domain/batch/index.ts';
+import type { DocumentType } from '../../domain/documents/index.ts';
 import {
   type ChangeCounts,
   ChangesCsvWriter,
@@ -41,8 +42,12 @@ export async function* changeLines(
   const limit = pLimit(PREVIOUS_REPORT_LOOKUPS);
   for await (const page of batchRows.rows(batch.batchId)) {
     const screened = page.filter(
-      (row): row is RowRecord & { reportKey: ReportKey; document: string } =>
-        row.state === 'screened' && row.reportKey !== null && row.document !== null,
+      (row): row is RowRecord & { reportKey: ReportKey; document: string; documentType: DocumentType } =>
+        // A document and its type are set together, from one parse at ingest.
+        row.state === 'screened' &&
+        row.reportKey !== null &&
+        row.document !== null &&
+        row.documentType !== null,
     );
     if (screened.length === 0) continue;
     const [current, previous] = await Promise.all([
