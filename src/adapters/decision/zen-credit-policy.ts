@@ -28,6 +28,7 @@ import {
 } from '../../domain/decision/index.ts';
 import type { CreditPolicy, CreditPolicyLoad, CreditPolicyLoader } from '../../domain/ports/index.ts';
 import { zenErrorText } from './cell-probe.ts';
+import { type CompiledGraph, compileGraph, DeferToZen } from './compiled/compiled-graph.ts';
 import { pathExpression } from './expression-paths.ts';
 import { type FiredMarks, markFiredRules, takeMarks } from './fired-marks.ts';
 import { FROM_INPUT, namesReaching, PolicyRefused, shapeOf } from './graph-shape.ts';
@@ -220,20 +221,37 @@ interface FastPath {
 /** At most this many sets of switch statements are learnt; past it, unknown sets are evaluated with the trace. */
 const MAX_ORDERS = 256;
 
+/**
+ * The compiled evaluator's answers ZEN checks: the first ones, then one in this many. A disagreement sends the policy
+ * back to ZEN for good (ZEN's answer is the one given).
+ */
+const FIRST_CHECKED = 32;
+const CHECK_EVERY = 1000;
+
+/** How a policy is evaluated, for comparisons and benches; by default compiled where it can be, checked by ZEN. */
+export interface LoadOptions {
+  readonly withTrace?: boolean;
+  readonly interpretedOnly?: boolean;
+}
+
 class ZenCreditPolicy implements CreditPolicy {
   readonly #decision: ZenDecision;
   readonly #rules: ReadonlyMap<string, NodeRules>;
   readonly #nodes: ReadonlyMap<string, JdmNode>;
   readonly #fields: readonly string[] | null;
   #fast: FastPath | null;
+  /** The marked policy compiled to closures (compiled/compiled-graph.ts), while ZEN agrees with it. */
+  #compiled: CompiledGraph | null;
+  #compiledAnswers = 0;
 
   constructor(
     readonly name: string,
     readonly sha256: string,
     graph: JdmGraph,
     analysis: Analysis,
-    withTrace: boolean,
+    options: LoadOptions,
   ) {
+    const withTrace = options.withTrace === true;
     engine ??= new ZenEngine();
     const checked = { ...graph, nodes: analysis.checked.map((entry) => entry.node) };
     this.#decision = engine.createDecision(checked);
@@ -244,6 +262,7 @@ class ZenCreditPolicy implements CreditPolicy {
       marks: marked.marks,
       orders: new Map(),
     };
+    this.#compiled = marked && !options.interpretedOnly ? compileGraph(marked.graph) : null;
     this.#rules = new Map(
       analysis.checked.flatMap((entry) => (entry.rules ? [[entry.node.id, entry.rules]] : [])),
     );
@@ -273,8 +292,11 @@ class ZenCreditPolicy implements CreditPolicy {
     const fast = this.#fast;
     if (fast === null) return this.#traced(context);
     let answer: unknown;
+    let compiled = false;
     try {
-      answer = (await fast.decision.evaluate(context)).result;
+      const own = this.#compiledAnswer(context);
+      compiled = own !== undefined;
+      answer = compiled ? await this.#checked(own, context) : (await fast.decision.evaluate(context)).result;
     } catch (error) {
       return policyError(`the engine failed: ${evaluationError(error, this.#nodes)}`);
     }
@@ -291,13 +313,34 @@ class ZenCreditPolicy implements CreditPolicy {
         isDeepStrictEqual(fired, fromTrace.fired) &&
         isDeepStrictEqual(unknown, fromTrace.unknown) &&
         isDeepStrictEqual(answer, result);
-      if (agree) {
-        fast.orders.set(key, learnt);
-      } else {
-        this.#fast = null;
-      }
+      if (agree) fast.orders.set(key, learnt);
+      // The compiled answer disagreeing is the compiled evaluator's fault, not the marks'.
+      else if (compiled) this.#compiled = null;
+      else this.#fast = null;
     });
     return traced;
+  }
+
+  /** The compiled evaluator's answer, or undefined when there is none or it leaves this evaluation to ZEN. */
+  #compiledAnswer(context: Record<string, unknown>): unknown {
+    if (this.#compiled === null) return undefined;
+    try {
+      return this.#compiled.evaluate(context as Parameters<CompiledGraph['evaluate']>[0]);
+    } catch (error) {
+      if (error instanceof DeferToZen) return undefined;
+      throw error;
+    }
+  }
+
+  /** A compiled answer, checked against ZEN's when its turn comes (ZEN's is given when they differ). */
+  async #checked(answer: unknown, context: Record<string, unknown>): Promise<unknown> {
+    const count = this.#compiledAnswers++;
+    if (count >= FIRST_CHECKED && count % CHECK_EVERY !== 0) return answer;
+    const fast = this.#fast as FastPath;
+    const reference = (await fast.decision.evaluate(context)).result;
+    if (isDeepStrictEqual(answer, reference)) return answer;
+    this.#compiled = null;
+    return reference;
   }
 
   /** The rules the marks name, in the nodes' evaluation order (then in the order of their rows or statements). */
@@ -340,19 +383,20 @@ class ZenCreditPolicy implements CreditPolicy {
  *
  * @param name the file's name (or S3 key) as the user gave it: messages and the manifest name the policy by it
  * @param contents the file's exact bytes (a string is taken as its UTF-8 bytes): `sha256` is computed over them
- * @param options `withTrace`: always evaluate with ZEN's trace, as before the marks (for comparisons and benches)
+ * @param options `withTrace`: always evaluate with ZEN's trace, as before the marks; `interpretedOnly`: never with the
+ *   compiled evaluator (both for comparisons and benches)
  */
 export function loadZenCreditPolicy(
   name: string,
   contents: Uint8Array | string,
-  options: { readonly withTrace?: boolean } = {},
+  options: LoadOptions = {},
 ): CreditPolicyLoad {
   const bytes = typeof contents === 'string' ? Buffer.from(contents, 'utf8') : contents;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   try {
     const graph = parseGraph(parseJson(bytes));
     const analysis = analyse(graph);
-    const policy = new ZenCreditPolicy(name, sha256, graph, analysis, options.withTrace === true);
+    const policy = new ZenCreditPolicy(name, sha256, graph, analysis, options);
     return { ok: true, policy, warnings: analysis.warnings.map((warning) => `${name}: ${warning}`) };
   } catch (error) {
     const reason =
@@ -363,3 +407,20 @@ export function loadZenCreditPolicy(
 
 /** The loader as a port, for composition roots. */
 export const zenCreditPolicyLoader: CreditPolicyLoader = { load: loadZenCreditPolicy };
+
+/**
+ * A policy's marked graph (fired-marks.ts), as ZEN evaluates it on the fast path, and its compiled form: what the
+ * differential test compares. Null when the policy is refused or cannot be marked.
+ */
+export function markedAndCompiled(
+  contents: Uint8Array | string,
+): { readonly marked: JdmGraph; readonly compiled: CompiledGraph | null } | null {
+  try {
+    const graph = parseGraph(parseJson(typeof contents === 'string' ? Buffer.from(contents) : contents));
+    const marked = markFiredRules(graph, analyse(graph).checked);
+    return marked && { marked: marked.graph, compiled: compileGraph(marked.graph) };
+  } catch (error) {
+    if (error instanceof PolicyRefused) return null;
+    throw error;
+  }
+}
