@@ -123,6 +123,12 @@ const EXPRESSIONS = [
   '1234.55 * 0.3',
   '10 - 0.3',
   '1_000 * 1e3',
+  '1234.5678 * 9876.5432',
+  'amount / 7 * 7',
+  '(score - 500) / 7',
+  'amount / 3 > 411.516666666666',
+  'income * income * income',
+  'sum([amount, income, 0.07])',
 ];
 
 const UNARY_CELLS = [
@@ -290,4 +296,165 @@ describe('compiled policies against ZEN', () => {
       expect(new Set(own.map((decision) => decision.decision)).size).toBeGreaterThan(1);
     },
   );
+});
+
+const node = (id: string, type: string, content?: unknown) => ({
+  id,
+  name: id,
+  type,
+  ...(content ? { content } : {}),
+});
+const edge = (sourceId: string, targetId: string, sourceHandle?: string) => ({
+  id: `${sourceId}-${targetId}-${sourceHandle ?? ''}`,
+  sourceId,
+  targetId,
+  ...(sourceHandle ? { sourceHandle } : {}),
+});
+const transform = (extra: Record<string, unknown> = {}) => ({
+  passThrough: false,
+  inputField: null,
+  outputPath: null,
+  executionMode: 'single',
+  ...extra,
+});
+const scoreTable = (id: string, hitPolicy: 'first' | 'collect', extra: Record<string, unknown> = {}) =>
+  node(id, 'decisionTableNode', {
+    hitPolicy,
+    ...transform(extra),
+    inputs: [{ id: 'c1', name: 'Score', field: 'score' }],
+    outputs: [
+      { id: 'o1', name: 'decision', field: 'decision' },
+      { id: 'o2', name: 'limit', field: 'credit_limit' },
+      { id: 'o3', name: 'reasons', field: 'reasons' },
+    ],
+    rules: [
+      { _id: `${id}-1`, c1: '< 400', o1: '"decline"', o2: '', o3: '["SCORE_BAIXO"]' },
+      { _id: `${id}-2`, c1: '[400..700)', o1: '"review"', o2: 'presumed_income * 0.5', o3: '' },
+      { _id: `${id}-3`, c1: '>= 700', o1: '"approve"', o2: 'presumed_income ?? 1000', o3: '' },
+    ],
+  });
+
+/** Graphs that use what the samples do not: pass-through, nested output paths, a collect switch, joined branches. */
+const CRAFTED: Record<string, unknown> = {
+  'first table, pass-through, no row for a null score': {
+    nodes: [
+      node('in', 'inputNode'),
+      scoreTable('t', 'first', { passThrough: true }),
+      node('out', 'outputNode'),
+    ],
+    edges: [edge('in', 't'), edge('t', 'out')],
+  },
+  'collect table under a nested path, then a combining expression': {
+    nodes: [
+      node('in', 'inputNode'),
+      scoreTable('t', 'collect', { outputPath: 'regras.score', passThrough: true }),
+      node('x', 'expressionNode', {
+        ...transform({ passThrough: true }),
+        expressions: [
+          { id: 'e1', key: 'decision', value: 'score != null and score < 500 ? "decline" : "approve"' },
+          { id: 'e2', key: 'detalhe.margem', value: 'score != null ? (score - 500) / 7 : null' },
+        ],
+      }),
+      node('out', 'outputNode'),
+    ],
+    edges: [edge('in', 't'), edge('t', 'x'), edge('x', 'out')],
+  },
+  'collect switch whose branches join again': {
+    nodes: [
+      node('in', 'inputNode'),
+      node('s', 'switchNode', {
+        hitPolicy: 'collect',
+        statements: [
+          { id: 's1', condition: 'protests_count > 0' },
+          { id: 's2', condition: 'type(score) == "number" and score < 600' },
+          { id: 's3', condition: '' },
+        ],
+      }),
+      node('a', 'expressionNode', {
+        ...transform({ outputPath: 'protesto' }),
+        expressions: [{ id: 'a1', key: 'decision', value: '"review"' }],
+      }),
+      node('b', 'expressionNode', {
+        ...transform({ outputPath: 'score' }),
+        expressions: [{ id: 'b1', key: 'decision', value: '"decline"' }],
+      }),
+      node('c', 'expressionNode', {
+        ...transform(),
+        expressions: [{ id: 'c1', key: 'decision', value: '"approve"' }],
+      }),
+      node('out', 'outputNode'),
+    ],
+    edges: [
+      edge('in', 's'),
+      edge('s', 'a', 's1'),
+      edge('s', 'b', 's2'),
+      edge('s', 'c', 's3'),
+      edge('a', 'out'),
+      edge('b', 'out'),
+      edge('c', 'out'),
+    ],
+  },
+};
+
+describe('compiled crafted policies against ZEN', () => {
+  it.each(Object.keys(CRAFTED))('%s: compiled, and answers as ZEN on 1,000 inputs', async (name) => {
+    // Arrange
+    const forms = markedAndCompiled(JSON.stringify(CRAFTED[name]));
+    const compiled = forms?.compiled;
+    if (!forms || !compiled) throw new Error(`${name} did not compile`);
+    const zen = new ZenEngine().createDecision(forms.marked);
+    const random = new SeededRandom(`crafted ${name}`);
+    const cases: { label: string; own: Outcome; zen: Outcome }[] = [];
+
+    // Act
+    for (let index = 0; index < 1000; index++) {
+      const context = randomContext(random);
+      const reference = await zen.evaluate(context).then(
+        (response): Outcome => ({ kind: 'value', value: response.result }),
+        (): Outcome => ({ kind: 'error' }),
+      );
+      cases.push({
+        label: JSON.stringify(context),
+        own: ours(() => compiled.evaluate(context as never)),
+        zen: reference,
+      });
+    }
+    const { disagreements, deferred } = compare(cases);
+
+    // Assert
+    expect(disagreements).toEqual([]);
+    expect(deferred).toBeLessThan(100);
+  });
+
+  it('leaves a policy it cannot compile to ZEN, which decides it as before', async () => {
+    // Arrange: `contains` is not among the functions compiled.
+    const policy = {
+      nodes: [
+        node('in', 'inputNode'),
+        node('x', 'expressionNode', {
+          ...transform(),
+          expressions: [
+            {
+              id: 'x1',
+              key: 'decision',
+              value: 'contains(registration_status ?? "", "AT") ? "approve" : "review"',
+            },
+          ],
+        }),
+        node('out', 'outputNode'),
+      ],
+      edges: [edge('in', 'x'), edge('x', 'out')],
+    };
+    const loadedPolicy = loadZenCreditPolicy('contains.json', JSON.stringify(policy));
+    if (!loadedPolicy.ok) throw new Error(loadedPolicy.error);
+
+    // Act
+    const forms = markedAndCompiled(JSON.stringify(policy));
+    const active = await loadedPolicy.policy.decide({ registration_status: 'ATIVA' } as never);
+    const other = await loadedPolicy.policy.decide({ registration_status: 'BAIXADA' } as never);
+
+    // Assert
+    expect(forms?.compiled).toBeNull();
+    expect([active.decision, other.decision]).toEqual(['approve', 'review']);
+  });
 });

@@ -14,7 +14,6 @@ import {
   type DecisionInput,
   decisionFigures,
   decisionInput,
-  mapInOrder,
 } from '../../../src/domain/decision/index.ts';
 import type { CreditPolicy } from '../../../src/domain/ports/index.ts';
 import { reasonsCell } from '../../../src/domain/summary/index.ts';
@@ -35,8 +34,11 @@ const DECISIONS_COLUMNS = [
   'previous_decision',
 ] as const;
 
-/** Decisions in flight: the engine evaluates off the main thread, and reading the next rows overlaps with it. */
-const DEFAULT_CONCURRENCY = 64;
+/**
+ * Decisions in flight together: ZEN evaluates off the main thread, so the rows of a chunk are decided together (the
+ * compiled evaluator answers at once, and then a row costs no more than its own work).
+ */
+const DEFAULT_CONCURRENCY = 256;
 
 /** What a run did. */
 export interface RedecideOutcome {
@@ -101,12 +103,15 @@ function figuresOf(line: string, lineNumber: number, summaryLine: SummaryLine) {
   return { figures, previousReasons };
 }
 
-/** The summary's rows with, for each one that has a report, its decision input and its previous reasons. */
-async function* itemsOf(
+/**
+ * The summary's rows, a chunk at a time, with, for each one that has a report, its decision input and its previous
+ * reasons (the reports read alongside, line for line).
+ */
+async function* itemBatches(
   summaryLines: AsyncIterable<SummaryLine[]>,
   reports: AsyncGenerator<string[]>,
   headers: readonly string[],
-): AsyncGenerator<Item> {
+): AsyncGenerator<Item[]> {
   let batch: string[] = [];
   let index = 0;
   let lineNumber = 0;
@@ -120,9 +125,10 @@ async function* itemsOf(
     return true;
   };
   for await (const lines of summaryLines) {
+    const items: Item[] = [];
     for (const line of lines) {
       if (!hasReport(line)) {
-        yield { line, input: null, previousReasons: [] };
+        items.push({ line, input: null, previousReasons: [] });
         continue;
       }
       if (index >= batch.length && !(await refill()))
@@ -130,13 +136,30 @@ async function* itemsOf(
           `summary.csv row ${line.row} has a report, but reports.jsonl ends after ${lineNumber} lines: the two files are not of the same batch`,
         );
       const { figures, previousReasons } = figuresOf(batch[index++] as string, ++lineNumber, line);
-      yield { line, input: decisionInput(figures, headers, line.customerCells), previousReasons };
+      items.push({ line, input: decisionInput(figures, headers, line.customerCells), previousReasons });
     }
+    yield items;
   }
   if (await refill())
     throw new ResultsFileError(
       `reports.jsonl has more lines than summary.csv has rows with a report (${lineNumber}): the two files are not of the same batch`,
     );
+}
+
+/** Decides a chunk's rows, at most `concurrency` of them in flight together. */
+async function decideAll(
+  items: readonly Item[],
+  policy: CreditPolicy,
+  concurrency: number,
+): Promise<(Decision | null)[]> {
+  const decisions: (Decision | null)[] = [];
+  for (let start = 0; start < items.length; start += concurrency) {
+    const slice = items.slice(start, start + concurrency);
+    decisions.push(
+      ...(await Promise.all(slice.map((item) => (item.input === null ? null : policy.decide(item.input))))),
+    );
+  }
+  return decisions;
 }
 
 /** A credit limit as the summary writes money: two decimals, a decimal comma in the Excel dialect. */
@@ -170,40 +193,35 @@ export async function redecide(
   const missing = policy.customerColumnsRead.filter((column) => !layout.customerHeaders.includes(column));
   for (const column of missing)
     options.warn?.(`the policy reads input.${column}, which summary.csv does not have: it reads null`);
-  const items = itemsOf(summary.lines, jsonLines(files.open('reports')), layout.customerHeaders);
-  const decide = async (item: Item) => ({
-    item,
-    decision: item.input === null ? null : await policy.decide(item.input),
-  });
+  const batches = itemBatches(summary.lines, jsonLines(files.open('reports')), layout.customerHeaders);
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const tally = new FlipTally(layout.decided);
   const remembered = new Map<number, Remembered>();
   await sink.write(csvPreamble(layout.dialect) + csvLine(DECISIONS_COLUMNS, layout.dialect));
   let rows = 0;
   let decided = 0;
-  for await (const { item, decision: own } of mapInOrder(
-    items,
-    decide,
-    options.concurrency ?? DEFAULT_CONCURRENCY,
-  )) {
-    options.signal?.throwIfAborted();
-    const { line } = item;
-    let decision = own;
-    let previousReasons = item.previousReasons;
-    if (line.duplicateOf !== null) {
-      const original = remembered.get(line.duplicateOf);
-      decision = original?.decision ?? null;
-      previousReasons = original?.previousReasons ?? [];
-      if (original !== undefined && --original.remaining === 0) remembered.delete(line.duplicateOf);
-    } else if (targets.has(line.row)) {
-      remembered.set(line.row, { decision, previousReasons, remaining: targets.get(line.row) ?? 0 });
-    }
-    rows++;
-    if (decision !== null) {
-      decided++;
-      tally.add(line.previous ?? 'none', decision, previousReasons);
-    }
-    await sink.write(
-      csvLine(
+  for await (const items of batches) {
+    const decisions = await decideAll(items, policy, concurrency);
+    let text = '';
+    for (const [position, item] of items.entries()) {
+      options.signal?.throwIfAborted();
+      const { line } = item;
+      let decision = decisions[position] ?? null;
+      let previousReasons = item.previousReasons;
+      if (line.duplicateOf !== null) {
+        const original = remembered.get(line.duplicateOf);
+        decision = original?.decision ?? null;
+        previousReasons = original?.previousReasons ?? [];
+        if (original !== undefined && --original.remaining === 0) remembered.delete(line.duplicateOf);
+      } else if (targets.has(line.row)) {
+        remembered.set(line.row, { decision, previousReasons, remaining: targets.get(line.row) ?? 0 });
+      }
+      rows++;
+      if (decision !== null) {
+        decided++;
+        tally.add(line.previous ?? 'none', decision, previousReasons);
+      }
+      text += csvLine(
         [
           String(line.row),
           line.document,
@@ -214,8 +232,9 @@ export async function redecide(
           line.previous ?? '',
         ],
         layout.dialect,
-      ),
-    );
+      );
+    }
+    await sink.write(text);
   }
   return { layout, rows, decided, tally };
 }

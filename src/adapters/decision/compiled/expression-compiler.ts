@@ -8,12 +8,12 @@ import {
   add,
   compare,
   DEFER,
-  decimal,
   divide,
   equals,
   type Interval,
   inInterval,
   inList,
+  integral,
   member,
   modulo,
   multiply,
@@ -73,18 +73,18 @@ const FUNCTIONS: Readonly<Record<string, { arity: number; call: (...args: ZenVal
     call: (list) => {
       const items = numbersOf(list);
       if (items.length === 0) throw DEFER;
-      return items.reduce((total, item) => decimal(total + item));
+      return items.reduce((total, item) => add(total, item) as number);
     },
   },
   abs: { arity: 1, call: (value) => Math.abs(oneNumber(value)) },
-  floor: { arity: 1, call: (value) => decimal(Math.floor(oneNumber(value))) },
-  ceil: { arity: 1, call: (value) => decimal(Math.ceil(oneNumber(value))) },
+  floor: { arity: 1, call: (value) => integral(Math.floor(oneNumber(value))) },
+  ceil: { arity: 1, call: (value) => integral(Math.ceil(oneNumber(value))) },
   // Half away from zero, as ZEN's decimals round: round(2.5) is 3, round(-2.5) is -3.
   round: {
     arity: 1,
     call: (value) => {
       const number = oneNumber(value);
-      return decimal(Math.sign(number) * Math.floor(Math.abs(number) + 0.5));
+      return integral(Math.sign(number) * Math.floor(Math.abs(number) + 0.5));
     },
   },
   upper: { arity: 1, call: (value) => oneString(value).toUpperCase() },

@@ -37,73 +37,97 @@ interface ZenObject {
 export const isObject = (value: unknown): value is Record<string, ZenValue> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A result of decimal arithmetic, as the double ZEN would hand back. */
-export function decimal(value: number): number {
-  if (!Number.isFinite(value) || Math.abs(value) >= LARGEST_EXACT) throw DEFER;
-  const rounded = Number(value.toPrecision(15));
-  return rounded === 0 ? 0 : rounded;
+/**
+ * A double as the decimal its shortest writing says: digits and a power of ten (`0.25` is 25 and -2). One that
+ * needs more than 15 digits is most likely a quotient ZEN holds with 28 (`2 / 3`), whose next sum or product would
+ * differ from ZEN's: left to ZEN.
+ */
+function decimalOf(value: number): { digits: bigint; exponent: number } {
+  const [mantissa = '0', power = '0'] = value.toString().split('e');
+  const [whole = '0', fraction = ''] = mantissa.split('.');
+  const digits = whole + fraction;
+  if (digits.replace(/^-?0*/, '').length > 15) throw DEFER;
+  return { digits: BigInt(digits), exponent: Number(power) - fraction.length };
 }
+
+/** The double nearest to an exact decimal, as ZEN hands its decimals back; magnitudes from 10^15 up are ZEN's. */
+function doubleOf(digits: bigint, exponent: number): number {
+  const value = Number(`${digits}e${exponent}`);
+  if (!Number.isFinite(value) || Math.abs(value) >= LARGEST_EXACT) throw DEFER;
+  return value === 0 ? 0 : value;
+}
+
+/** A whole number from rounding (`floor`, `round`…), as ZEN gives it. */
+export function integral(value: number): number {
+  if (!Number.isFinite(value) || Math.abs(value) >= LARGEST_EXACT) throw DEFER;
+  return value === 0 ? 0 : value;
+}
+
+/** Integers small enough that a double's arithmetic on them is exact. */
+const exactInteger = (value: number): boolean => Number.isInteger(value) && Math.abs(value) < LARGEST_EXACT;
 
 function numbers(left: unknown, right: unknown): [number, number] {
   if (typeof left !== 'number' || typeof right !== 'number') throw VM_ERROR;
   return [left, right];
 }
 
+function sum(a: number, b: number): number {
+  if (exactInteger(a) && exactInteger(b)) return doubleOf(BigInt(a + b), 0);
+  const x = decimalOf(a);
+  const y = decimalOf(b);
+  const exponent = Math.min(x.exponent, y.exponent);
+  const scaled = (d: { digits: bigint; exponent: number }) => d.digits * 10n ** BigInt(d.exponent - exponent);
+  return doubleOf(scaled(x) + scaled(y), exponent);
+}
+
 export function add(left: unknown, right: unknown): ZenValue {
   if (typeof left === 'string' && typeof right === 'string') return left + right;
   const [a, b] = numbers(left, right);
-  return decimal(a + b);
+  return sum(a, b);
 }
 
 export const subtract = (left: unknown, right: unknown): ZenValue => {
   const [a, b] = numbers(left, right);
-  return decimal(a - b);
+  return sum(a, -b);
 };
 
 export const multiply = (left: unknown, right: unknown): ZenValue => {
   const [a, b] = numbers(left, right);
-  return decimal(a * b);
+  if (exactInteger(a) && exactInteger(b) && exactInteger(a * b)) return a * b === 0 ? 0 : a * b;
+  const x = decimalOf(a);
+  const y = decimalOf(b);
+  return doubleOf(x.digits * y.digits, x.exponent + y.exponent);
 };
+
+/** Significant digits of a quotient: ZEN's decimals keep 28; a double needs 17, the rest settles its rounding. */
+const QUOTIENT_DIGITS = 30;
 
 export function divide(left: unknown, right: unknown): ZenValue {
   const [a, b] = numbers(left, right);
   if (b === 0) return null;
-  const quotient = a / b;
-  if (!Number.isFinite(quotient) || Math.abs(quotient) >= LARGEST_EXACT) throw DEFER;
-  const rounded = Number(quotient.toPrecision(15));
-  const result = exactProduct(rounded, b, a) ? rounded : quotient;
-  return result === 0 ? 0 : result;
-}
-
-/** A double as the decimal its shortest writing says: digits and a power of ten (`0.25` is 25 and -2). */
-function decimalOf(value: number): { digits: bigint; exponent: number } {
-  const [mantissa = '0', power = '0'] = value.toString().split('e');
-  const [whole = '0', fraction = ''] = mantissa.split('.');
-  return { digits: BigInt(whole + fraction), exponent: Number(power) - fraction.length };
-}
-
-/** Whether `factor × other` is exactly `product` in decimal (a quotient that multiplies back to its dividend). */
-function exactProduct(factor: number, other: number, product: number): boolean {
-  const a = decimalOf(factor);
-  const b = decimalOf(other);
-  const c = decimalOf(product);
-  const left = a.digits * b.digits;
-  const exponent = a.exponent + b.exponent;
-  const shift = exponent - c.exponent;
-  if (shift >= 0) return left * 10n ** BigInt(shift) === c.digits;
-  return left === c.digits * 10n ** BigInt(-shift);
+  if (a === 0) return 0;
+  const x = decimalOf(a);
+  const y = decimalOf(b);
+  // Scale the dividend so that the integer quotient has the digits wanted, then divide exactly.
+  const length = (digits: bigint) => (digits < 0n ? -digits : digits).toString().length;
+  const shift = Math.max(0, QUOTIENT_DIGITS - length(x.digits) + length(y.digits));
+  const quotient = (x.digits * 10n ** BigInt(shift)) / y.digits;
+  return doubleOf(quotient, x.exponent - y.exponent - shift);
 }
 
 export function modulo(left: unknown, right: unknown): ZenValue {
   const [a, b] = numbers(left, right);
-  if (b === 0 || !Number.isInteger(a) || !Number.isInteger(b)) throw DEFER;
-  return decimal(a % b);
+  if (b === 0 || !exactInteger(a) || !exactInteger(b)) throw DEFER;
+  const result = a % b;
+  return result === 0 ? 0 : result;
 }
 
 export function power(left: unknown, right: unknown): ZenValue {
   const [a, b] = numbers(left, right);
-  if (!Number.isInteger(b) || b < 0) throw DEFER;
-  return decimal(a ** b);
+  if (!Number.isInteger(b) || b < 0 || !exactInteger(a)) throw DEFER;
+  const result = a ** b;
+  if (!exactInteger(result)) throw DEFER;
+  return result;
 }
 
 export function negate(value: unknown): ZenValue {
