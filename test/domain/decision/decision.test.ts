@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   combineResults,
@@ -6,10 +7,12 @@ import {
   decisionFromAnswer,
   decisionSchema,
   type FiredRule,
+  isPlainResult,
   MISSING_DATA,
   mapInOrder,
   POLICY_ERROR,
   policyError,
+  policyResultSchema,
   resultsOfAnswer,
 } from '../../../src/domain/decision/index.ts';
 
@@ -201,5 +204,39 @@ describe('mapInOrder', () => {
     }).rejects.toThrow('boom');
     expect(results).toEqual([0]);
     await expect(mapInOrder([1], step, 0).next()).rejects.toThrow(RangeError);
+  });
+});
+
+describe('isPlainResult', () => {
+  const field = <T>(values: readonly T[]) =>
+    fc.option(fc.oneof(fc.constantFrom(...values), fc.anything()), { nil: undefined });
+  const reason = fc.oneof(
+    fc.constantFrom('', 'SCORE', 7, null),
+    fc.record(
+      { code: fc.constantFrom('', 'CCF', 3), text: fc.constantFrom(undefined, 'Cheque', 2) },
+      { requiredKeys: [] },
+    ),
+  );
+  const candidate = fc.record(
+    {
+      decision: field(['approve', 'review', 'decline', 'maybe', '', null]),
+      reasons: fc.option(fc.oneof(fc.array(reason, { maxLength: 3 }), fc.anything()), { nil: undefined }),
+      risk_band: field(['A', '', null]),
+      credit_limit: field([0, -0, 2500, -1, Number.NaN, Number.POSITIVE_INFINITY, null]),
+      outro: fc.anything(),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('gives the schema’s verdict on every result, well-formed or not', () => {
+    const verdicts = new Set<boolean>();
+    fc.assert(
+      fc.property(candidate, (value) => {
+        verdicts.add(isPlainResult(value));
+        expect(isPlainResult(value)).toBe(policyResultSchema.safeParse(value).success);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(verdicts).toEqual(new Set([true, false]));
   });
 });
