@@ -236,32 +236,38 @@ function randomContext(random: SeededRandom): Record<string, unknown> {
   };
 }
 
+/** A policy's compiled form against ZEN on `count` varied inputs: the disagreements and how many were left to ZEN. */
+async function differential(contents: string | Uint8Array, seed: string, count: number) {
+  const forms = markedAndCompiled(contents);
+  const compiled = forms?.compiled;
+  if (!forms || !compiled) throw new Error(`${seed}: the policy did not compile`);
+  const zen = new ZenEngine().createDecision(forms.marked);
+  const random = new SeededRandom(seed);
+  const cases: { label: string; own: Outcome; zen: Outcome }[] = [];
+  for (let index = 0; index < count; index++) {
+    const context = randomContext(random);
+    const reference = await zen.evaluate(context).then(
+      (response): Outcome => ({ kind: 'value', value: response.result }),
+      (): Outcome => ({ kind: 'error' }),
+    );
+    cases.push({
+      label: JSON.stringify(context),
+      own: ours(() => compiled.evaluate(context as never)),
+      zen: reference,
+    });
+  }
+  return compare(cases);
+}
+
 const SAMPLES = ['samples/policies/pessoa-fisica.json', 'samples/policies/pessoa-juridica.json'];
 
 describe('compiled policies against ZEN', () => {
   it.each(SAMPLES)('answer as ZEN answers the marked graph of %s, on 2,000 varied inputs', async (path) => {
     // Arrange
-    const forms = markedAndCompiled(readFileSync(path));
-    const compiled = forms?.compiled;
-    if (!forms || !compiled) throw new Error(`${path} did not compile`);
-    const zen = new ZenEngine().createDecision(forms.marked);
-    const random = new SeededRandom(`differential ${path}`);
-    const cases: { label: string; own: Outcome; zen: Outcome }[] = [];
+    const contents = readFileSync(path);
 
     // Act
-    for (let index = 0; index < 2000; index++) {
-      const context = randomContext(random);
-      const reference = await zen.evaluate(context).then(
-        (response): Outcome => ({ kind: 'value', value: response.result }),
-        (): Outcome => ({ kind: 'error' }),
-      );
-      cases.push({
-        label: JSON.stringify(context),
-        own: ours(() => compiled.evaluate(context as never)),
-        zen: reference,
-      });
-    }
-    const { disagreements, deferred } = compare(cases);
+    const { disagreements, deferred } = await differential(contents, `differential ${path}`, 2000);
 
     // Assert
     expect(disagreements).toEqual([]);
@@ -399,27 +405,10 @@ const CRAFTED: Record<string, unknown> = {
 describe('compiled crafted policies against ZEN', () => {
   it.each(Object.keys(CRAFTED))('%s: compiled, and answers as ZEN on 1,000 inputs', async (name) => {
     // Arrange
-    const forms = markedAndCompiled(JSON.stringify(CRAFTED[name]));
-    const compiled = forms?.compiled;
-    if (!forms || !compiled) throw new Error(`${name} did not compile`);
-    const zen = new ZenEngine().createDecision(forms.marked);
-    const random = new SeededRandom(`crafted ${name}`);
-    const cases: { label: string; own: Outcome; zen: Outcome }[] = [];
+    const contents = JSON.stringify(CRAFTED[name]);
 
     // Act
-    for (let index = 0; index < 1000; index++) {
-      const context = randomContext(random);
-      const reference = await zen.evaluate(context).then(
-        (response): Outcome => ({ kind: 'value', value: response.result }),
-        (): Outcome => ({ kind: 'error' }),
-      );
-      cases.push({
-        label: JSON.stringify(context),
-        own: ours(() => compiled.evaluate(context as never)),
-        zen: reference,
-      });
-    }
-    const { disagreements, deferred } = compare(cases);
+    const { disagreements, deferred } = await differential(contents, `crafted ${name}`, 1000);
 
     // Assert
     expect(disagreements).toEqual([]);
