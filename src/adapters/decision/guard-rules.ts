@@ -47,11 +47,29 @@ const MAX_GUARDED_CELLS = 5;
 /** A table column's field: a path (`score`, `input.requested_amount`, `input["valor solicitado"]`). */
 const SIMPLE_PATH = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\["[^"]*"\])*$/;
 
+/**
+ * zen-engine 0.54.0 does not fail on a remainder by zero (`x % 0`): it panics, and the panic aborts the whole Node
+ * process (measured), a worker included. The operator is refused until ZEN fails on it as it fails elsewhere.
+ */
+const REMAINDER_REFUSED =
+  'the remainder operator % is refused: zen-engine 0.54.0 stops the whole process on a remainder by zero';
+
+/** Whether an expression's code (its strings' text set aside, a template's `${…}` kept) uses `%`. */
+function usesRemainder(expression: string): boolean {
+  const code = expression
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
+    .replace(/`(?:[^`\\]|\\.)*`/g, (template) =>
+      [...template.matchAll(/\$\{([^}]*)\}/g)].map((part) => part[1]).join(' '),
+    );
+  return code.includes('%');
+}
+
 class Reader {
   readonly paths = new Map<string, readonly string[]>();
   constructor(readonly names: Names) {}
 
   probe(expression: string, mode: 'unary' | 'standard', reference: readonly string[] | null): ProbeResult {
+    if (usesRemainder(expression)) return { ok: false, error: REMAINDER_REFUSED };
     const all = pathsRead(expression);
     const own = all.filter((path) => path[0] !== '$');
     const known = new Set(own.map(pathExpression));

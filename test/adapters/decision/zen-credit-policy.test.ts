@@ -288,6 +288,22 @@ describe('loading a policy: refused in one line naming the file and the node', (
       /: node "Regras": loop mode and inputField are not supported/,
     ],
     [
+      'a remainder (zen-engine aborts the process on a remainder by zero)',
+      graph([
+        {
+          id: 'calc',
+          type: 'expressionNode',
+          name: 'Cálculo',
+          content: {
+            expressions: [
+              { id: 'x', key: 'decision', value: 'score % pending_debts_count == 0 ? "review" : "approve"' },
+            ],
+          },
+        },
+      ]),
+      /: node "Cálculo", expression "decision": .* does not compile: the remainder operator % is refused/,
+    ],
+    [
       'a column whose field is an expression',
       graph([
         table({ inputs: [['Soma', 'score + 1']], rows: [{ 'score + 1': '> 5', decision: '"approve"' }] }),
@@ -618,5 +634,25 @@ describe('deciding', () => {
       const decision = await policy.decide(inputOf(report));
       expect(decisionSchema.parse(decision)).toEqual(decision);
     }
+  });
+});
+
+describe('a per cent sign in a text', () => {
+  it('is not the remainder operator: the policy loads', () => {
+    // Arrange
+    const policy = graph([
+      table({
+        inputs: [['Score', 'score']],
+        rows: [
+          { score: '< 600', decision: '"review"', reasons: '[{code: "P", text: "abaixo de 50% do valor"}]' },
+        ],
+      }),
+    ]);
+
+    // Act
+    const result = load(policy);
+
+    // Assert
+    expect(result.ok).toBe(true);
   });
 });
