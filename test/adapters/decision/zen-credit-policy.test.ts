@@ -88,6 +88,14 @@ function graph(nodes: readonly Record<string, unknown>[], edges?: readonly [stri
   };
 }
 
+/** An expression node "Cálculo" that writes `decision` from one expression. */
+const calculation = (value: string) => ({
+  id: 'calc',
+  type: 'expressionNode',
+  name: 'Cálculo',
+  content: { expressions: [{ id: 'x', key: 'decision', value }] },
+});
+
 const load = (policy: unknown, name = 'politica.json'): CreditPolicyLoad =>
   loadZenCreditPolicy(name, typeof policy === 'string' ? policy : JSON.stringify(policy));
 
@@ -159,14 +167,7 @@ describe('loading a policy: refused in one line naming the file and the node', (
     ],
     [
       'an expression node that does not parse',
-      graph([
-        {
-          id: 'calc',
-          type: 'expressionNode',
-          name: 'Cálculo',
-          content: { expressions: [{ id: 'x', key: 'decision', value: 'score >' }] },
-        },
-      ]),
+      graph([calculation('score >')]),
       /: node "Cálculo", expression "decision": "score >" does not compile/,
     ],
     [
@@ -289,18 +290,7 @@ describe('loading a policy: refused in one line naming the file and the node', (
     ],
     [
       'a remainder (zen-engine aborts the process on a remainder by zero)',
-      graph([
-        {
-          id: 'calc',
-          type: 'expressionNode',
-          name: 'Cálculo',
-          content: {
-            expressions: [
-              { id: 'x', key: 'decision', value: 'score % pending_debts_count == 0 ? "review" : "approve"' },
-            ],
-          },
-        },
-      ]),
+      graph([calculation('score % pending_debts_count == 0 ? "review" : "approve"')]),
       /: node "Cálculo", expression "decision": .* does not compile: the remainder operator % is refused/,
     ],
     [
@@ -602,22 +592,7 @@ describe('deciding', () => {
 
   it('makes an engine failure a POLICY_ERROR review naming the node', async () => {
     const policy = loaded(
-      graph([
-        {
-          id: 'calc',
-          type: 'expressionNode',
-          name: 'Cálculo',
-          content: {
-            expressions: [
-              {
-                id: 'r',
-                key: 'decision',
-                value: 'pending_debts_amount / input.requested_amount > 0.5 ? "decline" : "approve"',
-              },
-            ],
-          },
-        },
-      ]),
+      graph([calculation('pending_debts_amount / input.requested_amount > 0.5 ? "decline" : "approve"')]),
     );
     expect((await decide(policy, { pendingDebts: [1, 100] }, { requested_amount: '1000' })).decision).toBe(
       'approve',
