@@ -30,6 +30,10 @@ async function listOf(documents: readonly string[]): Promise<{ directory: string
   return { directory, file };
 }
 
+/** `screen` of the list on the memory engine, results in `out`, with the webhook options given. */
+const screenInMemory = (directory: string, file: string, out: string, options: readonly string[]) =>
+  runCli(['screen', file, '--engine', 'memory', '--out', out, ...options], { cwd: directory });
+
 const eventsOf = (server: ScriptedServer): AlertEnvelope[] =>
   server.requests.map((request) => JSON.parse(request.body) as AlertEnvelope);
 
@@ -39,21 +43,12 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
     const { directory, file } = await listOf(distinctDocuments(12, 'webhook-screen'));
     const out = join(directory, 'out');
 
-    const result = await runCli(
-      [
-        'screen',
-        file,
-        '--engine',
-        'memory',
-        '--out',
-        out,
-        '--webhook',
-        `${server.url}/hooks`,
-        '--webhook-header',
-        'X-Api-Key: s3cr3t',
-      ],
-      { cwd: directory },
-    );
+    const result = await screenInMemory(directory, file, out, [
+      '--webhook',
+      `${server.url}/hooks`,
+      '--webhook-header',
+      'X-Api-Key: s3cr3t',
+    ]);
 
     expect(result.code, result.stderr).toBe(0);
     const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as BatchManifest;
@@ -94,21 +89,12 @@ describe('credit-screen runs with --webhook (a real loopback receiver)', () => {
     const { directory, file } = await listOf(distinctDocuments(5, 'webhook-down'));
     const out = join(directory, 'out');
 
-    const result = await runCli(
-      [
-        'screen',
-        file,
-        '--engine',
-        'memory',
-        '--out',
-        out,
-        '--webhook',
-        `${url}/services/T0/B0/s3cr3t`,
-        '--webhook-retry-seconds',
-        '1',
-      ],
-      { cwd: directory },
-    );
+    const result = await screenInMemory(directory, file, out, [
+      '--webhook',
+      `${url}/services/T0/B0/s3cr3t`,
+      '--webhook-retry-seconds',
+      '1',
+    ]);
 
     expect(result.code, result.stderr).toBe(0);
     const file_ = join(out, UNDELIVERED_EVENTS_FILE);

@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUREAU_REGISTRY, perBureau } from '../../../src/domain/bureau/index.ts';
 import { BUREAUS } from '../../../src/domain/report/index.ts';
-
-const ROOT = new URL('../../../', import.meta.url).pathname;
+import { ROOT, sourceFiles } from '../../factories/source-files.ts';
 
 /** Where a bureau may be spelled out: its id list and registry, the wire (client, gateway), the normaliser, the emulator. */
 const ALLOWED = [
@@ -30,18 +29,10 @@ const BUREAU_LITERALS = [
 /** Comments may name a bureau as an example (`--price a=2,70`). */
 const COMMENT = /^\s*(\/\/|\/\*|\*)/;
 
-function productionFiles(folder: string): string[] {
-  return readdirSync(join(ROOT, folder)).flatMap((name) => {
-    const path = join(folder, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return productionFiles(path);
-    return /\.(ts|mjs)$/.test(name) ? [path] : [];
-  });
-}
-
 describe('the bureau registry', () => {
   it('is where bureaus are spelled out: no production file outside it, the wire, the normaliser and the emulator names one', () => {
     const offenders = ['src', 'infrastructure', 'tools', 'bin', 'scripts', 'service-client']
-      .flatMap(productionFiles)
+      .flatMap(sourceFiles)
       .filter((path) => !ALLOWED.some((allowed) => path.startsWith(allowed)))
       .flatMap((path) =>
         readFileSync(join(ROOT, path), 'utf8')

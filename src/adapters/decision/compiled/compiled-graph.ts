@@ -51,7 +51,6 @@ type Row = {
 
 interface Step {
   readonly index: number;
-  readonly kind: JdmNode['type'];
   /** Edges in: the source's index and, from a switch, the statement the edge belongs to. */
   readonly incoming: readonly { readonly source: number; readonly handle: string | null }[];
   /** A node's own work on its input. */
@@ -232,13 +231,13 @@ function topologicalOrder(
 function stepOf(node: JdmNode, index: number, incoming: Step['incoming']): Step {
   switch (node.type) {
     case 'decisionTableNode':
-      return { index, kind: node.type, incoming, run: withTransform(compileTable(node), node) };
+      return { index, incoming, run: withTransform(compileTable(node), node) };
     case 'expressionNode':
-      return { index, kind: node.type, incoming, run: withTransform(compileExpressions(node), node) };
+      return { index, incoming, run: withTransform(compileExpressions(node), node) };
     case 'switchNode':
-      return { index, kind: node.type, incoming, run: (input) => input, statements: compileSwitch(node) };
+      return { index, incoming, run: (input) => input, statements: compileSwitch(node) };
     default:
-      return { index, kind: node.type, incoming, run: (input) => input };
+      return { index, incoming, run: (input) => input };
   }
 }
 
