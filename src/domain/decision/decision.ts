@@ -140,6 +140,14 @@ export const mostSevere = (decisions: readonly DecisionValue[]): DecisionValue =
     'approve',
   );
 
+/** The first risk band given by the results (of one decision only, when named). */
+function firstBand(results: readonly PolicyResult[], of?: DecisionValue): string | null {
+  for (const result of results) {
+    if ((of === undefined || result.decision === of) && result.risk_band) return result.risk_band;
+  }
+  return null;
+}
+
 /**
  * Several results (a `collect` table's rows, several tables) as one decision:
  * - the most severe decision wins (decline > review > approve); results without a decision add only their reasons,
@@ -147,28 +155,29 @@ export const mostSevere = (decisions: readonly DecisionValue[]): DecisionValue =
  * - reasons are kept in the order of the results, each code once (its first text);
  * - the risk band is the first one given by a result of the winning decision, else the first one given at all;
  * - the credit limit is the lowest one given (the most cautious), and 0 when the decision is decline.
- * Null when no result holds a decision.
+ * Null when no result holds a decision. (Written as plain loops: it runs for every row a policy decides.)
  */
 export function combineResults(
   results: readonly PolicyResult[],
 ): Pick<Decision, 'decision' | 'reasons' | 'risk_band' | 'credit_limit'> | null {
-  const decided = results.filter((result) => result.decision !== undefined);
-  if (decided.length === 0) return null;
-  const decision = mostSevere(decided.map((result) => result.decision as DecisionValue));
-  const reasons = new Map<string, DecisionReason>();
-  for (const reason of results.flatMap((result) => result.reasons ?? []).map(reasonOf)) {
-    if (!reasons.has(reason.code)) reasons.set(reason.code, reason);
+  let decision: DecisionValue | null = null;
+  let lowest: number | null = null;
+  const reasons: DecisionReason[] = [];
+  for (const result of results) {
+    const value = result.decision;
+    if (value !== undefined && (decision === null || SEVERITY[value] > SEVERITY[decision])) decision = value;
+    const limit = result.credit_limit;
+    if (typeof limit === 'number') lowest = lowest === null ? limit : Math.min(lowest, limit);
+    for (const given of result.reasons ?? []) {
+      const code = typeof given === 'string' ? given : given.code;
+      if (!reasons.some((reason) => reason.code === code)) reasons.push(reasonOf(given));
+    }
   }
-  const band = (among: readonly PolicyResult[]) =>
-    among.find((result) => result.risk_band)?.risk_band ?? null;
-  const limits = results.flatMap((result) =>
-    typeof result.credit_limit === 'number' ? [result.credit_limit] : [],
-  );
-  const lowest = limits.length === 0 ? null : Math.min(...limits);
+  if (decision === null) return null;
   return {
     decision,
-    reasons: [...reasons.values()],
-    risk_band: band(decided.filter((result) => result.decision === decision)) ?? band(results),
+    reasons,
+    risk_band: firstBand(results, decision) ?? firstBand(results),
     credit_limit: decision === 'decline' && lowest !== null ? 0 : lowest,
   };
 }
@@ -196,7 +205,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const RESULT_FIELDS = ['decision', 'reasons', 'risk_band', 'credit_limit'] as const;
 const looksLikeResult = (value: unknown): value is Record<string, unknown> =>
-  isRecord(value) && RESULT_FIELDS.some((field) => field in value);
+  isRecord(value) &&
+  ('decision' in value || 'reasons' in value || 'risk_band' in value || 'credit_limit' in value);
 
 // Keys of an answer that are never results: the result's own fields, and the decision input passed through by a
 // table with `passThrough` (the customer's columns could hold a column named `decision`).
@@ -208,13 +218,23 @@ const NOT_RESULTS: ReadonlySet<string> = new Set([...RESULT_FIELDS, ...DECISION_
  * e.g. `restricoes: [...]`).
  */
 export function resultsOfAnswer(answer: unknown): unknown[] {
-  if (Array.isArray(answer)) return answer.filter(looksLikeResult);
-  if (!isRecord(answer)) return [];
-  const nested = Object.entries(answer)
-    .filter(([key]) => !NOT_RESULTS.has(key))
-    .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
-    .filter(looksLikeResult);
-  return looksLikeResult(answer) ? [answer, ...nested] : nested;
+  const results: unknown[] = [];
+  if (Array.isArray(answer)) {
+    for (const item of answer) if (looksLikeResult(item)) results.push(item);
+    return results;
+  }
+  if (!isRecord(answer)) return results;
+  if (looksLikeResult(answer)) results.push(answer);
+  for (const key of Object.keys(answer)) {
+    if (NOT_RESULTS.has(key)) continue;
+    const value = answer[key];
+    if (!Array.isArray(value)) {
+      if (looksLikeResult(value)) results.push(value);
+      continue;
+    }
+    for (const item of value) if (looksLikeResult(item)) results.push(item);
+  }
+  return results;
 }
 
 const describe = (value: unknown): string => {
@@ -248,8 +268,9 @@ export function decisionFromAnswer(
 ): Decision {
   const candidates = resultsOfAnswer(answer);
   const results: PolicyResult[] = [];
-  for (const [index, candidate] of candidates.entries()) {
-    if (isPlainResult(candidate as Record<string, unknown>)) {
+  for (let index = 0; index < candidates.length; index++) {
+    const candidate = candidates[index] as Record<string, unknown>;
+    if (isPlainResult(candidate)) {
       results.push(candidate as PolicyResult);
       continue;
     }
@@ -265,7 +286,15 @@ export function decisionFromAnswer(
     results.push(parsed.data);
   }
   const missing = unknown.length > 0 ? missingData(unknown) : null;
-  const combined = combineResults(missing ? [...results, missing.result] : results);
+  if (missing) results.push(missing.result);
+  const combined = combineResults(results);
   if (combined === null) return policyError(`the policy answered no decision: ${describe(answer)}`, trace);
-  return { ...combined, detail: missing?.detail ?? null, trace };
+  return {
+    decision: combined.decision,
+    reasons: combined.reasons,
+    risk_band: combined.risk_band,
+    credit_limit: combined.credit_limit,
+    detail: missing?.detail ?? null,
+    trace,
+  };
 }

@@ -67,7 +67,25 @@ class LineBreaks {
     let lastWasBreak = this.#lastWasBreak;
     let normalised = '';
     let copiedUpTo = start;
+    let nextCr = chunk.indexOf('\r', start);
     for (let index = start; index < chunk.length; index++) {
+      if (nextCr !== -1 && nextCr < index) nextCr = chunk.indexOf('\r', index);
+      if (field === 'start' || field === 'unquoted') {
+        // Up to the next quote, only line breaks and delimiters matter, and what precedes the quote decides whether
+        // it opens a field: the stretch is read with native scans, unless a CR in it needs rewriting.
+        const quote = chunk.indexOf('"', index);
+        const end = quote === -1 ? chunk.length : quote;
+        if (end > index && (nextCr === -1 || nextCr >= end)) {
+          for (let lf = chunk.indexOf('\n', index); lf !== -1 && lf < end; lf = chunk.indexOf('\n', lf + 1)) {
+            this.#breaks++;
+          }
+          const last = chunk.charCodeAt(end - 1);
+          lastWasBreak = last === LF;
+          field = lastWasBreak || last === this.#delimiter ? 'start' : 'unquoted';
+          index = end - 1;
+          continue;
+        }
+      }
       lastWasBreak = false;
       if (field === 'quoted') {
         // Inside a quoted field only the next quote matters.

@@ -590,6 +590,22 @@ describe('deciding', () => {
     expect((await decide(policy, {}, { escolha: 'decline' })).decision).toBe('decline');
   });
 
+  it('describes a refused answer as the policy gave it, without the marks its fast form adds', async () => {
+    const policy = loaded(
+      graph([table({ inputs: [['Score', 'score']], rows: [{ decision: 'input.escolha' }] })]),
+    );
+    // The first evaluation learns the order of the nodes (traced); the next ones read the marked answer.
+    await decide(policy, {}, { escolha: 'approve' });
+
+    const refused = await decide(policy, {}, { escolha: 'maybe' });
+
+    expect(codes(refused)).toEqual([POLICY_ERROR]);
+    expect(refused.detail).toBe(
+      'result 1 of the answer: decision: Invalid option: expected one of "approve"|"review"|"decline" in {"decision":"maybe"}',
+    );
+    expect(refused.trace.map((rule) => rule.row)).toEqual([1]);
+  });
+
   it('makes an engine failure a POLICY_ERROR review naming the node', async () => {
     const policy = loaded(
       graph([calculation('pending_debts_amount / input.requested_amount > 0.5 ? "decline" : "approve"')]),

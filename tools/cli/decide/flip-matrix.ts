@@ -42,7 +42,15 @@ export class FlipTally {
     this.#decidedBefore = decidedBefore;
   }
 
-  add(previous: PreviousDecision, next: Decision, previousReasons: readonly string[]): void {
+  /**
+   * Counts one row. `previousReasons` are the previous decision's reason codes, or what reads them: read only when
+   * the decision flipped.
+   */
+  add(
+    previous: PreviousDecision,
+    next: Decision,
+    previousReasons: readonly string[] | (() => readonly string[]),
+  ): void {
     let row = this.#cells.get(previous);
     if (row === undefined) {
       row = { approve: 0, review: 0, decline: 0 };
@@ -54,8 +62,9 @@ export class FlipTally {
     const counts = this.#reasons.get(kind) ?? new Map<string, number>();
     this.#reasons.set(kind, counts);
     const nextCodes = next.reasons.map((reason) => reason.code);
+    const previousCodes = typeof previousReasons === 'function' ? previousReasons() : previousReasons;
     const worse = SEVERITY[next.decision] > SEVERITY[previous];
-    const [gaining, losing] = worse ? [nextCodes, previousReasons] : [previousReasons, nextCodes];
+    const [gaining, losing] = worse ? [nextCodes, previousCodes] : [previousCodes, nextCodes];
     const changed = gaining.filter((code) => !losing.includes(code));
     for (const code of changed.length > 0 ? changed : gaining) counts.set(code, (counts.get(code) ?? 0) + 1);
   }

@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import { loadZenCreditPolicy } from '../../src/adapters/decision/zen-credit-policy.ts';
+import { type Decision, decisionFigures } from '../../src/domain/decision/index.ts';
+import type { NormalisedReport } from '../../src/domain/report/index.ts';
+import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
+import { FlipTally } from '../../tools/cli/decide/flip-matrix.ts';
+import { redecide } from '../../tools/cli/decide/redecide.ts';
+import { storedReport } from '../../tools/cli/decide/report-lines.ts';
+import type { ResultFiles } from '../../tools/cli/decide/result-files.ts';
+import { scanDuplicateCells } from '../../tools/cli/decide/summary-stream.ts';
+import { personReport } from '../factories/decision-reports.ts';
+import { manifestFor } from '../factories/summary-rows.ts';
+
+const decision = (value: Decision['decision'], ...codes: string[]): Decision => ({
+  decision: value,
+  reasons: codes.map((code) => ({ code, text: `texto de ${code}` })),
+  risk_band: 'C',
+  credit_limit: null,
+  detail: null,
+  trace: [{ node: 'Regras', nodeId: 'regras', rule: 'r1', row: 1, description: null }],
+});
+
+/** A line of reports.jsonl as the finaliser writes it: the report, then the decision the batch gave it. */
+const line = (report: NormalisedReport, given: Decision | null) =>
+  JSON.stringify(given === null ? report : { ...report, decision: given });
+
+const report = personReport({ score: 640, pendingDebts: [2, 1500] });
+
+async function* chunksOf(text: string, size = 7): AsyncGenerator<Uint8Array> {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let start = 0; start < bytes.length; start += size) yield bytes.subarray(start, start + size);
+}
+
+describe('a line of reports.jsonl', () => {
+  it('gives the report and, when asked, the reasons of the decision stored after it', () => {
+    const stored = storedReport(line(report, decision('review', 'SCORE', 'PENDENCIA')), 1);
+
+    expect(stored.report).toEqual(report);
+    expect(decisionFigures(stored.report)).toEqual(decisionFigures(report));
+    expect(stored.previousReasons()).toEqual(['SCORE', 'PENDENCIA']);
+  });
+
+  it('reads a line without a decision, or with one that is not its last key, whole', () => {
+    const undecided = storedReport(line(report, null), 1);
+    const decisionFirst = storedReport(JSON.stringify({ decision: decision('decline', 'X'), ...report }), 2);
+
+    expect([undecided.report, undecided.previousReasons()]).toEqual([report, []]);
+    expect(decisionFirst.report).toMatchObject(report);
+    expect(decisionFirst.previousReasons()).toEqual(['X']);
+  });
+
+  it('is not misled by a "decision" key nested in the bureau’s raw data', () => {
+    const nested = {
+      ...report,
+      pendingDebts: { ...report.pendingDebts, items: [{ raw: { x: 1, decision: { decision: 'approve' } } }] },
+    } as unknown as NormalisedReport;
+
+    const undecided = storedReport(line(nested, null), 1);
+    const decided = storedReport(line(nested, decision('approve', 'OK')), 2);
+
+    expect([undecided.report, undecided.previousReasons()]).toEqual([nested, []]);
+    expect([decided.report, decided.previousReasons()]).toEqual([nested, ['OK']]);
+  });
+
+  it('refuses a line that is not JSON or not a report, naming it', () => {
+    expect(() => storedReport('{"schemaVersion":1,', 7)).toThrow(
+      new ResultsFileError('reports.jsonl line 7: not JSON'),
+    );
+    expect(() => storedReport('{"a":1,"decision":{"decision":"approve"}}', 8)).toThrow(
+      new ResultsFileError('reports.jsonl line 8: not a normalised report'),
+    );
+  });
+
+  it('says a broken stored decision when its reasons are asked for, naming the line', () => {
+    const broken = `${line(report, null).slice(0, -1)},"decision":{"decision":"review","reasons":[}`;
+
+    const stored = storedReport(broken, 9);
+
+    expect(stored.report).toEqual(report);
+    expect(() => stored.previousReasons()).toThrow(new ResultsFileError('reports.jsonl line 9: not JSON'));
+  });
+});
+
+describe('the flip matrix', () => {
+  it('reads the previous reasons only for a row whose decision flipped', () => {
+    const tally = new FlipTally(true);
+    let reads = 0;
+    const reasons = (codes: string[]) => () => {
+      reads++;
+      return codes;
+    };
+
+    tally.add('review', decision('review', 'A'), reasons(['A']));
+    tally.add('approve', decision('approve'), reasons([]));
+    tally.add('review', decision('decline', 'A', 'B'), reasons(['A']));
+
+    expect(reads).toBe(1);
+    expect(tally.flips()).toEqual([
+      { from: 'review', to: 'decline', rows: 1, reasons: [{ code: 'B', rows: 1 }] },
+    ]);
+  });
+});
+
+describe('the rows duplicates repeat', () => {
+  const header =
+    'row,document,document_type,bureau,status,status_detail,charge_state,name,score,default_probability_pct,protests_count,protests_amount,pending_debts_count,pending_debts_amount,bounced_cheques_count,bounced_cheques_amount,stopped_cheques_count,query_code,report_pdf,screened_at,customer_id,nota\n';
+  const figures = ',,,,,,,,,,,,,';
+
+  it('are found in the summary’s text, with or without quotes, in either dialect', async () => {
+    const summary = `${header}1,1,cpf,a,screened,,charged${figures},c1,\n2,1,cpf,a,duplicate,row 1,not_charged${figures},c2,\n3,1,cpf,a,"duplicate","row 1",not_charged${figures},c3,\r\n4;2;cpf;a;duplicate;row 12;not_charged`;
+
+    const scanned = await scanDuplicateCells(chunksOf(summary));
+
+    expect(scanned).toEqual({
+      targets: new Map([
+        [1, 2],
+        [12, 1],
+      ]),
+      duplicates: 3,
+    });
+  });
+
+  it('are not taken from a customer’s cells that look like a duplicate’s', async () => {
+    // Row 3's customer wrote "duplicate" and "row 1" in two cells side by side: the text holds one more match than
+    // the manifest counts duplicates, so the summary is parsed; row 3 is decided on its own report all the same.
+    const policy = loadZenCreditPolicy(
+      'p.json',
+      JSON.stringify({
+        nodes: [
+          { id: 'in', type: 'inputNode', name: 'Entrada', position: { x: 0, y: 0 } },
+          {
+            id: 'd',
+            type: 'expressionNode',
+            name: 'Decisão',
+            position: { x: 0, y: 0 },
+            content: {
+              expressions: [{ id: 'e', key: 'decision', value: 'score >= 600 ? "approve" : "decline"' }],
+            },
+          },
+          { id: 'out', type: 'outputNode', name: 'Saída', position: { x: 0, y: 0 } },
+        ],
+        edges: [
+          { id: 'e1', sourceId: 'in', targetId: 'd', type: 'edge' },
+          { id: 'e2', sourceId: 'd', targetId: 'out', type: 'edge' },
+        ],
+      }),
+    );
+    if (!policy.ok) throw new Error(policy.error);
+    const low = { ...personReport({ score: 300 }), document: '52998224725' };
+    const high = { ...personReport({ score: 900 }), document: '11144477735' };
+    const summary = [
+      header.replace('customer_id,nota', 'a,b'),
+      `1,52998224725,cpf,a,screened,,charged${figures},x,y\n`,
+      `2,52998224725,cpf,a,duplicate,row 1,not_charged${figures},x,y\n`,
+      `3,11144477735,cpf,a,screened,,charged${figures},duplicate,row 1\n`,
+    ].join('');
+    const files: ResultFiles = {
+      where: 'memory',
+      manifest: manifestFor([], {
+        counts: {
+          rows: 3,
+          screened: 2,
+          cached: 0,
+          duplicate: 1,
+          invalid_document: 0,
+          failed: 0,
+          cancelled: 0,
+          not_queried: 0,
+        },
+        policy: null,
+      }),
+      defaultOut: '/nowhere',
+      open: (file) => chunksOf(file === 'summary' ? summary : `${line(low, null)}\n${line(high, null)}\n`),
+    };
+    let written = '';
+
+    await redecide(files, policy.policy, {
+      write: async (text) => {
+        written += text;
+      },
+    });
+
+    expect(written.trimEnd().split('\r\n').slice(1)).toEqual([
+      '1,52998224725,decline,,,,',
+      '2,52998224725,decline,,,,',
+      '3,11144477735,approve,,,,',
+    ]);
+  });
+});
