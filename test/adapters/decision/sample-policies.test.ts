@@ -186,6 +186,71 @@ describe('samples/policies/pessoa-fisica.json', () => {
   });
 });
 
+describe('samples/policies/pessoa-fisica-restritiva.json', () => {
+  let policy: CreditPolicy;
+  beforeAll(() => {
+    policy = sample('pessoa-fisica-restritiva.json');
+  });
+  const decide = (figures: ReportFigures) =>
+    policy.decide(inputOf(personReport(figures), { requested_amount: 'R$ 10.000,00' })).then(outcome);
+  const rulesOf = (file: string) =>
+    new Map<string, Record<string, string>>(
+      JSON.parse(
+        readFileSync(new URL(`../../../samples/policies/${file}`, import.meta.url), 'utf8'),
+      ).nodes.flatMap((node: { content?: { rules?: Record<string, string>[] } }) =>
+        (node.content?.rules ?? []).map((rule) => [rule._id, rule]),
+      ),
+    );
+
+  it('is the sample for people with its score bands and pending-debt share made stricter, and nothing else', () => {
+    const base = rulesOf('pessoa-fisica.json');
+    const stricter = rulesOf('pessoa-fisica-restritiva.json');
+
+    const changed = [...base.keys()].filter(
+      (id) => JSON.stringify(base.get(id)) !== JSON.stringify(stricter.get(id)),
+    );
+
+    expect([...stricter.keys()]).toEqual([...base.keys()]);
+    expect(changed).toEqual([
+      'pf-pendencias-altas',
+      'pf-pendencias',
+      'pf-score-e',
+      'pf-score-d',
+      'pf-score-c',
+    ]);
+  });
+
+  it.each<[string, ReportFigures, ReturnType<typeof outcome>]>([
+    [
+      'a score below 400',
+      { score: 350 },
+      { decision: 'decline', reasons: ['SCORE_ABAIXO_DE_400'], risk_band: 'E', credit_limit: 0 },
+    ],
+    [
+      'a score of 400 to 599',
+      { score: 550 },
+      { decision: 'review', reasons: ['SCORE_400_A_599'], risk_band: 'D', credit_limit: 1750 },
+    ],
+    [
+      'a score of 600 to 699',
+      { score: 650 },
+      { decision: 'approve', reasons: [], risk_band: 'C', credit_limit: 3500 },
+    ],
+    [
+      'pending debts of 30 % of the amount asked',
+      { pendingDebts: [1, 3000] },
+      { decision: 'decline', reasons: ['PENDENCIAS_ACIMA_DE_25PCT'], risk_band: 'B', credit_limit: 0 },
+    ],
+    [
+      'pending debts of 20 % of the amount asked',
+      { pendingDebts: [1, 2000] },
+      { decision: 'review', reasons: ['PENDENCIAS'], risk_band: 'B', credit_limit: 7000 },
+    ],
+  ])('%s', async (_, figures, expected) => {
+    expect(await decide(figures)).toEqual(expected);
+  });
+});
+
 describe('samples/policies/pessoa-juridica.json', () => {
   let policy: CreditPolicy;
   beforeAll(() => {
