@@ -19,7 +19,7 @@ import type { CreditPolicy } from '../../../src/domain/ports/index.ts';
 import { reasonsCell } from '../../../src/domain/summary/index.ts';
 import { ResultsFileError } from '../../../src/domain/summary/summary-csv-reader.ts';
 import { FlipTally } from './flip-matrix.ts';
-import { jsonLines, storedReport } from './report-lines.ts';
+import { jsonLines, type StoredReport, storedReport } from './report-lines.ts';
 import type { ResultFiles } from './result-files.ts';
 import { openSummary, type SummaryLayout, type SummaryLine, scanDuplicateCells } from './summary-stream.ts';
 
@@ -62,20 +62,20 @@ interface TextSink {
   write(text: string): Promise<void>;
 }
 
-/** The previous decision's reason codes, read when a flip needs them (report-lines.ts). */
-type PreviousReasons = () => readonly string[];
-const NO_REASONS: PreviousReasons = () => [];
+/** What reads the previous decision's reason codes when a flip needs them (a stored report, report-lines.ts). */
+type PreviousReasons = Pick<StoredReport, 'previousReasons'>;
+const NO_REASONS: PreviousReasons = { previousReasons: () => [] };
 
 interface Item {
   readonly line: SummaryLine;
   readonly input: DecisionInput | null;
-  readonly previousReasons: PreviousReasons;
+  readonly previous: PreviousReasons;
 }
 
 /** A decision remembered for the duplicates still to come. */
 interface Remembered {
   readonly decision: Decision | null;
-  /** Read already: a function would keep the chunk of text its line was cut from. */
+  /** Read already: a stored report would keep the chunk of text its line was cut from. */
   readonly previousReasons: readonly string[];
   remaining: number;
 }
@@ -109,7 +109,8 @@ async function duplicateTargets(files: ResultFiles): Promise<Map<number, number>
 }
 
 function figuresOf(line: string, lineNumber: number, summaryLine: SummaryLine) {
-  const { report, previousReasons } = storedReport(line, lineNumber);
+  const stored = storedReport(line, lineNumber);
+  const { report } = stored;
   if (report.document !== summaryLine.document)
     throw new ResultsFileError(
       `reports.jsonl line ${lineNumber} is document ${report.document} where summary.csv row ${summaryLine.row} is ${summaryLine.document}: the two files are not of the same batch`,
@@ -120,7 +121,7 @@ function figuresOf(line: string, lineNumber: number, summaryLine: SummaryLine) {
   } catch {
     throw new ResultsFileError(`reports.jsonl line ${lineNumber}: not a normalised report`);
   }
-  return { figures, previousReasons };
+  return { figures, previous: stored };
 }
 
 /**
@@ -152,15 +153,15 @@ async function* itemBatches(
         items = [];
       }
       if (!hasReport(line)) {
-        items.push({ line, input: null, previousReasons: NO_REASONS });
+        items.push({ line, input: null, previous: NO_REASONS });
         continue;
       }
       if (index >= batch.length && !(await refill()))
         throw new ResultsFileError(
           `summary.csv row ${line.row} has a report, but reports.jsonl ends after ${lineNumber} lines: the two files are not of the same batch`,
         );
-      const { figures, previousReasons } = figuresOf(batch[index++] as string, ++lineNumber, line);
-      items.push({ line, input: decisionInput(figures, headers, line.customerCells), previousReasons });
+      const { figures, previous } = figuresOf(batch[index++] as string, ++lineNumber, line);
+      items.push({ line, input: decisionInput(figures, headers, line.customerCells), previous });
     }
     yield items;
   }
@@ -231,19 +232,22 @@ export async function redecide(
       options.signal?.throwIfAborted();
       const { line } = item;
       let decision = decisions[position] ?? null;
-      let previousReasons: readonly string[] | PreviousReasons = item.previousReasons;
+      let original: Remembered | undefined;
       if (line.duplicateOf !== null) {
-        const original = remembered.get(line.duplicateOf);
+        original = remembered.get(line.duplicateOf);
         decision = original?.decision ?? null;
-        previousReasons = original?.previousReasons ?? [];
         if (original !== undefined && --original.remaining === 0) remembered.delete(line.duplicateOf);
       } else if (targets.has(line.row)) {
         const remaining = targets.get(line.row) ?? 0;
-        remembered.set(line.row, { decision, previousReasons: item.previousReasons(), remaining });
+        remembered.set(line.row, { decision, previousReasons: item.previous.previousReasons(), remaining });
       }
       rows++;
       if (decision !== null) {
         decided++;
+        const previousReasons =
+          line.duplicateOf === null
+            ? () => item.previous.previousReasons()
+            : (original?.previousReasons ?? []);
         tally.add(line.previous ?? 'none', decision, previousReasons);
       }
       text += csvLine(

@@ -106,17 +106,25 @@ function reportBeforeDecision(line: string, lineNumber: number): StoredReport | 
     return null;
   }
   if (!isRecord(value) || !looksLikeReport(value)) return null;
-  const rest = line.slice(at + 1);
-  return {
-    report: value as unknown as NormalisedReport,
-    previousReasons: () => {
-      try {
-        return reasonCodes((JSON.parse(`{${rest}`) as { decision?: unknown }).decision);
-      } catch {
-        throw notJson(lineNumber);
-      }
-    },
-  };
+  return new ReportBeforeDecision(value as unknown as NormalisedReport, line.slice(at + 1), lineNumber);
+}
+
+/** A report parsed without its decision, which is parsed when asked (a class: no function made for each line). */
+class ReportBeforeDecision implements StoredReport {
+  constructor(
+    readonly report: NormalisedReport,
+    /** The line from the decision's key on: `"decision":{…}}`. */
+    readonly rest: string,
+    readonly lineNumber: number,
+  ) {}
+
+  previousReasons(): readonly string[] {
+    try {
+      return reasonCodes((JSON.parse(`{${this.rest}`) as { decision?: unknown }).decision);
+    } catch {
+      throw notJson(this.lineNumber);
+    }
+  }
 }
 
 /**
