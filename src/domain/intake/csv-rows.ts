@@ -67,18 +67,24 @@ class LineBreaks {
     let lastWasBreak = this.#lastWasBreak;
     let normalised = '';
     let copiedUpTo = start;
+    // The next quote, CR and LF at or after the reader, each looked up again only once the reader has passed it:
+    // looking them up from every character or stretch rescans the text ahead each time (quadratic).
+    let nextQuote = chunk.indexOf('"', start);
     let nextCr = chunk.indexOf('\r', start);
+    let nextLf = chunk.indexOf('\n', start);
     for (let index = start; index < chunk.length; index++) {
+      if (nextQuote !== -1 && nextQuote < index) nextQuote = chunk.indexOf('"', index);
       if (nextCr !== -1 && nextCr < index) nextCr = chunk.indexOf('\r', index);
+      if (nextLf !== -1 && nextLf < index) nextLf = chunk.indexOf('\n', index);
       if (field === 'start' || field === 'unquoted') {
-        // Up to the next quote, only line breaks and delimiters matter, and what precedes the quote decides whether
-        // it opens a field: the stretch is read with native scans, unless a CR in it needs rewriting.
-        const quote = chunk.indexOf('"', index);
-        const end = quote === -1 ? chunk.length : quote;
-        if (end > index && (nextCr === -1 || nextCr >= end)) {
-          for (let lf = chunk.indexOf('\n', index); lf !== -1 && lf < end; lf = chunk.indexOf('\n', lf + 1)) {
-            this.#breaks++;
-          }
+        // Up to the next quote or CR, only LFs and delimiters matter, and the character before it decides the state
+        // there: the stretch is read with native scans; the quote or CR is then read below.
+        const end = Math.min(
+          nextQuote === -1 ? chunk.length : nextQuote,
+          nextCr === -1 ? chunk.length : nextCr,
+        );
+        if (end > index) {
+          for (; nextLf !== -1 && nextLf < end; nextLf = chunk.indexOf('\n', nextLf + 1)) this.#breaks++;
           const last = chunk.charCodeAt(end - 1);
           lastWasBreak = last === LF;
           field = lastWasBreak || last === this.#delimiter ? 'start' : 'unquoted';

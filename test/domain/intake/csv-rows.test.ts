@@ -158,4 +158,25 @@ describe('openCustomerList on mixed line breaks', () => {
       message: expect.stringMatching(/^the file has 5 lines but reads as 3 rows[^\n]*$/),
     });
   });
+
+  it('reads a long Excel export (CRLF) with a quoted field in linear time', async () => {
+    // Arrange: 50,000 CRLF lines, 2.2 MB in one piece, and one quoted field at its end: a scan that looked ahead for
+    // the quote again from every character took about 20 s here (quadratic); reading once takes well under a tenth
+    // of a second. The bound leaves a wide margin for a loaded machine.
+    const lines = Array.from(
+      { length: 50_000 },
+      (_, index) => `CLI-${index},52998224725,Nome ${index},varejo`,
+    );
+    const text = `${lines.join('\r\n')}\r\n"Ana, a quoted name",x\r\n`;
+
+    // Act
+    const started = performance.now();
+    const parsed = await parseAll([text]);
+    const elapsed = performance.now() - started;
+
+    // Assert
+    expect(parsed).toHaveLength(50_001);
+    expect(parsed.at(-1)).toEqual(['Ana, a quoted name', 'x']);
+    expect(elapsed).toBeLessThan(5_000);
+  });
 });
