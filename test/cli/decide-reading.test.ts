@@ -4,7 +4,7 @@ import { type Decision, decisionFigures } from '../../src/domain/decision/index.
 import type { NormalisedReport } from '../../src/domain/report/index.ts';
 import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
 import { FlipTally } from '../../tools/cli/decide/flip-matrix.ts';
-import { redecide } from '../../tools/cli/decide/redecide.ts';
+import { duplicateTargets, redecide } from '../../tools/cli/decide/redecide.ts';
 import { storedReport } from '../../tools/cli/decide/report-lines.ts';
 import type { ResultFiles } from '../../tools/cli/decide/result-files.ts';
 import { scanDuplicateCells } from '../../tools/cli/decide/summary-stream.ts';
@@ -120,9 +120,8 @@ describe('the rows duplicates repeat', () => {
     });
   });
 
-  it('are not taken from a customer’s cells that look like a duplicate’s', async () => {
-    // Row 3's customer wrote "duplicate" and "row 1" in two cells side by side: the text holds one more match than
-    // the manifest counts duplicates, so the summary is parsed; row 3 is decided on its own report all the same.
+  /** A policy that approves a score of 600 or more and declines the rest. */
+  function scorePolicy() {
     const policy = loadZenCreditPolicy(
       'p.json',
       JSON.stringify({
@@ -146,6 +145,41 @@ describe('the rows duplicates repeat', () => {
       }),
     );
     if (!policy.ok) throw new Error(policy.error);
+    return policy.policy;
+  }
+
+  /** Results served in chunks of 7 bytes, with a manifest that counts the summary's rows by status. */
+  function resultFiles(
+    summary: string,
+    reports: string,
+    counts: { rows: number; screened: number; duplicate: number },
+  ) {
+    const files: ResultFiles = {
+      where: 'memory',
+      manifest: manifestFor([], {
+        counts: { cached: 0, invalid_document: 0, failed: 0, cancelled: 0, not_queried: 0, ...counts },
+        policy: null,
+      }),
+      defaultOut: '/nowhere',
+      open: (file) => chunksOf(file === 'summary' ? summary : reports),
+    };
+    return files;
+  }
+
+  async function decisionLines(files: ResultFiles): Promise<string[]> {
+    let written = '';
+    await redecide(files, scorePolicy(), {
+      write: async (text) => {
+        written += text;
+      },
+    });
+    return written.trimEnd().split('\r\n').slice(1);
+  }
+
+  it('are not taken from a customer’s cells that look like a duplicate’s', async () => {
+    // Row 3's customer wrote "duplicate" and "row 1" in two cells side by side: the text holds one more match than
+    // the manifest counts duplicates, so the summary is parsed (else row 1's decision would be kept for a duplicate
+    // that never comes); row 3 is decided on its own report.
     const low = { ...personReport({ score: 300 }), document: '52998224725' };
     const high = { ...personReport({ score: 900 }), document: '11144477735' };
     const summary = [
@@ -154,36 +188,48 @@ describe('the rows duplicates repeat', () => {
       `2,52998224725,cpf,a,duplicate,row 1,not_charged${figures},x,y\n`,
       `3,11144477735,cpf,a,screened,,charged${figures},duplicate,row 1\n`,
     ].join('');
-    const files: ResultFiles = {
-      where: 'memory',
-      manifest: manifestFor([], {
-        counts: {
-          rows: 3,
-          screened: 2,
-          cached: 0,
-          duplicate: 1,
-          invalid_document: 0,
-          failed: 0,
-          cancelled: 0,
-          not_queried: 0,
-        },
-        policy: null,
-      }),
-      defaultOut: '/nowhere',
-      open: (file) => chunksOf(file === 'summary' ? summary : `${line(low, null)}\n${line(high, null)}\n`),
-    };
-    let written = '';
-
-    await redecide(files, policy.policy, {
-      write: async (text) => {
-        written += text;
-      },
+    const files = resultFiles(summary, `${line(low, null)}\n${line(high, null)}\n`, {
+      rows: 3,
+      screened: 2,
+      duplicate: 1,
     });
 
-    expect(written.trimEnd().split('\r\n').slice(1)).toEqual([
+    expect(await duplicateTargets(files)).toEqual(new Map([[1, 1]]));
+    expect(await decisionLines(files)).toEqual([
       '1,52998224725,decline,,,,',
       '2,52998224725,decline,,,,',
       '3,11144477735,approve,,,,',
+    ]);
+  });
+
+  it('repeat a decision made batches of rows earlier, each report paired with its row', async () => {
+    // 80 rows with a report (score 300 or 900 by row), then 20 duplicates of rows up to 80 rows back: rows are
+    // decided 32 at a time, so most originals were decided in an earlier batch.
+    const document = (row: number) => String(10_000_000_000 + row);
+    const scoreOf = (row: number) => (row % 3 === 0 ? 900 : 300);
+    const originals = Array.from({ length: 80 }, (_, index) => index + 1);
+    const duplicates = Array.from({ length: 20 }, (_, index) => 1 + ((index * 37) % 80));
+    const summary =
+      header +
+      originals
+        .map((row) => `${row},${document(row)},cpf,a,screened,,charged${figures},c${row},\n`)
+        .join('') +
+      duplicates
+        .map(
+          (of, index) => `${81 + index},${document(of)},cpf,a,duplicate,row ${of},not_charged${figures},d,\n`,
+        )
+        .join('');
+    const reports = originals
+      .map((row) => `${line({ ...personReport({ score: scoreOf(row) }), document: document(row) }, null)}\n`)
+      .join('');
+    const files = resultFiles(summary, reports, { rows: 100, screened: 80, duplicate: 20 });
+    const decisionOf = (row: number) => (scoreOf(row) >= 600 ? 'approve' : 'decline');
+
+    const lines = await decisionLines(files);
+
+    expect(lines).toEqual([
+      ...originals.map((row) => `${row},${document(row)},${decisionOf(row)},,,,`),
+      ...duplicates.map((of, index) => `${81 + index},${document(of)},${decisionOf(of)},,,,`),
     ]);
   });
 });

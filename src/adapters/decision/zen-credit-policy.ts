@@ -279,7 +279,9 @@ class ZenCreditPolicy implements CreditPolicy {
    */
   #fromAnswer(answer: unknown, [fired, unknown]: readonly [FiredRule[], UnknownRule[]]): Decision {
     const decision = decisionFromAnswer(answer, fired, unknown);
-    const refused = decision.reasons.some((reason) => reason.code === POLICY_ERROR);
+    // policyError sets a detail: a policy's own POLICY_ERROR reason (no detail) is not read again.
+    const refused =
+      decision.detail !== null && decision.reasons.some((reason) => reason.code === POLICY_ERROR);
     return refused ? decisionFromAnswer(withoutMarks(answer), fired, unknown) : decision;
   }
 

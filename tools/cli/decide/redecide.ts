@@ -91,7 +91,7 @@ const decidedBy = (manifest: BatchManifest | null): boolean | null =>
  * cells that look like one could only add a match, so as many matches as the manifest counts are exactly the
  * duplicates. Otherwise, or without a manifest, the summary is parsed.
  */
-async function duplicateTargets(files: ResultFiles): Promise<Map<number, number>> {
+export async function duplicateTargets(files: ResultFiles): Promise<Map<number, number>> {
   const expected = files.manifest?.counts.duplicate;
   if (expected === 0) return new Map();
   if (expected !== undefined) {
