@@ -133,12 +133,13 @@ const reasonOf = (reason: NonNullable<PolicyResult['reasons']>[number]): Decisio
     ? { code: reason, text: OWN_REASON_TEXTS[reason] ?? reason }
     : { code: reason.code, text: reason.text ?? OWN_REASON_TEXTS[reason.code] ?? reason.code };
 
+/** The more severe of two decisions (the first when they are equal). */
+const moreSevere = (worst: DecisionValue, next: DecisionValue): DecisionValue =>
+  SEVERITY[next] > SEVERITY[worst] ? next : worst;
+
 /** The most severe of decisions. */
 export const mostSevere = (decisions: readonly DecisionValue[]): DecisionValue =>
-  decisions.reduce<DecisionValue>(
-    (worst, next) => (SEVERITY[next] > SEVERITY[worst] ? next : worst),
-    'approve',
-  );
+  decisions.reduce<DecisionValue>(moreSevere, 'approve');
 
 /** The first risk band given by the results (of one decision only, when named). */
 function firstBand(results: readonly PolicyResult[], of?: DecisionValue): string | null {
@@ -165,7 +166,7 @@ export function combineResults(
   const reasons: DecisionReason[] = [];
   for (const result of results) {
     const value = result.decision;
-    if (value !== undefined && (decision === null || SEVERITY[value] > SEVERITY[decision])) decision = value;
+    if (value !== undefined) decision = decision === null ? value : moreSevere(decision, value);
     const limit = result.credit_limit;
     if (typeof limit === 'number') lowest = lowest === null ? limit : Math.min(lowest, limit);
     for (const given of result.reasons ?? []) {
