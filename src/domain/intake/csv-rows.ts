@@ -73,10 +73,9 @@ class LineBreaks {
     let nextCr = chunk.indexOf('\r', start);
     let nextLf = chunk.indexOf('\n', start);
     for (let index = start; index < chunk.length; index++) {
-      if (nextQuote !== -1 && nextQuote < index) nextQuote = chunk.indexOf('"', index);
-      if (nextCr !== -1 && nextCr < index) nextCr = chunk.indexOf('\r', index);
-      if (nextLf !== -1 && nextLf < index) nextLf = chunk.indexOf('\n', index);
       if (field === 'start' || field === 'unquoted') {
+        if (nextQuote !== -1 && nextQuote < index) nextQuote = chunk.indexOf('"', index);
+        if (nextCr !== -1 && nextCr < index) nextCr = chunk.indexOf('\r', index);
         // Up to the next quote or CR, only LFs and delimiters matter, and the character before it decides the state
         // there: the stretch is read with native scans; the quote or CR is then read below.
         const end = Math.min(
@@ -84,6 +83,7 @@ class LineBreaks {
           nextCr === -1 ? chunk.length : nextCr,
         );
         if (end > index) {
+          if (nextLf !== -1 && nextLf < index) nextLf = chunk.indexOf('\n', index);
           for (; nextLf !== -1 && nextLf < end; nextLf = chunk.indexOf('\n', nextLf + 1)) this.#breaks++;
           const last = chunk.charCodeAt(end - 1);
           lastWasBreak = last === LF;
