@@ -10,18 +10,19 @@
  * real ones), with the decision the sample policy gave it; customer columns `customer_id`, `name` (written
  * `input_name`, as the summary does), `requested_amount` in Brazilian format and `segmento`.
  *
- * Measured, each in a process of its own pinned to one core (`taskset -c 0`; ZEN sizes its worker pool by the
- * CPUs the process may use, so it has one worker thread):
+ * Measured, each in a process of its own on the machine's cores (`--cores <n>` pins it to the first n with
+ * `taskset`; ZEN runs in one child process per core the process may use):
  * - `decide`: the real command line (`bin/credit-screen.mjs decide <folder> --policy <stricter> --json`) under
- *   `/usr/bin/time -v`, for its wall time, CPU time and peak RSS, start-up included;
+ *   `/usr/bin/time -v`, for its wall time and CPU time (its ZEN processes included), start-up included; its peak
+ *   memory is the largest sum of the RSS of the command and its ZEN processes, sampled every 100 ms from `/proc`;
  * - `reading and writing only`: the same streams, pairing, inputs and decisions.csv with a policy that answers at
  *   once, to tell what the engine costs from what the command around it costs.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -47,6 +48,7 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000' },
     keep: { type: 'boolean', default: false },
+    cores: { type: 'string' },
     // Internal: the child process that measures reading and writing alone.
     'stub-child': { type: 'string' },
   },
@@ -70,8 +72,8 @@ async function stricterPolicy(path: string): Promise<void> {
   await writeFile(path, JSON.stringify(graph));
 }
 
-function load(path: string, bytes: Uint8Array): CreditPolicy {
-  const loaded = loadZenCreditPolicy(path, bytes);
+async function load(path: string, bytes: Uint8Array): Promise<CreditPolicy> {
+  const loaded = await loadZenCreditPolicy(path, bytes);
   if (!loaded.ok) throw new Error(loaded.error);
   return loaded.policy;
 }
@@ -86,7 +88,7 @@ interface Sample {
 }
 
 async function samples(random: SeededRandom): Promise<Sample[]> {
-  const policy = load(SAMPLE_POLICY, await readFile(SAMPLE_POLICY));
+  const policy = await load(SAMPLE_POLICY, await readFile(SAMPLE_POLICY));
   return Promise.all(
     Array.from({ length: SAMPLES }, async (_, index) => {
       const document = makeCpf(random);
@@ -219,7 +221,10 @@ async function writeManifest(directory: string, total: number, counts: Record<Su
     files: { summary: keys.summary, reports: keys.reports, report: keys.report },
     portfolio: null,
     changes: null,
-    policy: { name: 'pessoa-fisica.json', sha256: load(SAMPLE_POLICY, await readFile(SAMPLE_POLICY)).sha256 },
+    policy: {
+      name: 'pessoa-fisica.json',
+      sha256: (await load(SAMPLE_POLICY, await readFile(SAMPLE_POLICY))).sha256,
+    },
     decisions: null,
     dialect: 'standard',
     failure: null,
@@ -261,6 +266,45 @@ async function stubChild(directory: string): Promise<void> {
   );
 }
 
+/** The RSS of a process and its descendants, from /proc, in MB (0 once it is gone). */
+async function treeRssMb(pid: number): Promise<number> {
+  let total = 0;
+  const visit = async (id: number): Promise<void> => {
+    try {
+      const status = await readFile(`/proc/${id}/status`, 'utf8');
+      total += Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+      const children = await readFile(`/proc/${id}/task/${id}/children`, 'utf8');
+      for (const child of children.split(' ').filter(Boolean)) await visit(Number(child));
+    } catch {
+      // Gone between two reads.
+    }
+  };
+  await visit(pid);
+  return total;
+}
+
+/** A command under `/usr/bin/time -v`, with the largest RSS its process tree reached, sampled every 100 ms. */
+async function measuredTree(args: string[]) {
+  const child = spawn('/usr/bin/time', ['-v', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    stdout += text;
+  });
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
+  });
+  let peakTreeRssMb = 0;
+  const sampler = setInterval(() => {
+    void treeRssMb(child.pid as number).then((mb) => {
+      peakTreeRssMb = Math.max(peakTreeRssMb, mb);
+    });
+  }, 100);
+  const [status] = (await once(child, 'close')) as [number | null];
+  clearInterval(sampler);
+  return { status, stdout, stderr, peakTreeRssMb };
+}
+
 /** `/usr/bin/time -v`'s figures of a finished command. */
 function timeFigures(stderr: string) {
   const field = (name: string) => stderr.match(new RegExp(`${name}: (.+)`))?.[1]?.trim() ?? '';
@@ -289,8 +333,9 @@ async function main(): Promise<void> {
     `results folder     ${total.toLocaleString('en')} rows, summary.csv ${(size('summary.csv') / 2 ** 20).toFixed(0)} MiB, reports.jsonl ${(size('reports.jsonl') / 2 ** 30).toFixed(2)} GiB (generated in ${(Number(process.hrtime.bigint() - generating) / 1e9).toFixed(0)} s)`,
   );
 
+  const cores = values.cores === undefined ? availableParallelism() : Number(values.cores);
   const pinned = (args: string[]) =>
-    spawnSync('/usr/bin/time', ['-v', 'taskset', '-c', '0', process.execPath, ...args], {
+    spawnSync('/usr/bin/time', ['-v', 'taskset', '-c', `0-${cores - 1}`, process.execPath, ...args], {
       cwd: ROOT,
       encoding: 'utf8',
       maxBuffer: 1 << 26,
@@ -307,7 +352,18 @@ async function main(): Promise<void> {
     `reading+writing    ${alone.seconds.toFixed(1)} s for ${alone.decided.toLocaleString('en')} rows decided: ${Math.round(alone.decided / alone.seconds).toLocaleString('en')} rows/s, ${((alone.cpu / alone.decided) * 1e6).toFixed(1)} µs CPU a row, peak RSS ${alone.maxRssMb.toFixed(0)} MB`,
   );
 
-  const run = pinned(['bin/credit-screen.mjs', 'decide', directory, '--policy', stricter, '--json']);
+  const run = await measuredTree([
+    'taskset',
+    '-c',
+    `0-${cores - 1}`,
+    process.execPath,
+    'bin/credit-screen.mjs',
+    'decide',
+    directory,
+    '--policy',
+    stricter,
+    '--json',
+  ]);
   if (run.status !== 0) throw new Error(`decide failed: ${run.stderr}`);
   const { counts: decisions, flips } = JSON.parse(run.stdout) as {
     counts: Record<string, number>;
@@ -316,7 +372,7 @@ async function main(): Promise<void> {
   const decided = Object.values(decisions).reduce((sum, count) => sum + count, 0);
   const figures = timeFigures(run.stderr);
   console.log(
-    `decide             ${figures.wall.toFixed(1)} s wall for ${decided.toLocaleString('en')} decisions: ${Math.round(decided / figures.wall).toLocaleString('en')} decisions/s, ${((figures.cpu / decided) * 1e6).toFixed(1)} µs CPU a decision, peak RSS ${figures.maxRssMb.toFixed(0)} MB`,
+    `decide             ${figures.wall.toFixed(1)} s wall on ${cores} cores for ${decided.toLocaleString('en')} decisions: ${Math.round(decided / figures.wall).toLocaleString('en')} decisions/s, ${((figures.cpu / decided) * 1e6).toFixed(1)} µs CPU a decision, peak RSS ${run.peakTreeRssMb.toFixed(0)} MB (the command and its ZEN processes together; the command alone ${figures.maxRssMb.toFixed(0)} MB at most)`,
   );
   console.log(`decisions          ${JSON.stringify(decisions)}`);
   console.log(`flips              ${flips.map((flip) => `${flip.from}→${flip.to} ${flip.rows}`).join(', ')}`);

@@ -38,8 +38,8 @@ const total = Number(values.decisions);
 const concurrency = Number(values.concurrency);
 const withTrace = values['with-trace'] === true;
 
-function policy(file: string): CreditPolicy {
-  const load = loadZenCreditPolicy(
+async function policy(file: string): Promise<CreditPolicy> {
+  const load = await loadZenCreditPolicy(
     file,
     readFileSync(new URL(`../samples/policies/${file}`, import.meta.url)),
     { withTrace },
@@ -47,7 +47,7 @@ function policy(file: string): CreditPolicy {
   if (!load.ok) throw new Error(load.error);
   return load.policy;
 }
-const policies = { cpf: policy('pessoa-fisica.json'), cnpj: policy('pessoa-juridica.json') };
+const policies = { cpf: await policy('pessoa-fisica.json'), cnpj: await policy('pessoa-juridica.json') };
 
 const random = new SeededRandom('decide bench');
 const samples: DecisionInput[] = Array.from({ length: 2000 }, (_, index) => {

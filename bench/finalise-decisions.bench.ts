@@ -56,7 +56,7 @@ type Mode = 'plain' | 'worker-decided' | 'finaliser-decided';
 /** What the workers decided for each sample (its requested amount is a function of its index), when they do. */
 const workerDecisions: (Decision | null)[] = [];
 {
-  const loaded = zenCreditPolicyLoader.load(
+  const loaded = await zenCreditPolicyLoader.load(
     'pessoa-fisica.json',
     await import('node:fs').then((fs) => fs.readFileSync('samples/policies/pessoa-fisica.json')),
   );

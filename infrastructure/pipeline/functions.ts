@@ -19,6 +19,8 @@ import {
   type PipelineFunction,
   type PipelineSettings,
   pipelineEnvironmentVariables,
+  ZEN_PROCESSES_VARIABLE,
+  zenProcessesFor,
 } from '../../src/contract/index.ts';
 import type { PipelineQueues } from './queues.ts';
 
@@ -27,6 +29,10 @@ export type PipelineFunctions = Readonly<Record<PipelineFunction, NodejsFunction
 
 const FUNCTIONS_FOLDER = fileURLToPath(new URL('../../src/functions/', import.meta.url));
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The file a function that decides forks to run ZEN (src/adapters/decision/zen-process/): copied beside its bundle. */
+const ZEN_EVALUATOR = fileURLToPath(
+  new URL('../../src/adapters/decision/zen-process/zen-evaluator.mjs', import.meta.url),
+);
 
 /** How every function is bundled: minified ESM for Node 22, with source maps and the SDK the tests ran. */
 const BUNDLING: BundlingOptions = {
@@ -46,6 +52,8 @@ const BUNDLING: BundlingOptions = {
  * their installed platform package from this project's `node_modules` (the very binary the tests load; an install
  * in the asset folder would need a lock file that lists every platform's binary, which npm does not always write).
  */
+const ZEN_ENGINE = '@gorules/zen-engine';
+
 function withNativeModules(bundling: BundlingOptions, modules: readonly string[]): BundlingOptions {
   if (modules.length === 0) return bundling;
   const packages = modules.flatMap((name) => [name, ...installedPlatformPackages(name)]);
@@ -55,11 +63,13 @@ function withNativeModules(bundling: BundlingOptions, modules: readonly string[]
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) =>
-        packages.map(
+      afterBundling: (inputDir: string, outputDir: string) => [
+        ...packages.map(
           (name) =>
             `mkdir -p "${outputDir}/node_modules/${name}" && cp -R "${inputDir}/node_modules/${name}/." "${outputDir}/node_modules/${name}/"`,
         ),
+        ...(modules.includes(ZEN_ENGINE) ? [`cp "${ZEN_EVALUATOR}" "${outputDir}/zen-evaluator.mjs"`] : []),
+      ],
     },
   };
 }
@@ -156,6 +166,9 @@ export function functionFactory(scope: Construct, defaults: FunctionDefaults): F
         ...defaults.environment,
         ...options.environment,
         NODE_OPTIONS: `--enable-source-maps --max-old-space-size=${heapLimitMegabytes(memoryMegabytes)}`,
+        ...(FUNCTION_NATIVE_MODULES[options.spec]?.includes(ZEN_ENGINE)
+          ? { [ZEN_PROCESSES_VARIABLE]: String(zenProcessesFor(memoryMegabytes)) }
+          : {}),
       },
       logGroup,
       tracing: lambda.Tracing.ACTIVE,

@@ -4,7 +4,7 @@ import { Annotations, Stack, Validations } from 'aws-cdk-lib';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
-import { zenCreditPolicyLoader } from '../../src/adapters/decision/zen-credit-policy.ts';
+import { checkPolicyStructure } from '../../src/adapters/decision/zen-credit-policy.ts';
 import { isPolicyName, S3_LAYOUT } from '../../src/contract/index.ts';
 
 /** A credit policy file the deployment ships to `policies/`. */
@@ -48,9 +48,9 @@ export function compileShippedPolicies(scope: Construct, files: readonly PolicyF
       );
     }
     // Loaded under its path, so the one line names the file the operator edits (and the node, as always).
-    const loaded = zenCreditPolicyLoader.load(file, text);
-    if (!loaded.ok) throw new Error(`CreditScreenPipeline: policy file ${loaded.error}`);
-    for (const warning of loaded.warnings)
+    const checked = checkPolicyStructure(file, text);
+    if (!checked.ok) throw new Error(`CreditScreenPipeline: policy file ${checked.error}`);
+    for (const warning of checked.warnings)
       Annotations.of(scope).addWarningV2('credit-screen:policyField', `${file}: ${warning}`);
     return { name, text };
   });

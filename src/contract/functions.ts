@@ -57,6 +57,17 @@ export function functionSpecs(settings: PipelineSettings): Readonly<Record<Pipel
   };
 }
 
+/** The variable that sizes a process's pool of ZEN processes (src/adapters/decision/zen-process/). */
+export const ZEN_PROCESSES_VARIABLE = 'CREDIT_SCREEN_ZEN_PROCESSES';
+
+/**
+ * ZEN processes for a function of `memoryMegabytes`: one per vCPU Lambda gives it (one vCPU per 1,769 MB), at least
+ * one. A function with less than a vCPU gains nothing from a second process, and each costs about 50 MB.
+ */
+export function zenProcessesFor(memoryMegabytes: number): number {
+  return Math.max(1, Math.floor(memoryMegabytes / 1769));
+}
+
 /**
  * V8's old-space limit for a function of `memoryMegabytes`: 60%, leaving room for buffers, code and the runtime.
  * Without it V8 grows its heap lazily past what the function has (a million-row ingest peaked at 265 MB RSS with

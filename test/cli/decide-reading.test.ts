@@ -121,8 +121,8 @@ describe('the rows duplicates repeat', () => {
   });
 
   /** A policy that approves a score of 600 or more and declines the rest. */
-  function scorePolicy() {
-    const policy = loadZenCreditPolicy(
+  async function scorePolicy() {
+    const policy = await loadZenCreditPolicy(
       'p.json',
       JSON.stringify({
         nodes: [
@@ -168,7 +168,7 @@ describe('the rows duplicates repeat', () => {
 
   async function decisionLines(files: ResultFiles): Promise<string[]> {
     let written = '';
-    await redecide(files, scorePolicy(), {
+    await redecide(files, await scorePolicy(), {
       write: async (text) => {
         written += text;
       },

@@ -64,7 +64,7 @@ async function stricterPolicy(directory: string): Promise<string> {
 }
 
 async function loadPolicy(path: string): Promise<CreditPolicy> {
-  const loaded = loadZenCreditPolicy('policy.json', await readFile(path));
+  const loaded = await loadZenCreditPolicy('policy.json', await readFile(path));
   if (!loaded.ok) throw new Error(loaded.error);
   return loaded.policy;
 }
@@ -371,7 +371,8 @@ describe('credit-screen decide', () => {
       .update(await readFile(policy))
       .digest('hex');
     // Every network connection and child process the command opens is written down: there must be none. (tsx's
-    // own pipe to its cache server and the esbuild it runs to compile the CLI are how any command starts.)
+    // own pipe to its cache server and the esbuild it runs to compile the CLI are how any command starts; the ZEN
+    // processes it forks are where the policy is evaluated, on this machine.)
     const watch = join(directory, 'watch.cjs');
     const seen = join(directory, 'seen.log');
     await writeFile(
@@ -387,7 +388,7 @@ describe('credit-screen decide', () => {
        for (const name of ['spawn', 'execFile', 'fork']) {
          const original = cp[name];
          cp[name] = function (...args) {
-           if (!String(args[0]).endsWith('/esbuild')) note(name + ' ' + args[0]);
+           if (!['/esbuild', '/zen-evaluator.mjs'].some((end) => String(args[0]).endsWith(end))) note(name + ' ' + args[0]);
            return original.apply(this, args);
          };
        }`,

@@ -41,7 +41,7 @@ export async function readPolicyOption(file: string | undefined): Promise<Policy
   const name = isPolicyName(basename(file))
     ? basename(file)
     : `policy-${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}.json`;
-  const loaded = zenCreditPolicyLoader.load(name, bytes);
+  const loaded = await zenCreditPolicyLoader.load(name, bytes);
   if (!loaded.ok) throw new CliError(`--policy ${printable(file)}: ${loaded.error}`);
   for (const warning of loaded.warnings)
     process.stderr.write(`warning: --policy ${printable(file)}: ${warning}\n`);

@@ -64,12 +64,51 @@ function usesRemainder(expression: string): boolean {
   return code.includes('%');
 }
 
+/**
+ * The numbers a policy may write: as many digits as a double holds exactly, and magnitudes whose products and
+ * quotients with the decision input's figures stay inside ZEN's 28-digit decimals. Measured: a literal of 29 digits
+ * multiplied by itself, or a division by 0.0000000000000000000000000001, aborts the process that evaluates it; the
+ * cells are compiled here, in the loader's own process, so such a literal is refused before it is ever evaluated.
+ */
+const LITERAL_DIGITS = 15;
+const LITERAL_LARGEST = 1e15;
+const LITERAL_SMALLEST = 1e-9;
+const NUMBER_LITERAL = /(?<![\w.])(\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)(?![\w.])/g;
+
+/** The first number written in an expression's code (strings set aside) that ZEN could not hold safely, or null. */
+function unsafeLiteral(expression: string): string | null {
+  const code = expression.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  for (const [literal] of code.matchAll(NUMBER_LITERAL)) {
+    const digits = literal
+      .replace(/[eE].*$/, '')
+      .replace(/[._]/g, '')
+      .replace(/^0+/, '')
+      .replace(/0+$/, '');
+    const value = Number(literal.replace(/_/g, ''));
+    const magnitude = Math.abs(value);
+    if (
+      digits.length > LITERAL_DIGITS ||
+      !Number.isFinite(value) ||
+      magnitude >= LITERAL_LARGEST ||
+      (magnitude !== 0 && magnitude < LITERAL_SMALLEST)
+    )
+      return literal;
+  }
+  return null;
+}
+
 class Reader {
   readonly paths = new Map<string, readonly string[]>();
   constructor(readonly names: Names) {}
 
   probe(expression: string, mode: 'unary' | 'standard', reference: readonly string[] | null): ProbeResult {
     if (usesRemainder(expression)) return { ok: false, error: REMAINDER_REFUSED };
+    const literal = unsafeLiteral(expression);
+    if (literal !== null)
+      return {
+        ok: false,
+        error: `the number ${literal.length > 40 ? `${literal.slice(0, 40)}…` : literal} is refused: a policy's numbers have at most ${LITERAL_DIGITS} digits and lie between ${LITERAL_SMALLEST} and ${LITERAL_LARGEST} (ZEN's decimals overflow beyond, and stop the process)`,
+      };
     const all = pathsRead(expression);
     const own = all.filter((path) => path[0] !== '$');
     const known = new Set(own.map(pathExpression));

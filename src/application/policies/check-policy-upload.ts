@@ -31,7 +31,7 @@ export async function checkPolicyUpload(
   if (text === null) return null;
   const name = upload.key.slice(S3_LAYOUT.policies.length);
   const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
-  const checked = checkText(name, text, deps.policyLoader);
+  const checked = await checkText(name, text, deps.policyLoader);
   const verdict: PolicyVerdict = {
     name,
     sha256,
@@ -54,11 +54,11 @@ export async function checkPolicyUpload(
   return verdict;
 }
 
-function checkText(
+async function checkText(
   name: string,
   text: string,
   loader: CreditPolicyLoader,
-): Pick<PolicyVerdict, 'accepted' | 'problem' | 'warnings'> {
+): Promise<Pick<PolicyVerdict, 'accepted' | 'problem' | 'warnings'>> {
   // A name no upload can give (a folder, another extension) would never decide anything: say so now.
   if (!isPolicyName(name))
     return {
@@ -66,7 +66,7 @@ function checkText(
       problem: `${JSON.stringify(name.slice(0, 100))} is not a policy file name (name.json directly under ${S3_LAYOUT.policies})`,
       warnings: [],
     };
-  const loaded = loader.load(name, text);
+  const loaded = await loader.load(name, text);
   return loaded.ok
     ? { accepted: true, problem: null, warnings: loaded.warnings }
     : { accepted: false, problem: loaded.error, warnings: [] };

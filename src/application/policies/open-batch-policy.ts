@@ -26,7 +26,7 @@ export async function openBatchPolicy(batch: BatchRecord, deps: PolicyOpening): 
     });
     return { failure };
   }
-  const loaded = deps.policyLoader.load(batch.policy.name, text);
+  const loaded = await deps.policyLoader.load(batch.policy.name, text);
   if (!loaded.ok) {
     deps.logger.error('the batch’s policy does not compile; its rows go to review', {
       batchId: batch.batchId,

@@ -13,6 +13,26 @@ const GROUPED_DOTS = grouped('.');
 const GROUPED_COMMAS = grouped(',');
 const DIGITS = /^\d+$/;
 const MAY_START_A_NUMBER = /^[\d+\-Rr]/;
+/**
+ * A cell with more significant digits than this is a code (an account, contract or card number), never an amount:
+ * kept as text. A double holds 15 digits exactly, and a policy's engine could not hold a 27-digit number at all.
+ */
+const MAX_AMOUNT_DIGITS = 15;
+
+/**
+ * Whether the digits spell an amount a double holds exactly: at most {@link MAX_AMOUNT_DIGITS} digits before the
+ * decimal point, and as many from the first non-zero digit to the last.
+ */
+function holdsExactly(units: string, fraction: string): boolean {
+  const digits = `${units}${fraction}`;
+  let first = 0;
+  while (first < digits.length && digits.charCodeAt(first) === 48) first++;
+  let last = digits.length;
+  while (last > first && digits.charCodeAt(last - 1) === 48) last--;
+  return (
+    units.length - Math.min(first, units.length) <= MAX_AMOUNT_DIGITS && last - first <= MAX_AMOUNT_DIGITS
+  );
+}
 
 /** The number a cell's digits and separators spell, or null when they spell none (or more than one reading). */
 function numberOf(unsigned: string): number | null {
@@ -42,14 +62,16 @@ function numberOf(unsigned: string): number | null {
   }
   const wholeUnits = units.replace(/[.,]/g, '');
   if (!DIGITS.test(wholeUnits) || (fraction !== '' && !DIGITS.test(fraction))) return null;
+  if (!holdsExactly(wholeUnits, fraction)) return null;
   const value = Number(fraction === '' ? wholeUnits : `${wholeUnits}.${fraction}`);
   return Number.isFinite(value) ? value : null;
 }
 
 /**
  * A customer cell as a policy reads it. Numbers: `R$ 1.234,56`, `1.234,56`, `1234,56`, `1234.56`, `1,234.56`,
- * `1.234` (Brazilian thousands: 1234), `-150`; an integer part with a leading zero (`007`, `01310-100`) is kept as
- * text, since it is a code, not an amount. Empty (or only spaces) is null; anything else is the trimmed text.
+ * `1.234` (Brazilian thousands: 1234), `-150`; an integer part with a leading zero (`007`, `01310-100`), or more
+ * than 15 significant digits (`123456789012345678901234567`), is kept as text, since it is a code, not an amount.
+ * Empty (or only spaces) is null; anything else is the trimmed text.
  */
 export function customerValue(cell: string): CustomerValue {
   const text = cell.trim();

@@ -67,12 +67,14 @@ const reasonSchema = z.union([
  * One result as a policy writes it (a decision table's row, an expression node's output). Every field is optional
  * on its own; what matters is that the answer as a whole holds at least one `decision`. A reason is `{code, text}`
  * (the text in pt-BR, written by the policy's author) or a bare string, which is both its code and its text. Other
- * fields are the policy's own (intermediate values) and are ignored.
+ * fields are the policy's own (intermediate values) and are ignored. One reason given alone (not in a list) is a list
+ * of one.
  */
 export const policyResultSchema = z
   .object({
     decision: z.enum(DECISION_VALUES).optional(),
-    reasons: z.array(reasonSchema).optional(),
+    // A table's author naturally writes one reason as it is ("OK", or one {code, text}): a list of one.
+    reasons: z.union([z.array(reasonSchema), reasonSchema]).optional(),
     risk_band: z.string().min(1).nullable().optional(),
     credit_limit: z.number().nonnegative().nullable().optional(),
   })
@@ -107,7 +109,7 @@ export function isPlainResult(value: Record<string, unknown>): boolean {
     !(typeof limit === 'number' && Number.isFinite(limit) && limit >= 0)
   )
     return false;
-  return reasons === undefined || (Array.isArray(reasons) && reasons.every(isReason));
+  return reasons === undefined || isReason(reasons) || (Array.isArray(reasons) && reasons.every(isReason));
 }
 
 /** A decision as it is stored (`reports.jsonl`, `decisions.csv` read back). */
@@ -128,7 +130,9 @@ export const decisionSchema = z.object({
   ),
 }) satisfies z.ZodType<Decision>;
 
-const reasonOf = (reason: NonNullable<PolicyResult['reasons']>[number]): DecisionReason =>
+type GivenReason = z.infer<typeof reasonSchema>;
+
+const reasonOf = (reason: GivenReason): DecisionReason =>
   typeof reason === 'string'
     ? { code: reason, text: OWN_REASON_TEXTS[reason] ?? reason }
     : { code: reason.code, text: reason.text ?? OWN_REASON_TEXTS[reason.code] ?? reason.code };
@@ -169,7 +173,8 @@ export function combineResults(
     if (value !== undefined) decision = decision === null ? value : moreSevere(decision, value);
     const limit = result.credit_limit;
     if (typeof limit === 'number') lowest = lowest === null ? limit : Math.min(lowest, limit);
-    for (const given of result.reasons ?? []) {
+    const listed = result.reasons;
+    for (const given of listed === undefined ? [] : Array.isArray(listed) ? listed : [listed]) {
       const code = typeof given === 'string' ? given : given.code;
       if (!reasons.some((reason) => reason.code === code)) reasons.push(reasonOf(given));
     }

@@ -382,7 +382,10 @@ export type CreditPolicyLoad =
     }
   | { readonly ok: false; readonly error: string };
 
-/** Reads a policy file's contents: refuses what is not a valid policy, before any report is bought. */
+/**
+ * Reads a policy file's contents: refuses what is not a valid policy, before any report is bought (asynchronous: the
+ * policy is tried on synthetic customers by its engine).
+ */
 export interface CreditPolicyLoader {
-  load(name: string, contents: Uint8Array | string): CreditPolicyLoad;
+  load(name: string, contents: Uint8Array | string): Promise<CreditPolicyLoad>;
 }

@@ -9,8 +9,8 @@ import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 import { inputOf, personReport } from '../../factories/decision-reports.ts';
 import { makeCnpj, makeCpf } from '../../factories/documents.ts';
 
-function load(name: string, contents: string | Uint8Array, withTrace = false): CreditPolicy {
-  const loaded = loadZenCreditPolicy(name, contents, { withTrace });
+async function load(name: string, contents: string | Uint8Array, withTrace = false): Promise<CreditPolicy> {
+  const loaded = await loadZenCreditPolicy(name, contents, { withTrace });
   if (!loaded.ok) throw new Error(loaded.error);
   return loaded.policy;
 }
@@ -38,8 +38,8 @@ async function expectSameAsTraced(
   contents: string | Uint8Array,
   inputs: readonly DecisionInput[],
 ) {
-  const marked = load(name, contents);
-  const traced = load(name, contents, true);
+  const marked = await load(name, contents);
+  const traced = await load(name, contents, true);
   for (const input of inputs) await marked.decide(input);
   for (const input of inputs) {
     expect(await marked.decide(input)).toEqual(await traced.decide(input));
@@ -111,7 +111,7 @@ describe('rules read from marks instead of the trace', () => {
       inputOf(personReport({ score: 700 })),
     ];
     await expectSameAsTraced('guarded.json', SWITCH_WITH_GUARD, [...crafted, ...inputs.slice(0, 50)]);
-    const policy = load('guarded.json', SWITCH_WITH_GUARD);
+    const policy = await load('guarded.json', SWITCH_WITH_GUARD);
     await policy.decide(crafted[0] as DecisionInput);
     const missing = await policy.decide(crafted[0] as DecisionInput);
     expect(missing.reasons.map((reason) => reason.code)).toEqual([MISSING_DATA]);

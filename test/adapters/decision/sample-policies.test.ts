@@ -12,8 +12,8 @@ import {
   type ReportFigures,
 } from '../../factories/decision-reports.ts';
 
-function sample(file: string): CreditPolicy {
-  const load = loadZenCreditPolicy(
+async function sample(file: string): Promise<CreditPolicy> {
+  const load = await loadZenCreditPolicy(
     file,
     readFileSync(new URL(`../../../samples/policies/${file}`, import.meta.url)),
   );
@@ -31,8 +31,8 @@ const outcome = (decision: Decision) => ({
 
 describe('samples/policies/pessoa-fisica.json', () => {
   let policy: CreditPolicy;
-  beforeAll(() => {
-    policy = sample('pessoa-fisica.json');
+  beforeAll(async () => {
+    policy = await sample('pessoa-fisica.json');
   });
   const decide = (
     figures: ReportFigures,
@@ -188,8 +188,8 @@ describe('samples/policies/pessoa-fisica.json', () => {
 
 describe('samples/policies/pessoa-fisica-restritiva.json', () => {
   let policy: CreditPolicy;
-  beforeAll(() => {
-    policy = sample('pessoa-fisica-restritiva.json');
+  beforeAll(async () => {
+    policy = await sample('pessoa-fisica-restritiva.json');
   });
   const decide = (figures: ReportFigures) =>
     policy.decide(inputOf(personReport(figures), { requested_amount: 'R$ 10.000,00' })).then(outcome);
@@ -253,8 +253,8 @@ describe('samples/policies/pessoa-fisica-restritiva.json', () => {
 
 describe('samples/policies/pessoa-juridica.json', () => {
   let policy: CreditPolicy;
-  beforeAll(() => {
-    policy = sample('pessoa-juridica.json');
+  beforeAll(async () => {
+    policy = await sample('pessoa-juridica.json');
   });
   const decide = (
     figures: ReportFigures,

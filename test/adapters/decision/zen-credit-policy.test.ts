@@ -96,17 +96,17 @@ const calculation = (value: string) => ({
   content: { expressions: [{ id: 'x', key: 'decision', value }] },
 });
 
-const load = (policy: unknown, name = 'politica.json'): CreditPolicyLoad =>
+const load = (policy: unknown, name = 'politica.json'): Promise<CreditPolicyLoad> =>
   loadZenCreditPolicy(name, typeof policy === 'string' ? policy : JSON.stringify(policy));
 
-function loaded(policy: unknown): CreditPolicy {
-  const result = load(policy);
+async function loaded(policy: unknown): Promise<CreditPolicy> {
+  const result = await load(policy);
   if (!result.ok) throw new Error(result.error);
   return result.policy;
 }
 
-function refusal(policy: unknown, name = 'politica.json'): string {
-  const result = load(policy, name);
+async function refusal(policy: unknown, name = 'politica.json'): Promise<string> {
+  const result = await load(policy, name);
   if (result.ok) throw new Error('the policy was accepted');
   expect(result.error).not.toContain('\n');
   expect(result.error.startsWith(`${name}: `)).toBe(true);
@@ -300,28 +300,28 @@ describe('loading a policy: refused in one line naming the file and the node', (
       ]),
       /: node "Regras", row 1, column "Soma": the column's field "score \+ 1" is not a path/,
     ],
-  ])('refuses %s', (_, policy, message) => {
-    expect(refusal(policy)).toMatch(message);
+  ])('refuses %s', async (_, policy, message) => {
+    expect(await refusal(policy)).toMatch(message);
   });
 
-  it('refuses bytes that are not UTF-8', () => {
-    const result = zenCreditPolicyLoader.load('latin1.json', new Uint8Array([0x7b, 0xe9, 0x7d]));
+  it('refuses bytes that are not UTF-8', async () => {
+    const result = await zenCreditPolicyLoader.load('latin1.json', new Uint8Array([0x7b, 0xe9, 0x7d]));
     expect(result).toEqual({ ok: false, error: 'latin1.json: not UTF-8 text' });
   });
 });
 
 describe('loading a policy: what it reads', () => {
-  it('hashes the exact bytes, and names the policy as given', () => {
+  it('hashes the exact bytes, and names the policy as given', async () => {
     const text = JSON.stringify(graph([SCORE_TABLE]), null, 2);
     for (const bytes of [text, `\uFEFF${text}`, `${text}\n`]) {
-      const result = loadZenCreditPolicy('policies/pf.json', Buffer.from(bytes));
+      const result = await loadZenCreditPolicy('policies/pf.json', Buffer.from(bytes));
       expect(result.ok && result.policy.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
       expect(result.ok && result.policy.name).toBe('policies/pf.json');
     }
   });
 
-  it('warns, one line each naming the node, about fields the decision input does not have', () => {
-    const result = load(
+  it('warns, one line each naming the node, about fields the decision input does not have', async () => {
+    const result = await load(
       graph([
         table({
           inputs: [
@@ -330,6 +330,7 @@ describe('loading a policy: what it reads', () => {
           ],
           rows: [
             { renda: '> 1000', expr: 'input.segmento == "varejo" and idade > 18', decision: '"approve"' },
+            { decision: '"review"' },
           ],
         }),
       ]),
@@ -341,7 +342,7 @@ describe('loading a policy: what it reads', () => {
     expect(result.ok && result.policy.customerColumnsRead).toEqual(['segmento']);
   });
 
-  it('warns about a field that does not reach a node (a table after another, without passThrough)', () => {
+  it('warns about a field that does not reach a node (a table after another, without passThrough)', async () => {
     const second = table({
       id: 'b',
       name: 'Depois',
@@ -360,11 +361,11 @@ describe('loading a policy: what it reads', () => {
       ['a', 'b'],
       ['b', 'saida'],
     ];
-    const result = load(graph([first, second], edges));
+    const result = await load(graph([first, second], edges));
     expect(result.ok && result.warnings).toEqual([
       'politica.json: node "Depois" reads score, which does not reach it (no passThrough from the input): it reads null',
     ]);
-    const through = load(
+    const through = await load(
       graph([{ ...first, content: { ...first.content, passThrough: true } }, second], edges),
     );
     expect(through.ok && through.warnings).toEqual([]);
@@ -380,7 +381,7 @@ describe('deciding', () => {
     const raw = new ZenEngine().createDecision(graph([SCORE_TABLE]));
     expect((await raw.evaluate({ score: null })).result).toEqual({ decision: 'approve' });
 
-    const decision = await decide(loaded(graph([SCORE_TABLE])), { score: null });
+    const decision = await decide(await loaded(graph([SCORE_TABLE])), { score: null });
     expect(decision.decision).toBe('review');
     expect(codes(decision)).toEqual([MISSING_DATA]);
     expect(decision.detail).toBe('missing or unusable data: rule tabela-1 (row 1) of "Regras" reads score');
@@ -388,7 +389,7 @@ describe('deciding', () => {
   });
 
   it('still decides normally on the rows before and after a guard', async () => {
-    const policy = loaded(graph([SCORE_TABLE]));
+    const policy = await loaded(graph([SCORE_TABLE]));
     expect(await decide(policy, { score: 500 })).toMatchObject({ decision: 'decline', detail: null });
     expect(await decide(policy, { score: 700 })).toMatchObject({
       decision: 'approve',
@@ -398,7 +399,7 @@ describe('deciding', () => {
   });
 
   it('lets a policy handle the missing value itself, with a row above', async () => {
-    const policy = loaded(
+    const policy = await loaded(
       graph([
         table({
           inputs: [['Score', 'score']],
@@ -419,7 +420,7 @@ describe('deciding', () => {
   });
 
   it('treats a text where a cell compares a number as missing data, not as a false cell', async () => {
-    const policy = loaded(
+    const policy = await loaded(
       graph([
         table({
           inputs: [['Valor', 'input.requested_amount']],
@@ -436,7 +437,7 @@ describe('deciding', () => {
   });
 
   it('guards a row whose two cells can both be missing, and an output that cannot be computed', async () => {
-    const policy = loaded(
+    const policy = await loaded(
       graph([
         table({
           inputs: [
@@ -493,7 +494,7 @@ describe('deciding', () => {
       name: 'Aprova',
       content: { expressions: [{ id: 'd', key: 'decision', value: '"approve"' }] },
     };
-    const policy = loaded(
+    const policy = await loaded(
       graph(
         [
           {
@@ -528,7 +529,7 @@ describe('deciding', () => {
   });
 
   it('combines a collect table’s rows: the most severe wins, reasons in order, a missing figure adds a review', async () => {
-    const policy = loaded(
+    const policy = await loaded(
       graph([
         table({
           hitPolicy: 'collect',
@@ -571,7 +572,7 @@ describe('deciding', () => {
   });
 
   it('makes an empty answer a POLICY_ERROR review (a first table where no row matches)', async () => {
-    const policy = loaded(
+    const policy = await loaded(
       graph([table({ inputs: [['Score', 'score']], rows: [{ score: '< 600', decision: '"decline"' }] })]),
     );
     const decision = await decide(policy, { score: 900 });
@@ -579,25 +580,39 @@ describe('deciding', () => {
     expect(codes(decision)).toEqual([POLICY_ERROR]);
   });
 
+  /** A table that decides as a column says on the rows of one channel, and approves the others. */
+  const byChannel = () =>
+    graph([
+      table({
+        inputs: [['Canal', 'input.canal']],
+        rows: [{ 'input.canal': '"app"', decision: 'input.escolha' }, { decision: '"approve"' }],
+      }),
+    ]);
+
   it('makes a decision outside the three (computed from a column) a POLICY_ERROR review, not a crash', async () => {
-    const policy = loaded(
-      graph([table({ inputs: [['Score', 'score']], rows: [{ decision: 'input.escolha' }] })]),
-    );
-    const decision = await decide(policy, {}, { escolha: 'maybe' });
+    const policy = await loaded(byChannel());
+    const decision = await decide(policy, {}, { canal: 'app', escolha: 'maybe' });
     expect(decision.decision).toBe('review');
     expect(codes(decision)).toEqual([POLICY_ERROR]);
     expect(decision.detail).toMatch(/^result 1 of the answer: decision: .*"maybe"/);
-    expect((await decide(policy, {}, { escolha: 'decline' })).decision).toBe('decline');
+    expect((await decide(policy, {}, { canal: 'app', escolha: 'decline' })).decision).toBe('decline');
+  });
+
+  it('refuses at load a policy whose decision is a customer column on every row (no customer fits it)', async () => {
+    const message = await refusal(
+      graph([table({ inputs: [['Score', 'score']], rows: [{ decision: 'input.escolha' }] })]),
+    );
+    expect(message).toBe(
+      'politica.json: its answer does not fit the decision contract in node "Regras", for a person (bureau A) with null figures and columns 5000: decision: Invalid option: expected one of "approve"|"review"|"decline" in {"decision":5000}',
+    );
   });
 
   it('describes a refused answer as the policy gave it, without the marks its fast form adds', async () => {
-    const policy = loaded(
-      graph([table({ inputs: [['Score', 'score']], rows: [{ decision: 'input.escolha' }] })]),
-    );
+    const policy = await loaded(byChannel());
     // The first evaluation learns the order of the nodes (traced); the next ones read the marked answer.
-    await decide(policy, {}, { escolha: 'approve' });
+    await decide(policy, {}, { canal: 'app', escolha: 'approve' });
 
-    const refused = await decide(policy, {}, { escolha: 'maybe' });
+    const refused = await decide(policy, {}, { canal: 'app', escolha: 'maybe' });
 
     expect(codes(refused)).toEqual([POLICY_ERROR]);
     expect(refused.detail).toBe(
@@ -607,7 +622,7 @@ describe('deciding', () => {
   });
 
   it('makes an engine failure a POLICY_ERROR review naming the node', async () => {
-    const policy = loaded(
+    const policy = await loaded(
       graph([calculation('pending_debts_amount / input.requested_amount > 0.5 ? "decline" : "approve"')]),
     );
     expect((await decide(policy, { pendingDebts: [1, 100] }, { requested_amount: '1000' })).decision).toBe(
@@ -620,7 +635,7 @@ describe('deciding', () => {
   });
 
   it('answers a decision the stored form accepts, for people and companies alike', async () => {
-    const policy = loaded(graph([SCORE_TABLE]));
+    const policy = await loaded(graph([SCORE_TABLE]));
     for (const report of [personReport(), companyReport({ score: null })]) {
       const decision = await policy.decide(inputOf(report));
       expect(decisionSchema.parse(decision)).toEqual(decision);
@@ -629,7 +644,7 @@ describe('deciding', () => {
 });
 
 describe('a per cent sign in a text', () => {
-  it('is not the remainder operator: the policy loads', () => {
+  it('is not the remainder operator: the policy loads', async () => {
     // Arrange
     const policy = graph([
       table({
@@ -641,7 +656,7 @@ describe('a per cent sign in a text', () => {
     ]);
 
     // Act
-    const result = load(policy);
+    const result = await load(policy);
 
     // Assert
     expect(result.ok).toBe(true);

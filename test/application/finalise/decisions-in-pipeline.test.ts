@@ -44,8 +44,8 @@ async function collectRows(batchId: string) {
 function countingLoader(): CreditPolicyLoader & { decided: number } {
   const counting = {
     decided: 0,
-    load(name: string, contents: Uint8Array | string) {
-      const loaded = zenCreditPolicyLoader.load(name, contents);
+    async load(name: string, contents: Uint8Array | string) {
+      const loaded = await zenCreditPolicyLoader.load(name, contents);
       if (!loaded.ok) return loaded;
       const { policy } = loaded;
       return {

@@ -35,10 +35,11 @@ const DECISIONS_COLUMNS = [
 ] as const;
 
 /**
- * Decisions in flight together: ZEN evaluates off the main thread, so the rows of a chunk are decided together (the
- * compiled evaluator answers at once, and then a row costs no more than its own work).
+ * Batches of rows decided ahead of the one being written: ZEN evaluates in child processes, one per core
+ * (zen-process-pool.ts), so this process reads the next rows while they decide the previous ones. Enough to keep
+ * every child busy while a batch is written; few enough to keep memory flat (measured: 8 batches of 32 rows).
  */
-const DEFAULT_CONCURRENCY = 256;
+const BATCHES_AHEAD = 16;
 
 /**
  * Rows read, decided and written together. Small batches keep what is alive at a collection of the young generation
@@ -171,20 +172,29 @@ async function* itemBatches(
     );
 }
 
-/** Decides a chunk's rows, at most `concurrency` of them in flight together. */
-async function decideAll(
-  items: readonly Item[],
+/** Decides a batch's rows together (a row without a report has no decision). */
+function decideAll(items: readonly Item[], policy: CreditPolicy): Promise<(Decision | null)[]> {
+  return Promise.all(items.map((item) => (item.input === null ? null : policy.decide(item.input))));
+}
+
+/** The batches with their decisions, in order, up to {@link BATCHES_AHEAD} of them decided ahead of the one given. */
+async function* decidedAhead(
+  batches: AsyncIterable<Item[]>,
   policy: CreditPolicy,
-  concurrency: number,
-): Promise<(Decision | null)[]> {
-  const decisions: (Decision | null)[] = [];
-  for (let start = 0; start < items.length; start += concurrency) {
-    const slice = items.slice(start, start + concurrency);
-    decisions.push(
-      ...(await Promise.all(slice.map((item) => (item.input === null ? null : policy.decide(item.input))))),
-    );
+  ahead: number,
+): AsyncGenerator<{ items: Item[]; decisions: (Decision | null)[] }> {
+  const pending: { items: Item[]; decisions: Promise<(Decision | null)[]> }[] = [];
+  for await (const items of batches) {
+    const decisions = decideAll(items, policy);
+    // A failure surfaces when its batch's turn comes; until then it must not count as unhandled.
+    decisions.catch(() => {});
+    pending.push({ items, decisions });
+    if (pending.length > ahead) {
+      const next = pending.shift() as (typeof pending)[number];
+      yield { items: next.items, decisions: await next.decisions };
+    }
   }
-  return decisions;
+  for (const next of pending) yield { items: next.items, decisions: await next.decisions };
 }
 
 /** A credit limit as the summary writes money: two decimals, a decimal comma in the Excel dialect. */
@@ -206,7 +216,8 @@ export async function redecide(
   policy: CreditPolicy,
   sink: TextSink,
   options: {
-    readonly concurrency?: number;
+    /** Batches decided ahead of the one being written; {@link BATCHES_AHEAD} by default. */
+    readonly ahead?: number;
     readonly warn?: (message: string) => void;
     /** Stops the run between two rows (Ctrl-C), throwing its reason. */
     readonly signal?: AbortSignal;
@@ -219,14 +230,12 @@ export async function redecide(
   for (const column of missing)
     options.warn?.(`the policy reads input.${column}, which summary.csv does not have: it reads null`);
   const batches = itemBatches(summary.lines, jsonLines(files.open('reports')), layout.customerHeaders);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const tally = new FlipTally(layout.decided);
   const remembered = new Map<number, Remembered>();
   await sink.write(csvPreamble(layout.dialect) + csvLine(DECISIONS_COLUMNS, layout.dialect));
   let rows = 0;
   let decided = 0;
-  for await (const items of batches) {
-    const decisions = await decideAll(items, policy, concurrency);
+  for await (const { items, decisions } of decidedAhead(batches, policy, options.ahead ?? BATCHES_AHEAD)) {
     let text = '';
     for (const [position, item] of items.entries()) {
       options.signal?.throwIfAborted();
