@@ -1,0 +1,93 @@
+/**
+ * No value can kill a run: the product's real input shapes, with hostile values in every figure and customer column
+ * (huge, tiny, negative, -0, not finite, exponents, 27-digit contract numbers, Unicode digits, junk), decided by the
+ * sample policies and by policies whose arithmetic overflows, each run in a child process
+ * (test/fixtures/zen-fuzz-child.ts) that must end normally with every input decided. The sample policies must never
+ * stop the engine; a hostile one may, and then only the rows that made it stop are `POLICY_ERROR` reviews.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const CHILD = fileURLToPath(new URL('../../fixtures/zen-fuzz-child.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const INPUTS = 400;
+
+interface Outcome {
+  readonly refused?: string;
+  readonly decided?: number;
+  readonly outcomes?: Record<string, number>;
+  readonly restarts?: number;
+}
+
+function fuzz(policy: string, seed: string): { status: number | null; outcome: Outcome; stderr: string } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', CHILD, policy, String(INPUTS), seed], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const line = run.stdout.trim().split('\n').pop() ?? '{}';
+  return { status: run.status, outcome: JSON.parse(line || '{}') as Outcome, stderr: run.stderr };
+}
+
+/** A policy that approves everyone and computes figures from the customer's columns on the way. */
+function computing(expressions: Record<string, string>): string {
+  const directory = mkdtempSync(join(tmpdir(), 'credit-screen-fuzz-'));
+  const file = join(directory, 'hostil.json');
+  const items = Object.entries({ ...expressions, decision: '"approve"' }).map(([key, value], index) => ({
+    id: `x${index}`,
+    key,
+    value,
+  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      nodes: [
+        { id: 'in', type: 'inputNode', name: 'Entrada' },
+        { id: 'calc', type: 'expressionNode', name: 'Cálculo', content: { expressions: items } },
+        { id: 'out', type: 'outputNode', name: 'Saída' },
+      ],
+      edges: [
+        { id: 'e1', sourceId: 'in', targetId: 'calc' },
+        { id: 'e2', sourceId: 'calc', targetId: 'out' },
+      ],
+    }),
+  );
+  return file;
+}
+
+describe('hostile values through ZEN', () => {
+  it.each(['pessoa-fisica.json', 'pessoa-fisica-restritiva.json', 'pessoa-juridica.json'])(
+    'samples/policies/%s decides every hostile input and never stops the engine',
+    (name) => {
+      const { status, outcome, stderr } = fuzz(join(ROOT, 'samples/policies', name), `fuzz ${name}`);
+
+      expect(status, stderr).toBe(0);
+      expect(outcome.decided).toBe(INPUTS);
+      expect(outcome.restarts).toBe(0);
+      expect(outcome.outcomes?.stopped).toBeUndefined();
+    },
+  );
+
+  it('a policy whose products overflow: every input decided, the rows that stop the engine reviewed', () => {
+    const policy = computing({
+      quadrado: 'input.valor * input.valor',
+      cubo: 'input.renda * input.renda * input.renda',
+      razao: 'input.requested_amount / input.renda',
+    });
+
+    const { status, outcome, stderr } = fuzz(policy, 'fuzz overflow');
+
+    expect(status, stderr).toBe(0);
+    expect(outcome.decided).toBe(INPUTS);
+    const { approve = 0, review = 0, stopped = 0 } = outcome.outcomes ?? {};
+    expect(approve + review + stopped).toBe(INPUTS);
+    // Some rows do stop it (a 15-digit amount squared is past 2^64), and then a fresh process carries on.
+    expect(stopped).toBeGreaterThan(0);
+    expect(outcome.restarts).toBeGreaterThanOrEqual(1);
+    expect(approve).toBeGreaterThan(0);
+  });
+});
