@@ -159,16 +159,97 @@ export function matchesEventPattern(pattern: AlertEventPattern, event: AlertEnve
   return matches(pattern, event);
 }
 
+/** A header every request to a webhook carries (the receiver's key, most often). */
+export interface WebhookHeader {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** A header name as RFC 9110 has it: a token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /**
- * Parses `Name: value` (`--webhook-header`); throws when there is no colon or no name, with a message that reads
- * after the option's name (as the list parsers' do).
+ * Headers the HTTP client writes itself from the request it sends, by their lower-case names, and why one given
+ * beside them is refused: a second length or host, or a hop-by-hop header, would make the receiver (or a proxy on
+ * the way) read the request differently from how it was sent.
  */
-export function parseWebhookHeader(text: string): { readonly name: string; readonly value: string } {
+const CLIENT_SET_HEADERS: ReadonlyMap<string, string> = new Map([
+  ['content-length', 'frames the request'],
+  ['transfer-encoding', 'frames the request'],
+  ['host', 'names the server the URL names'],
+  ['content-type', 'says what the body is (JSON)'],
+  ['connection', 'is hop-by-hop'],
+  ['keep-alive', 'is hop-by-hop'],
+  ['proxy-connection', 'is hop-by-hop'],
+  ['te', 'is hop-by-hop'],
+  ['trailer', 'is hop-by-hop'],
+  ['upgrade', 'is hop-by-hop'],
+  ['expect', 'changes how the request is sent'],
+]);
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const LINE_BREAK_OR_NUL = /[\r\n\u0000]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const OTHER_CONTROL = /[\u0001-\u0008\u000b-\u001f\u007f]/;
+/** Past Latin-1: a header is bytes, and fetch refuses a character it cannot write as one. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is Latin-1's, from its first character
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
+/**
+ * What is wrong with a header a webhook request would carry, as a phrase that starts with its name (or says the
+ * name is not one); null when nothing is. The value is never repeated, nor a name that is not one: either may be
+ * the receiver's key.
+ */
+export function webhookHeaderProblem(header: WebhookHeader): string | null {
+  if (!HEADER_NAME.test(header.name))
+    return "a header name must be letters, digits and !#$%&'*+-.^_`|~ (the text given is not repeated: it may hold a secret)";
+  const clientSet = CLIENT_SET_HEADERS.get(header.name.toLowerCase());
+  if (clientSet !== undefined)
+    return `${header.name}: the HTTP client sets this header itself (it ${clientSet}); leave it out`;
+  if (LINE_BREAK_OR_NUL.test(header.value))
+    return `${header.name}: its value holds a line break (CR, LF) or NUL, which would end the header and start another; a value is one line`;
+  if (OTHER_CONTROL.test(header.value))
+    return `${header.name}: its value holds a control character, which a header cannot carry`;
+  if (BEYOND_LATIN1.test(header.value))
+    return `${header.name}: its value holds a character beyond Latin-1, which a header cannot carry`;
+  return null;
+}
+
+/**
+ * The headers of a webhook's requests as one record, each checked by {@link webhookHeaderProblem}, and none given
+ * twice (names are case-insensitive: two would be joined into one value); throws naming the first one wrong.
+ */
+export function webhookHeaderRecord(headers: readonly WebhookHeader[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const header of headers) {
+    const problem = webhookHeaderProblem(header);
+    if (problem !== null) throw new Error(problem);
+    if (seen.has(header.name.toLowerCase())) throw new Error(`${header.name}: given twice; give it once`);
+    seen.add(header.name.toLowerCase());
+    record[header.name] = header.value;
+  }
+  return record;
+}
+
+/** Space and tab around a header's value (RFC 9110's optional whitespace); anything else is the value's. */
+const OPTIONAL_WHITESPACE = /^[ \t]+|[ \t]+$/g;
+
+/**
+ * Parses `Name: value` (`--webhook-header`) and checks it by {@link webhookHeaderProblem}; throws with a message
+ * that reads after the option's name (as the list parsers' do) and never repeats the value.
+ */
+export function parseWebhookHeader(text: string): WebhookHeader {
   const colon = text.indexOf(':');
-  const name = colon < 0 ? '' : text.slice(0, colon).trim();
-  if (colon < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-    throw new Error(`must be "Name: value", got ${JSON.stringify(text)}`);
-  return { name, value: text.slice(colon + 1).trim() };
+  if (colon < 0)
+    throw new Error('must be "Name: value" (the text given is not repeated: it may hold a secret)');
+  const header = {
+    name: text.slice(0, colon).replace(OPTIONAL_WHITESPACE, ''),
+    value: text.slice(colon + 1).replace(OPTIONAL_WHITESPACE, ''),
+  };
+  const problem = webhookHeaderProblem(header);
+  if (problem !== null) throw new Error(problem);
+  return header;
 }
 
 /** Parses a comma-separated list of event names; throws one line naming an unknown one. */

@@ -1,5 +1,9 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const LAUNCHER = fileURLToPath(new URL('../../bin/credit-screen.mjs', import.meta.url));
 
@@ -52,6 +56,55 @@ export function startCli(
     done: new Promise((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
+    }),
+  };
+}
+
+/** A `credit-screen` started at a terminal: what it has shown there so far, and the keys a person would type. */
+export interface TerminalCli extends RunningCli {
+  /** What the terminal shows (stdout, prompts and echoes); stderr is kept apart, in the result. */
+  screen(): string;
+  /** Types `text` at the terminal (`\u0003` is Ctrl-C, `\u0004` Ctrl-D). */
+  type(text: string): void;
+  /** The pid of the launcher itself (not of the terminal around it), for `kill -INT`. */
+  launcherPid(): Promise<number>;
+}
+
+const quoted = (argument: string) => `'${argument.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Starts the real launcher in a pseudo-terminal (util-linux `script`), as a person runs it at a terminal: stdin and
+ * stdout are the terminal, so prompts are asked; stderr goes to a file of its own, so a test can count its lines.
+ */
+export function startCliInTerminal(args: readonly string[], options: { cwd: string }): TerminalCli {
+  const stderrFile = join(mkdtempSync(join(tmpdir(), 'credit-screen-tty-')), 'stderr');
+  const command = `exec ${[process.execPath, LAUNCHER, ...args].map(quoted).join(' ')} 2>${quoted(stderrFile)}`;
+  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    screen += text;
+  });
+  const stderr = () => (existsSync(stderrFile) ? readFileSync(stderrFile, 'utf8') : '');
+  return {
+    pid: child.pid as number,
+    stderr,
+    screen: () => screen,
+    type: (text) => child.stdin.write(text),
+    kill: (signal) => child.kill(signal),
+    launcherPid: async () => {
+      const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=', '--ppid', String(child.pid)]);
+      return Number.parseInt(stdout.trim(), 10);
+    },
+    done: new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code) => {
+        child.stdin.end();
+        resolve({ code, stdout: screen, stderr: stderr() });
+      });
     }),
   };
 }

@@ -32,11 +32,8 @@ export async function decideApproval(
   let decision: ApprovalDecision;
   if (options.yes) decision = 'approved';
   else if (process.stdin.isTTY && process.stdout.isTTY)
-    decision = (await askToBuy(offer)) ? 'approved' : 'rejected';
-  else
-    return new CliError(
-      `${offer}: nothing was bought. Rerun with --yes, or approve it with: credit-screen approve ${batchId}`,
-    );
+    decision = (await askToBuy(offer, run)) ? 'approved' : 'rejected';
+  else return new CliError(`${offer}: nothing was bought. ${howToApprove(batchId, options)}`);
   await decideBatchApproval(batchId, decision, { ...run.pipeline.adapters, logger: run.pipeline.logger });
   process.stderr.write(
     decision === 'approved'
@@ -46,14 +43,38 @@ export async function decideApproval(
   return null;
 }
 
+/**
+ * How a batch left waiting can still be bought. Without a state directory (`--no-state`, the memory engine) the
+ * batch ends with the run, so no later `approve` could find it: only a rerun with `--yes` buys it.
+ */
+function howToApprove(batchId: string, options: LocalRunOptions): string {
+  if (options.state === false)
+    return 'Rerun with --yes to buy them: this run keeps no state directory, so the batch cannot be approved later';
+  return `Rerun with --yes, or approve it with: credit-screen approve ${batchId}`;
+}
+
 /** The question asked last: batches of one run are asked about one after the other, never two prompts at once. */
 let asking: Promise<unknown> = Promise.resolve();
 
-function askToBuy(offer: string): Promise<boolean> {
+/**
+ * Asks at the terminal whether to buy. Ctrl-C there arrives as a key (the prompt puts the terminal in raw mode, so
+ * no SIGINT is sent) and Ctrl-D closes the input without an answer: both stop the run as an interruption does,
+ * with nothing bought. An interruption while it waits (`kill -INT`) closes the prompt, whose open input would
+ * otherwise keep the process alive after the run has stopped.
+ */
+function askToBuy(offer: string, run: LocalRun): Promise<boolean> {
   const answer = asking.then(async () => {
+    run.signal.throwIfAborted();
     const prompt = createInterface({ input: process.stdin, output: process.stdout });
+    prompt.on('SIGINT', () => run.interrupt());
     try {
-      return /^(y|yes|s|sim)$/i.test((await prompt.question(`${offer}. Buy them? [y/N] `)).trim());
+      const text = await prompt.question(`${offer}. Buy them? [y/N] `, { signal: run.signal });
+      return /^(y|yes|s|sim)$/i.test(text.trim());
+    } catch (error) {
+      if ((error as Error).name !== 'AbortError') throw error;
+      // Closed without an answer (Ctrl-D), or aborted by the interruption itself.
+      run.interrupt();
+      throw run.signal.reason;
     } finally {
       prompt.close();
     }

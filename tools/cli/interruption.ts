@@ -4,6 +4,11 @@ import { CliError } from './cli-error.ts';
 export interface Interruption {
   /** Aborted, with a {@link CliError} of exit code 130, when one of the signals arrives. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts as the signals do, for an interruption that reaches the process as something else: Ctrl-C typed at a
+   * prompt, which reads it as a key (the terminal is in raw mode and sends no SIGINT).
+   */
+  interrupt(): void;
   /** Stops listening for the signals (the process's default handling comes back). */
   release(): void;
 }
@@ -21,6 +26,7 @@ export function abortOnInterrupt(
   for (const signal of signals) process.once(signal, interrupt);
   return {
     signal: controller.signal,
+    interrupt,
     release: () => {
       for (const signal of signals) process.off(signal, interrupt);
     },

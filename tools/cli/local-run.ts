@@ -18,12 +18,13 @@ import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { type PriceOptions, pricesOf } from './bureau-prices.ts';
 import { CliError } from './cli-error.ts';
 import { countLines } from './count-lines.ts';
-import { abortOnInterrupt } from './interruption.ts';
+import { abortOnInterrupt, type Interruption } from './interruption.ts';
 import {
   alertSettingsOf,
   settleWebhooks,
   startWebhooks,
   type WebhookRunOptions,
+  webhookHeadersOf,
   webhookSubscriptionsOf,
 } from './local-webhooks.ts';
 import { asLocalStartCliError } from './pipeline-connection.ts';
@@ -121,6 +122,8 @@ export interface LocalRun {
   readonly webhooks: WebhookDelivery | null;
   readonly emulator: ServiceEmulator | null;
   readonly signal: AbortSignal;
+  /** Stops the run as Ctrl-C does (exit 130), for a Ctrl-C that arrives as a key at a prompt. */
+  interrupt(): void;
   readonly startedAt: number;
   /** Follows a batch to its end with the progress bar (see {@link LocalPipeline.follow}); Ctrl-C interrupts it. */
   follow(batchId: string): Promise<BatchProgress>;
@@ -142,6 +145,7 @@ export async function checkBeforeStarting(options: LocalRunOptions, file: string
   if (options.live && !(options.token ?? process.env.BUREAU_TOKEN))
     throw new CliError('--live needs the account token in BUREAU_TOKEN (or --token)');
   webhookSubscriptionsOf(options);
+  webhookHeadersOf(options);
   try {
     const info = await stat(file);
     if (info.isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
@@ -247,14 +251,16 @@ function localRun(
   pipeline: LocalPipeline,
   emulator: ServiceEmulator | null,
   webhooks: WebhookDelivery | null,
-  signal: AbortSignal,
+  interruption: Interruption,
   progress: ProgressDisplay,
 ): LocalRun {
+  const { signal } = interruption;
   const run: LocalRun = {
     pipeline,
     emulator,
     webhooks,
     signal,
+    interrupt: interruption.interrupt,
     startedAt: Date.now(),
     follow: async (batchId) => {
       const done = await pipeline.follow(batchId, {
@@ -319,7 +325,7 @@ export async function runLocally<T>(
     announceStack(pipeline, emulator, options.state);
     signal.throwIfAborted();
     // Ctrl-C is honoured even while the body waits on something that does not listen to the signal.
-    const work = body(localRun(pipeline, emulator, webhooks, signal, progress));
+    const work = body(localRun(pipeline, emulator, webhooks, interruption, progress));
     work.catch(() => undefined);
     return await Promise.race([work, rejectOnAbort(signal)]);
   } catch (error) {

@@ -5,7 +5,9 @@ import {
   type AlertEventType,
   publishedChangeKinds,
   validateWebhooks,
+  type WebhookHeader,
   type WebhookSubscription,
+  webhookHeaderRecord,
 } from '../../src/contract/index.ts';
 import type { ChangeKind } from '../../src/domain/monitoring/index.ts';
 import { writePrivateFile } from '../local/private-files.ts';
@@ -16,7 +18,7 @@ import { DEFAULT_WEBHOOK_RETRY_SECONDS } from './webhook-options.ts';
 /** The webhook options of a run that sends events (`screen`, `rescreen`). */
 export interface WebhookRunOptions {
   readonly webhook?: readonly string[];
-  readonly webhookHeader?: readonly { readonly name: string; readonly value: string }[];
+  readonly webhookHeader?: readonly WebhookHeader[];
   readonly webhookEvents?: readonly AlertEventType[];
   readonly webhookChangeKinds?: readonly ChangeKind[];
   readonly webhookDocuments?: boolean;
@@ -50,6 +52,18 @@ export function webhookSubscriptionsOf(
   }
 }
 
+/**
+ * The `--webhook-header` lines as the requests' headers, each already checked when parsed; refused in one line
+ * when a name is given twice. Checked with the other options, before anything is bought.
+ */
+export function webhookHeadersOf(options: WebhookRunOptions): Record<string, string> {
+  try {
+    return webhookHeaderRecord(options.webhookHeader ?? []);
+  } catch (error) {
+    throw new CliError(`--webhook-header ${(error as Error).message}`);
+  }
+}
+
 /** The alert settings the subscriptions call for, as the construct derives them from its `webhooks`. */
 export function alertSettingsOf(subscriptions: readonly WebhookSubscription[]): {
   readonly alertChangeKinds: readonly ChangeKind[];
@@ -65,7 +79,7 @@ export function alertSettingsOf(subscriptions: readonly WebhookSubscription[]): 
 export function startWebhooks(options: WebhookRunOptions): WebhookDelivery | null {
   const subscriptions = webhookSubscriptionsOf(options);
   if (subscriptions.length === 0) return null;
-  const headers = Object.fromEntries((options.webhookHeader ?? []).map(({ name, value }) => [name, value]));
+  const headers = webhookHeadersOf(options);
   return new WebhookDelivery({
     targets: subscriptions.map((subscription) => ({ subscription, headers })),
     retryForMs: (options.webhookRetrySeconds ?? DEFAULT_WEBHOOK_RETRY_SECONDS) * 1000,

@@ -110,6 +110,17 @@ export const resultsFolder = (description: string): OptionSpec => ({
   value: { type: 'path', of: 'folder' },
 });
 
+/**
+ * `--force` of a command that writes one file the user names with `--<option>`: an existing file is kept unless
+ * this replaces it (tools/cli/named-file.ts).
+ */
+export const replaceFile = (option: 'out' | 'export'): OptionSpec => ({
+  flags: '--force',
+  description: `replace the --${option} file when it exists`,
+  value: { type: 'flag' },
+  requires: [{ option, message: `--force replaces the --${option} file: give --${option}` }],
+});
+
 /** `--stack` or the local state: where the batch commands act. */
 export const TARGET_OPTIONS: readonly OptionSpec[] = [
   {

@@ -289,12 +289,32 @@ function defaultOf(spec: OptionSpec): unknown {
   return typeof value === 'function' ? (value as () => unknown)() : value;
 }
 
+/** Types whose values are often secrets (a header with the receiver's key): refused without repeating them. */
+const SECRET_VALUE_TYPES: ReadonlySet<OptionValue['type']> = new Set(['header']);
+
+/**
+ * The parser commander calls for `spec`. Commander's refusal repeats the value (`argument '…' is invalid`), so a
+ * secret value's refusal is made a one-line error of our own instead, which says only what the parser said.
+ */
+function commanderParser(spec: OptionSpec): ((input: string) => unknown) | null {
+  const parse = parserOf(flag(optionName(spec)), spec.value);
+  if (parse === null || !SECRET_VALUE_TYPES.has(spec.value.type)) return parse;
+  return (input) => {
+    try {
+      return parse(input);
+    } catch (error) {
+      if (error instanceof InvalidArgumentError) throw new CliError(error.message);
+      throw error;
+    }
+  };
+}
+
 function commanderOption(spec: OptionSpec, specs: readonly OptionSpec[]): Option {
   const notes = optionNotes(spec, specs);
   const option = new Option(spec.flags, spec.description);
   HELP_OF.set(option, notes.length > 0 ? `${spec.description} (${notes.join('; ')})` : spec.description);
   if (spec.value.type === 'choice') option.choices(spec.value.choices);
-  const parse = parserOf(flag(optionName(spec)), spec.value);
+  const parse = commanderParser(spec);
   if (parse !== null && spec.repeatable)
     option.argParser((input: string, previous: unknown) => [
       ...(Array.isArray(previous) ? previous : []),

@@ -19,6 +19,7 @@ import {
   MIN_RATE,
   prices,
   rateLimit,
+  replaceFile,
   resultsFolder,
   SERVICE_OPTIONS,
   STACK_NAME,
@@ -208,9 +209,11 @@ export const OPTION_TABLE = {
     lang('language of the page'),
     {
       flags: '--out <file>',
-      description: 'where to write it (default report.html in the folder, or out/<batchId>/)',
+      description:
+        'where to write it, a file that exists kept (default: report.html in the folder, or out/<batchId>/, written again)',
       value: { type: 'path', of: 'file' },
     },
+    replaceFile('out'),
     ...TARGET_OPTIONS,
   ],
   decide: [
@@ -276,12 +279,14 @@ export const OPTION_TABLE = {
   subject: [
     {
       flags: '--export <file>',
-      description: 'where to write everything held about the document (JSON, readable by its owner only)',
+      description:
+        'where to write everything held about the document (JSON, readable by its owner only); a file that exists is kept',
       value: { type: 'path', of: 'file' },
       conflicts: [
         { option: 'erase', message: '--export and --erase answer two different requests: give one' },
       ],
     },
+    replaceFile('export'),
     {
       flags: '--erase',
       description:
@@ -422,12 +427,7 @@ export const OPTION_TABLE = {
       description: 'write the export to this file (0600) instead of printing it; an existing file is kept',
       value: { type: 'path', of: 'file' },
     },
-    {
-      flags: '--force',
-      description: 'replace the --out file when it exists',
-      value: { type: 'flag' },
-      requires: [{ option: 'out', message: '--force replaces the --out file: give --out' }],
-    },
+    replaceFile('out'),
   ],
 } as const satisfies Record<string, readonly OptionSpec[]>;
 

@@ -9,6 +9,7 @@ import {
   matchesEventPattern,
   subscriptionPatterns,
   type WebhookSubscription,
+  webhookHeaderProblem,
 } from '../../contract/index.ts';
 import { CatalogueEventPublisher } from '../catalogue-event-publisher.ts';
 
@@ -61,8 +62,18 @@ export class WebhookDelivery extends CatalogueEventPublisher {
   readonly #undelivered: UndeliveredEvent[] = [];
   #delivered = 0;
 
+  /**
+   * @throws Error naming the first header that cannot be sent (a line break in its value, a header the client
+   *   sets itself), before any event is published: one found while delivering would fail every event after the
+   *   batch was paid for. The message names the header, never its value.
+   */
   constructor(options: WebhookDeliveryOptions) {
     super();
+    for (const { subscription, headers } of options.targets)
+      for (const [name, value] of Object.entries(headers)) {
+        const problem = webhookHeaderProblem({ name, value });
+        if (problem !== null) throw new Error(`webhook ${JSON.stringify(subscription.name)}: ${problem}`);
+      }
     this.#options = options;
     this.#fullDocuments = options.targets.some((target) => target.subscription.includeDocuments === true);
   }
@@ -173,11 +184,15 @@ export class WebhookDelivery extends CatalogueEventPublisher {
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       const timedOut = (error as Error).name === 'TimeoutError';
+      // Not the error's message: fetch's refusal of a request repeats the header it refused, value and all, and
+      // this reason goes to undelivered-events.jsonl and the terminal.
       return {
         status: null,
         reason: timedOut
           ? 'no answer within the request time limit'
-          : `no answer (${cause ?? (error as Error).message})`,
+          : cause === undefined
+            ? `the request could not be sent (${(error as Error).name})`
+            : `no answer (${cause})`,
       };
     }
   }

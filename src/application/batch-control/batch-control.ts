@@ -99,6 +99,8 @@ export type ApprovalOutcome =
       readonly outcome: 'not_awaiting_approval';
       readonly batchId: string;
       readonly status: BatchRecord['status'];
+      /** What was decided about it before, if it ever waited: why it waits no more. */
+      readonly approval: ApprovalDecision | null;
     };
 
 /**
@@ -119,7 +121,7 @@ export async function decideBatchApproval(
     !repeated &&
     !(batch.status === 'awaiting_approval' && (await deps.batchRecords.decideApproval(batchId, decision)))
   )
-    return { outcome: 'not_awaiting_approval', batchId, status: batch.status };
+    return { outcome: 'not_awaiting_approval', batchId, status: batch.status, approval: batch.approval };
   const rows =
     decision === 'approved'
       ? await sendQueuedRows({ ...batch, lane: laneOfBatch(batch) }, deps)

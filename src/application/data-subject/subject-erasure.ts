@@ -1,5 +1,5 @@
 import { answerKey, S3_LAYOUT } from '../../contract/index.ts';
-import type { AuditEntry } from '../../domain/audit/index.ts';
+import { type AuditEntry, auditTextProblem } from '../../domain/audit/index.ts';
 import { type BatchRecord, type RowRecord, SETTLED_STATES } from '../../domain/batch/index.ts';
 import type { AuditLog, BatchRecords, DocumentKeys, SubjectErasureStore } from '../../domain/ports/index.ts';
 import { type ErasableObjects, type ObjectChanges, SubjectObjects } from './subject-objects.ts';
@@ -49,13 +49,16 @@ const FINISHED: readonly BatchRecord['status'][] = ['completed', 'failed'];
  * Objects go first and rows last: the rows are how an erasure finds a document, so one interrupted is finished by
  * asking again. A batch still running is refused before anything changes: its workers would write the document back.
  *
- * @throws ErasureRefused while a batch that holds the document is not finished
+ * @throws ErasureRefused while a batch that holds the document is not finished, or when who or why holds a line
+ *   break or a control character (the audit entry keeps each on one line), before anything changes
  */
 export async function eraseSubject(
   request: ErasureRequest,
   deps: SubjectErasureDependencies,
 ): Promise<SubjectErasure> {
   const { document } = request;
+  const problem = auditTextProblem('--by', request.by) ?? auditTextProblem('--reason', request.reason);
+  if (problem !== null) throw new ErasureRefused(problem);
   const erasedAt = (deps.now ?? (() => new Date()))().toISOString();
   const rows = await deps.subjectErasure.rowsHolding(document);
   const batches = await batchesOf(rows, deps);

@@ -2,7 +2,7 @@ import Papa from 'papaparse';
 import { type CsvDialect, csvLine, csvPreamble } from '../../domain/csv/csv-format.ts';
 import { type DecisionOverride, finalOverrides } from '../../domain/decision/index.ts';
 import type { DecisionOverrides, ObjectStore } from '../../domain/ports/index.ts';
-import { DECISION_COLUMNS, FINAL_DECISION_COLUMNS } from '../../domain/summary/index.ts';
+import { creditLimitCell, DECISION_COLUMNS, FINAL_DECISION_COLUMNS } from '../../domain/summary/index.ts';
 import { type DecidedRowsDependencies, duplicateTarget, readDecidedBatch } from './decided-rows.ts';
 
 export interface ExportDecisionsDependencies extends DecidedRowsDependencies {
@@ -22,11 +22,21 @@ export interface DecisionsExport {
 const byPolicy = (policyName: string) => `policy:${policyName}`;
 
 /**
- * Rewrites a finished batch's `summary.csv` with each row's final decision (`final_decision`, `decided_by`,
- * `decided_at`, after the policy's own decision columns): a person's latest override where there is one, else the
- * policy's decision, decided when the batch completed; a duplicate follows its first occurrence. Every other cell
- * is kept as it was (same dialect, same quoting), so the policy's decision and the bureau's figures are never
- * rewritten; a summary exported before gets its final columns replaced, not repeated.
+ * The limit that goes with a person's final decision: none on a decline, the one the person gave on an approval,
+ * else the policy's (`policyCell`, as the summary wrote it), which the approval did not change.
+ */
+function finalLimitCell(override: DecisionOverride, policyCell: string, dialect: CsvDialect): string {
+  if (override.decision === 'decline') return creditLimitCell(0, dialect);
+  return override.credit_limit === null ? policyCell : creditLimitCell(override.credit_limit, dialect);
+}
+
+/**
+ * Rewrites a finished batch's `summary.csv` with each row's final decision (`final_decision`, `final_credit_limit`,
+ * `decided_by`, `decided_at`, after the policy's own decision columns): a person's latest override where there is
+ * one, else the policy's decision and limit, decided when the batch completed; a duplicate follows its first
+ * occurrence. Every other cell is kept as it was (same dialect, same quoting), so the policy's decision, its
+ * `credit_limit` and the bureau's figures are never rewritten; a summary exported before gets its final columns
+ * replaced, not repeated.
  */
 export async function exportDecisions(
   batchId: string,
@@ -50,6 +60,8 @@ export async function exportDecisions(
   const insertAt = kept.indexOf(header.indexOf(DECISION_COLUMNS[DECISION_COLUMNS.length - 1] as string)) + 1;
   const rowColumn = header.indexOf('row');
   const decisionColumn = header.indexOf('decision');
+  const limitColumn = header.indexOf('credit_limit');
+  const { dialect } = decided.layout;
   let overridden = 0;
   let stillInReview = 0;
   const lines = records.map((record, index) => {
@@ -59,17 +71,18 @@ export async function exportDecisions(
     else {
       const override = overrideOf(Number(record[rowColumn]));
       const policyDecision = record[decisionColumn] ?? '';
+      const policyLimit = record[limitColumn] ?? '';
       if (override !== undefined) overridden++;
       else if (policyDecision === 'review') stillInReview++;
       final =
         override !== undefined
-          ? [override.decision, override.by, override.at]
+          ? [override.decision, finalLimitCell(override, policyLimit, dialect), override.by, override.at]
           : policyDecision === ''
-            ? ['', '', '']
-            : [policyDecision, byPolicy(policyName), decidedAt];
+            ? ['', '', '', '']
+            : [policyDecision, policyLimit, byPolicy(policyName), decidedAt];
     }
     cells.splice(insertAt, 0, ...final);
-    return csvLine(cells, decided.layout.dialect);
+    return csvLine(cells, dialect);
   });
   await deps.objects.writeStream(
     decided.summaryKey,

@@ -1,3 +1,4 @@
+import { auditTextProblem } from '../../domain/audit/index.ts';
 import {
   type DecisionOverride,
   type OverrideRequest,
@@ -30,7 +31,8 @@ export interface RecordOverrideDependencies extends DecidedRowsDependencies {
 /**
  * Records a person's final decision on a decided row, beside the batch: the policy's decision stays as it was in
  * every stored file, and the override joins the others (a later one corrects an earlier one; none is erased).
- * Refused in one line, before anything is written: an invalid request, an unknown or unfinished batch, a batch
+ * Refused in one line, before anything is written: an invalid request (a line break or a control character in
+ * the reason or the name among them: the audit log keeps each on one line), an unknown or unfinished batch, a batch
  * without a policy, an unknown row, a row without a decision (no report), a duplicate (its first occurrence is the
  * customer to decide). Announced with an `OverrideRecorded` event; an event that cannot be sent is logged, and the
  * override stays recorded.
@@ -40,7 +42,10 @@ export async function recordOverride(
   request: OverrideRequest,
   deps: RecordOverrideDependencies,
 ): Promise<DecisionOverride> {
-  const problem = overrideRequestProblem(request);
+  const problem =
+    overrideRequestProblem(request) ??
+    auditTextProblem('--by', request.by) ??
+    auditTextProblem('--reason', request.reason);
   if (problem !== null) throw new ReviewRefusal(problem);
   const decided = await readDecidedBatch(target.batchId, deps);
   const row = decided.rows.find((candidate) => candidate.row === target.row);

@@ -58,6 +58,24 @@ interface ErasureEntry extends EntryBase {
 
 export type AuditEntry = BureauRequestEntry | DecisionEntry | OverrideEntry | ErasureEntry;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const LINE_BREAKS = /[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why a person's own words that an entry keeps (who decided or erased, and why) cannot be recorded, naming them as
+ * `field`; null when they can. Each entry is read as one line: a line break in it would print as a second entry
+ * that was never recorded, and another control character could drive the terminal it is read on.
+ */
+export function auditTextProblem(field: string, text: string): string | null {
+  if (LINE_BREAKS.test(text))
+    return `${field} holds a line break: the audit log keeps it as one line, so write it on one line`;
+  if (CONTROL_CHARACTERS.test(text))
+    return `${field} holds a control character (a tab, an escape, …), which the audit log does not keep`;
+  return null;
+}
+
 /** What the log is asked for: one document's entries or one batch's, within an optional time window. */
 export type AuditQuery =
   | { readonly documentKey: string; readonly from?: string; readonly to?: string }

@@ -175,7 +175,8 @@ export async function* parseCsvRows(
       // Otherwise the rest of the file would silently become one cell, and the customers in it would vanish.
       throw new CustomerListError(
         'unbalanced_quote',
-        `a quote opened after data line ${rowsSoFar} is never closed: fix the quoting and upload the file again`,
+        `a quote opened after data line ${rowsSoFar} is never closed`,
+        'fix the quoting and upload the file again',
       );
     }
     carried = input.substring(result.meta.cursor);
@@ -205,7 +206,7 @@ function recordCountMismatch(lineBreaks: LineBreaks, rows: number): CustomerList
   const where = lineBreaks.strayQuoteLine > 0 ? ` (the first one on line ${lineBreaks.strayQuoteLine})` : '';
   return new CustomerListError(
     'unbalanced_quote',
-    `the file has ${lineBreaks.records} lines but reads as ${rows} rows: a quote followed by text${where} ` +
-      'runs a field across lines; double quotes inside a field ("") and upload the file again',
+    `the file has ${lineBreaks.records} lines but reads as ${rows} rows: a quote followed by text${where} runs a field across lines`,
+    'double quotes inside a field ("") and upload the file again',
   );
 }

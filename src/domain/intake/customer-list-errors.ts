@@ -9,13 +9,23 @@ export type CustomerListErrorCode =
   | 'unsupported_encoding'
   | 'not_a_text_file';
 
-/** A file-level problem with a message meant for the person who uploaded the file. */
+/**
+ * A file-level problem with a message meant for the person who uploaded the file: what is wrong, then, when there
+ * is one, what to do about it (`fix the quoting and upload the file again`).
+ */
 export class CustomerListError extends Error {
   override readonly name = 'CustomerListError';
+  /**
+   * What is wrong, without the advice to the uploader: for a reader of a CSV file nobody uploads (a batch's
+   * `summary.csv`), where the advice would be wrong.
+   */
+  readonly problem: string;
   constructor(
     readonly code: CustomerListErrorCode,
-    message: string,
+    problem: string,
+    advice?: string,
   ) {
-    super(message);
+    super(advice === undefined ? problem : `${problem}: ${advice}`);
+    this.problem = problem;
   }
 }

@@ -86,9 +86,15 @@ export const DECISION_COLUMNS = ['decision', 'decision_reasons', 'risk_band', 'c
 /**
  * The final decision of each decided row, after the policy's own columns, in a summary `credit-screen export`
  * rewrote: a person's override where there is one (`decided_by` names them), else the policy's decision
- * (`policy:<name>`, decided when the batch completed).
+ * (`policy:<name>`, decided when the batch completed), with the limit that goes with it (`final_credit_limit`,
+ * beside the policy's own `credit_limit`).
  */
-export const FINAL_DECISION_COLUMNS = ['final_decision', 'decided_by', 'decided_at'] as const;
+export const FINAL_DECISION_COLUMNS = [
+  'final_decision',
+  'final_credit_limit',
+  'decided_by',
+  'decided_at',
+] as const;
 
 /** A decision's reasons in one cell: `CODE: text`, in the policy's order, ` | ` between them. */
 export const reasonsCell = (decision: Decision): string =>
@@ -106,6 +112,11 @@ function decimal(value: number | null, dialect: CsvDialect): string {
   if (value === null) return '';
   const text = String(value);
   return dialect === 'excel' ? text.replace('.', ',') : text;
+}
+
+/** A credit limit in reais as the summary writes it (`15000.00`, or `15000,00` in Excel's dialect); empty for none. */
+export function creditLimitCell(reais: number | null, dialect: CsvDialect): string {
+  return amount(reais === null ? null : Math.round(reais * 100), dialect);
 }
 
 const whole = (value: number | null): string => (value === null ? '' : String(value));
@@ -165,7 +176,11 @@ export class SummaryCsvWriter {
 
   #decisionCells(decision: Decision | null): string[] {
     if (decision === null) return ['', '', '', ''];
-    const limit = decision.credit_limit === null ? null : Math.round(decision.credit_limit * 100);
-    return [decision.decision, reasonsCell(decision), decision.risk_band ?? '', amount(limit, this.dialect)];
+    return [
+      decision.decision,
+      reasonsCell(decision),
+      decision.risk_band ?? '',
+      creditLimitCell(decision.credit_limit, this.dialect),
+    ];
   }
 }

@@ -141,6 +141,29 @@ describe('WebhookDelivery (a real loopback receiver)', () => {
     ]);
   });
 
+  it.each([
+    [
+      'a line break in a value',
+      { 'X-Api-Key': 's3cr3t\r\nX-Injected: evil' },
+      /"erp": X-Api-Key: its value holds a line break/,
+    ],
+    [
+      'a header the client sets',
+      { 'Content-Length': '0' },
+      /"erp": Content-Length: the HTTP client sets this header itself/,
+    ],
+    ['a name that is not one', { 'X-Api-Key: s3cr3t': '' }, /"erp": a header name must be/],
+  ])(
+    'refuses %s when built, before any event, naming the header and never its value',
+    (_label, headers, said) => {
+      const build = () =>
+        new WebhookDelivery({ targets: [target('http://127.0.0.1:9', {}, headers)], retryForMs: 0 });
+
+      expect(build).toThrow(said);
+      expect(build).not.toThrow(/s3cr3t|evil/);
+    },
+  );
+
   it('gives up on a receiver that is down after its retry time, keeping the event', async () => {
     const server = await ScriptedServer.start();
     const url = server.url;

@@ -135,6 +135,7 @@ describe('the review queue, overrides and the exported final decisions', () => {
     expect(overridden).toMatchObject({
       decision: 'review',
       final_decision: 'decline',
+      final_credit_limit: '0.00',
       decided_by: 'Bruno Lima',
     });
     expect(overridden?.decided_at).toBe('2026-11-25T14:30:00.000Z');
@@ -144,11 +145,15 @@ describe('the review queue, overrides and the exported final decisions', () => {
     for (const line of final.filter(
       (candidate) => Number(candidate.row) !== row && candidate.status === 'screened',
     ))
-      expect(line).toMatchObject({ final_decision: line.decision, decided_by: 'policy:pessoa-fisica.json' });
+      expect(line).toMatchObject({
+        final_decision: line.decision,
+        final_credit_limit: line.credit_limit,
+        decided_by: 'policy:pessoa-fisica.json',
+      });
     expect(final.find((line) => line.status === 'invalid_document')?.final_decision).toBe('');
     // The policy's decisions and every other cell are as they were; reports.jsonl is not rewritten.
     for (const [index, line] of final.entries()) {
-      const { final_decision: _f, decided_by: _b, decided_at: _a, ...rest } = line;
+      const { final_decision: _f, final_credit_limit: _l, decided_by: _b, decided_at: _a, ...rest } = line;
       expect(rest).toEqual(summary[index]);
     }
     expect(await test.readText(manifest?.files?.reports ?? '')).toBe(reportsBefore);
@@ -197,6 +202,8 @@ describe('the review queue, overrides and the exported final decisions', () => {
       '--decision must be approve or decline',
     ],
     ['a limit on a decline', { row: 1 }, { decision: 'decline', creditLimit: 100 }, 'a decline has no limit'],
+    ['a line break in --reason', { row: 1 }, { reason: 'ok\nforged' }, '--reason holds a line break'],
+    ['a control character in --by', { row: 1 }, { by: 'Ana\u0007' }, '--by holds a control character'],
   ])('refuses an override of %s in one line, recording nothing', async (_, target, changes, said) => {
     const { batchId, summary } = await decidedBatch(`refused ${_}`, 6);
     const rowOf = (value: unknown) =>

@@ -78,14 +78,13 @@ async function audit(options: AuditOptions): Promise<void> {
     }
     const subject = document !== null ? `document ${maskDocument(document)}` : `batch ${options.batch}`;
     const requests = entries.filter((entry) => entry.kind === 'bureau_request').length;
-    process.stdout.write(
-      `${printableLines(
-        [
-          `${entries.length} audit ${entries.length === 1 ? 'entry' : 'entries'} for ${subject} in ${connection.where}: ${requests} bureau ${requests === 1 ? 'request' : 'requests'}`,
-          ...entries.map(describeEntry),
-        ].join('\n'),
-      )}\n`,
-    );
+    // Each entry is escaped as one line: a line break in a reason stored before they were refused must not print
+    // as a second entry.
+    const lines = [
+      `${entries.length} audit ${entries.length === 1 ? 'entry' : 'entries'} for ${subject} in ${connection.where}: ${requests} bureau ${requests === 1 ? 'request' : 'requests'}`,
+      ...entries.map(describeEntry),
+    ];
+    process.stdout.write(`${lines.map((line) => printable(line)).join('\n')}\n`);
   });
 }
 

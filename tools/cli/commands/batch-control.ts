@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
+  type ApprovalOutcome,
   type BatchStatusView,
   cancelBatch,
   decideBatchApproval,
@@ -248,6 +249,26 @@ function registerRedriveCommand(program: Command): void {
   );
 }
 
+/**
+ * Why a batch can no longer be approved or rejected, in one line: an earlier decision says more than the status
+ * it led to (a rejected batch completes with nothing bought; "it is completed" would hide that it was rejected).
+ */
+function notAwaitingApproval(
+  outcome: Extract<ApprovalOutcome, { outcome: 'not_awaiting_approval' }>,
+  decision: ApprovalDecision,
+): string {
+  const { batchId, status, approval } = outcome;
+  if (approval === 'rejected')
+    return decision === 'rejected'
+      ? `batch ${batchId} was already rejected: nothing was bought`
+      : `batch ${batchId} was rejected: nothing was bought, and a rejected batch cannot be approved (screen the list again to buy it)`;
+  if (approval === 'approved')
+    return decision === 'approved'
+      ? `batch ${batchId} was already approved (it is ${status})`
+      : `batch ${batchId} was approved: too late to reject it (it is ${status})${status === 'running' ? `; credit-screen cancel ${batchId} stops what is still queued` : ''}`;
+  return `batch ${batchId} is not awaiting approval (it is ${status})`;
+}
+
 /** `approve <batchId>` or `reject <batchId>`: decides a batch waiting for approval. */
 function registerApprovalCommand(program: Command, decision: ApprovalDecision): void {
   registerBatchChange(
@@ -263,7 +284,7 @@ function registerApprovalCommand(program: Command, decision: ApprovalDecision): 
       const outcome = await decideBatchApproval(batchId, decision, connection);
       if (outcome.outcome === 'not_found') throw new CliError(`no batch ${batchId} in ${connection.where}`);
       if (outcome.outcome === 'not_awaiting_approval')
-        throw new CliError(`batch ${batchId} is not awaiting approval (it is ${outcome.status})`);
+        throw new CliError(notAwaitingApproval(outcome, decision));
       if (outcome.outcome !== decision)
         throw new CliError(
           `batch ${batchId} was already ${decision} (${outcome.rows} rows taken care of again)`,

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   type BatchResultFiles,
@@ -9,8 +9,8 @@ import {
 } from '../../../src/application/batch-report/index.ts';
 import { resultKeys } from '../../../src/contract/index.ts';
 import { ResultsFileError } from '../../../src/domain/summary/summary-csv-reader.ts';
-import { fileErrorReason, makePrivateDirectory, writePrivateFile } from '../../local/private-files.ts';
 import { CliError } from '../cli-error.ts';
+import { checkNamedFile, type NamedFile, writeNamedFile } from '../named-file.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { type TargetOptions, withConnection } from '../pipeline-connection.ts';
 import { printable } from '../terminal-text.ts';
@@ -18,6 +18,8 @@ import { printable } from '../terminal-text.ts';
 interface ReportOptions extends TargetOptions {
   readonly lang: ReportLanguage;
   readonly out?: string;
+  /** Replace the `--out` file when it exists. */
+  readonly force?: boolean;
 }
 
 const RESULT_FILES = { manifest: 'manifest.json', summary: 'summary.csv', changes: 'changes.csv' } as const;
@@ -82,6 +84,12 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 async function report(target: string, options: ReportOptions): Promise<void> {
+  // The file the user names is kept when it exists (unless --force): checked before any result is read.
+  const named: NamedFile | null =
+    options.out === undefined
+      ? null
+      : { option: '--out', path: resolve(options.out), force: options.force === true, createFolders: true };
+  if (named !== null) await checkNamedFile(named);
   const folder = !options.stack && (await isDirectory(target));
   const files = folder ? await filesFromFolder(resolve(target)) : await filesFromBucket(target, options);
   let page: string;
@@ -91,18 +99,16 @@ async function report(target: string, options: ReportOptions): Promise<void> {
     if (error instanceof ResultsFileError) throw new CliError(`${target}: summary.csv: ${error.message}`);
     throw error;
   }
-  const out = resolve(
-    options.out ??
-      (folder ? join(target, 'report.html') : join('out', files.manifest.batchId, 'report.html')),
-  );
-  try {
-    await makePrivateDirectory(dirname(out));
-    // Personal data (LGPD): readable by its owner only, also when it replaces an earlier report.
-    await writePrivateFile(out, page);
-  } catch (error) {
-    throw new CliError(`--out ${printable(out)}: ${fileErrorReason(error)}`);
-  }
-  process.stdout.write(`report: ${printable(out)}\n`);
+  // Without --out, the batch's own report.html, written again each time: the report's file, not the user's.
+  const out = named ?? {
+    option: '--out',
+    path: resolve(folder ? join(target, 'report.html') : join('out', files.manifest.batchId, 'report.html')),
+    force: true,
+    createFolders: true,
+  };
+  // Personal data (LGPD): readable by its owner only, also when it replaces an earlier report.
+  await writeNamedFile(out, page);
+  process.stdout.write(`report: ${printable(out.path)}\n`);
 }
 
 export function registerReportCommand(program: Command): void {

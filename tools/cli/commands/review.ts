@@ -6,6 +6,7 @@ import { recordOverride } from '../../../src/application/review/record-override.
 import { type ReviewItem, reviewQueue } from '../../../src/application/review/review-queue.ts';
 import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../../src/domain/batch/index.ts';
 import { formatBrl } from '../../../src/domain/spend/index.ts';
+import { FINAL_DECISION_COLUMNS } from '../../../src/domain/summary/index.ts';
 import { downloadBatchResults } from '../../local/batch-results.ts';
 import { CliError } from '../cli-error.ts';
 import { addTableOptions } from '../option-parsers.ts';
@@ -39,7 +40,8 @@ async function refusingInOneLine<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
-function describeItem(item: ReviewItem): string {
+/** The lines of one row waiting for a person: the row with its customer's cells, then the policy's reasons. */
+function describeItem(item: ReviewItem): string[] {
   const customer = Object.entries(item.customer)
     .map(([header, value]) => `${header}=${value}`)
     .join(', ');
@@ -49,7 +51,7 @@ function describeItem(item: ReviewItem): string {
   return [
     `${item.batchId} row ${item.row}  ${item.document}${customer ? `  (${customer})` : ''}${band}${limit}`,
     ...(reasons.length > 0 ? reasons : ['    (no reason given by the policy)']),
-  ].join('\n');
+  ];
 }
 
 async function listQueue(batchId: string | undefined, options: TargetOptions): Promise<void> {
@@ -65,7 +67,7 @@ async function listQueue(batchId: string | undefined, options: TargetOptions): P
         batchId === undefined ? `${batches} decided batches in ${connection.where}` : `batch ${batchId}`;
       const lines = [
         `${items.length} ${items.length === 1 ? 'row waits' : 'rows wait'} for a person (${where})`,
-        ...items.map(describeItem),
+        ...items.flatMap(describeItem),
         ...(items.length > 0
           ? [
               '',
@@ -73,7 +75,8 @@ async function listQueue(batchId: string | undefined, options: TargetOptions): P
             ]
           : []),
       ];
-      process.stdout.write(`${printableLines(lines.join('\n'))}\n`);
+      // Line by line: a customer's cell or a reason holding a line break must not print as a line of its own.
+      process.stdout.write(`${lines.map((line) => printable(line)).join('\n')}\n`);
     }),
   );
 }
@@ -124,7 +127,7 @@ async function exportBatch(
         options.json
           ? `${JSON.stringify({ ...exported, directory })}\n`
           : `${printableLines(
-              `${join(directory, 'summary.csv')}: ${exported.rows} rows with final_decision, decided_by, decided_at; ${exported.overridden} decided by a person, ${exported.stillInReview} still in review`,
+              `${join(directory, 'summary.csv')}: ${exported.rows} rows with ${FINAL_DECISION_COLUMNS.join(', ')}; ${exported.overridden} decided by a person, ${exported.stillInReview} still in review`,
             )}\n`,
       );
     }),

@@ -1,5 +1,3 @@
-import { open, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import yoctoSpinner from 'yocto-spinner';
 import type {
@@ -9,9 +7,8 @@ import type {
   ServiceClient,
   ServiceReply,
 } from '../../../service-client/index.ts';
-import { fileErrorReason, PRIVATE_FILE_MODE, writePrivateFile } from '../../local/private-files.ts';
-import { CliError } from '../cli-error.ts';
 import { abortOnInterrupt } from '../interruption.ts';
+import { checkNamedFile, type NamedFile, writeNamedFile } from '../named-file.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import {
   asServiceCliError,
@@ -175,52 +172,15 @@ interface ExportOptions {
   readonly force?: boolean;
 }
 
-/** Why an export cannot be written to `file`, said before anything is asked of the service. */
-async function checkExportFile(file: string, force: boolean): Promise<void> {
-  const where = `--out ${printable(file)}`;
-  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw new CliError(`${where}: ${fileErrorReason(error)}`);
-  });
-  if (info?.isDirectory()) throw new CliError(`${where}: is a folder; name the file to write`);
-  if (info !== null && !info.isFile()) throw new CliError(`${where}: not a regular file`);
-  if (info !== null && !force) throw new CliError(`${where}: already exists (--force replaces it)`);
-  const folder = await stat(dirname(resolve(file))).catch(() => null);
-  if (!folder?.isDirectory()) throw new CliError(`${where}: no such folder ${printable(dirname(file))}`);
-}
-
-/**
- * Writes an export to `file` instead of printing it, readable by its owner only: a new file, or with `force` an
- * existing one replaced (and made private).
- */
+/** Writes an export to the `--out` file instead of printing it (see {@link writeNamedFile}). */
 async function exportToFile(
   reply: ServiceReply,
-  file: string,
+  file: NamedFile,
   id: string,
   number: number,
-  force: boolean,
 ): Promise<undefined> {
-  const text = `${JSON.stringify(reply.body, null, 2)}\n`;
-  try {
-    if (force) await writePrivateFile(file, text);
-    else {
-      // `wx`: a file that appeared since the check is not replaced either.
-      const handle = await open(file, 'wx', PRIVATE_FILE_MODE);
-      try {
-        await handle.chmod(PRIVATE_FILE_MODE);
-        await handle.writeFile(text);
-      } finally {
-        await handle.close();
-      }
-    }
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'EEXIST'
-        ? 'already exists (--force replaces it)'
-        : fileErrorReason(error);
-    throw new CliError(`--out ${printable(file)}: ${reason}`);
-  }
-  process.stderr.write(`exported version ${number} of ${id} to ${printable(file)}\n`);
+  await writeNamedFile(file, `${JSON.stringify(reply.body, null, 2)}\n`);
+  process.stderr.write(`exported version ${number} of ${id} to ${printable(file.path)}\n`);
   return undefined;
 }
 
@@ -256,11 +216,12 @@ function registerVersionCommands(studio: Command): void {
     'studio export',
   ).action(async (id: string, number: number, exportOptions: ExportOptions, command: Command) => {
     const { out, force = false } = exportOptions;
-    if (out !== undefined) await checkExportFile(out, force);
+    const file = out === undefined ? null : { option: '--out', path: out, force };
+    if (file !== null) await checkNamedFile(file);
     return run(command, async (client) => {
       const reply = await client.studio.exportVersion(id, number);
-      if (out === undefined) return reply;
-      return exportToFile(reply, out, id, number, force);
+      if (file === null) return reply;
+      return exportToFile(reply, file, id, number);
     });
   });
 }

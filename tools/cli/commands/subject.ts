@@ -11,14 +11,16 @@ import { SubjectObjects } from '../../../src/application/data-subject/subject-ob
 import { S3_LAYOUT } from '../../../src/contract/index.ts';
 import { maskDocument, parseDocument } from '../../../src/domain/documents/index.ts';
 import { FolderObjects } from '../../local/folder-objects.ts';
-import { fileErrorReason, writePrivateFile } from '../../local/private-files.ts';
 import { CliError } from '../cli-error.ts';
+import { checkNamedFile, type NamedFile, writeNamedFile } from '../named-file.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { type PipelineConnection, type TargetOptions, withConnection } from '../pipeline-connection.ts';
 import { printable, printableLines } from '../terminal-text.ts';
 
 interface SubjectOptions extends TargetOptions {
   readonly export?: string;
+  /** Replace the `--export` file when it exists. */
+  readonly force?: boolean;
   readonly erase?: boolean;
   readonly by?: string;
   readonly reason?: string;
@@ -30,19 +32,19 @@ const DEFAULT_RESULTS_FOLDER = 'out';
 
 const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-/** A data subject's access request (LGPD art. 18, II): everything held about one document, in one private file. */
-async function exportHeld(document: string, file: string, options: SubjectOptions): Promise<void> {
+/**
+ * A data subject's access request (LGPD art. 18, II): everything held about one document, in one private file, which
+ * is checked before the state or the stack is opened.
+ */
+async function exportHeld(document: string, file: NamedFile, options: SubjectOptions): Promise<void> {
+  await checkNamedFile(file);
   await withConnection(options, async (connection) => {
     const held = await exportSubject(document, connection);
-    try {
-      await writePrivateFile(file, `${JSON.stringify(held, null, 2)}\n`);
-    } catch (error) {
-      throw new CliError(`--export ${printable(file)}: ${fileErrorReason(error)}`);
-    }
+    await writeNamedFile(file, `${JSON.stringify(held, null, 2)}\n`);
     const rows = held.batches.reduce((sum, batch) => sum + batch.rows.length, 0);
     process.stdout.write(
       `${printableLines(
-        `${printable(file)}: ${maskDocument(document)} in ${counted(held.batches.length, 'batch', 'batches')} (${counted(rows, 'row', 'rows')}), ${counted(held.reports.length, 'stored report', 'stored reports')}, ${counted(held.rawResponses.length, 'raw answer', 'raw answers')}, ${counted(held.audit.length, 'audit entry', 'audit entries')}`,
+        `${printable(file.path)}: ${maskDocument(document)} in ${counted(held.batches.length, 'batch', 'batches')} (${counted(rows, 'row', 'rows')}), ${counted(held.reports.length, 'stored report', 'stored reports')}, ${counted(held.rawResponses.length, 'raw answer', 'raw answers')}, ${counted(held.audit.length, 'audit entry', 'audit entries')}`,
       )}\n`,
     );
   });
@@ -137,7 +139,11 @@ async function subject(documentArgument: string, options: SubjectOptions): Promi
   if (options.erase) return erase(parsed.document, options);
   if (options.export === undefined)
     throw new CliError('give --export <file> (what is held about the document) or --erase (erase it)');
-  return exportHeld(parsed.document, resolve(options.export), options);
+  return exportHeld(
+    parsed.document,
+    { option: '--export', path: resolve(options.export), force: options.force === true },
+    options,
+  );
 }
 
 export function registerSubjectCommand(program: Command): void {

@@ -3,7 +3,7 @@ import { WebhookDelivery } from '../../../src/adapters/webhook/webhook-delivery.
 import { ALERT_EVENT_TYPES, type AlertEventType } from '../../../src/contract/index.ts';
 import { ALERT_SAMPLES } from '../alert-samples.ts';
 import { CliError } from '../cli-error.ts';
-import { type WebhookRunOptions, webhookSubscriptionsOf } from '../local-webhooks.ts';
+import { type WebhookRunOptions, webhookHeadersOf, webhookSubscriptionsOf } from '../local-webhooks.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { printable } from '../terminal-text.ts';
 import { DEFAULT_WEBHOOK_RETRY_SECONDS } from '../webhook-options.ts';
@@ -19,7 +19,7 @@ interface WebhookTestOptions extends Omit<WebhookRunOptions, 'webhook'> {
 async function testWebhook(url: string, options: WebhookTestOptions): Promise<void> {
   const [subscription] = webhookSubscriptionsOf({ ...options, webhook: [url] }, 'webhook test');
   if (subscription === undefined) throw new CliError('webhook test needs a URL');
-  const headers = Object.fromEntries((options.webhookHeader ?? []).map(({ name, value }) => [name, value]));
+  const headers = webhookHeadersOf(options);
   const delivery = new WebhookDelivery({
     targets: [{ subscription, headers }],
     retryForMs: (options.webhookRetrySeconds ?? DEFAULT_WEBHOOK_RETRY_SECONDS) * 1000,

@@ -244,7 +244,10 @@ async function nextBatch(batches: AsyncGenerator<string[][]>): Promise<string[][
     const next = await batches.next();
     return next.done ? null : next.value;
   } catch (error) {
-    if (error instanceof CustomerListError) throw new ResultsFileError(`summary.csv: ${error.message}`);
+    if (error instanceof CustomerListError)
+      throw new ResultsFileError(
+        `summary.csv: ${error.problem}: the results folder is incomplete (the summary was cut short or damaged); copy or download the batch's results again`,
+      );
     throw error;
   }
 }
