@@ -1,7 +1,7 @@
 /** The manifest of a batch's results, a public output format: written by the finaliser, read by the CLI and consumers. */
 
 import type { BatchCounts, ChargeCounts } from '../domain/batch/index.ts';
-import type { DecisionValue } from '../domain/decision/index.ts';
+import { type DecisionValue, POLICY_ERROR } from '../domain/decision/index.ts';
 import type { ChangeCounts } from '../domain/monitoring/index.ts';
 import type { Quote } from '../domain/spend/index.ts';
 
@@ -9,6 +9,17 @@ import type { Quote } from '../domain/spend/index.ts';
 export interface DecisionTally {
   readonly counts: Readonly<Record<DecisionValue, number>>;
   readonly reasons: readonly { readonly code: string; readonly text: string; readonly rows: number }[];
+}
+
+/**
+ * Whether a policy decided rows and could decide none of them: every decision a `POLICY_ERROR` review. Such a batch
+ * must not end as a success, though its rows were bought: the policy, not the customers, is the problem.
+ */
+export function policyDecidedNothing(tally: DecisionTally | null | undefined): boolean {
+  if (!tally) return false;
+  const decided = tally.counts.approve + tally.counts.review + tally.counts.decline;
+  const errors = tally.reasons.find((reason) => reason.code === POLICY_ERROR)?.rows ?? 0;
+  return decided > 0 && errors === decided;
 }
 
 /** How a batch ended, as its manifest and its `BatchCompleted` event say. */

@@ -5,7 +5,12 @@ import { basename, join } from 'node:path';
 import type { WebhookDelivery } from '../../src/adapters/webhook/webhook-delivery.ts';
 import type { ReportLanguage } from '../../src/application/batch-report/index.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
-import { bureausWith, DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
+import {
+  bureausWith,
+  DEFAULT_SETTINGS,
+  type PipelineSettings,
+  policyDecidedNothing,
+} from '../../src/contract/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
 import { type EmulatorStats, ServiceEmulator } from '../emulator/service-emulator.ts';
 import { readManifest } from '../local/batch-results.ts';
@@ -426,6 +431,10 @@ export function failureOf(manifest: BatchManifest, done: BatchProgress, file: st
   if (manifest.status === 'token_rejected')
     return new CliError(
       'the bureau rejected the token (Token inválido!): rows not queried are marked failed',
+    );
+  if (policyDecidedNothing(manifest.decisions))
+    return new CliError(
+      `the policy ${manifest.policy?.name ?? ''} could not decide any row: every decision is POLICY_ERROR (a review); see reports.jsonl for why, and check the policy with decide before screening again`,
     );
   return null;
 }

@@ -79,6 +79,12 @@ async function decide(target: string, options: DecideOptions): Promise<void> {
         ? `${JSON.stringify(outcome.tally.summary())}\n`
         : report(outcome, policy, files, resolve(out, DECISIONS_FILE)),
     );
+    // Written, for the record; but a policy that decides nothing is no result to go on with.
+    if (outcome.decided > 0 && outcome.policyErrors.rows === outcome.decided)
+      throw new CliError(
+        `${printable(policy.name)} could not decide any of the ${outcome.decided} rows: every decision is POLICY_ERROR (a review); the first: ${printable(outcome.policyErrors.first ?? 'no detail')}`,
+        1,
+      );
   });
 }
 

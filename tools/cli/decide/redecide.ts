@@ -14,6 +14,7 @@ import {
   type DecisionInput,
   decisionFigures,
   decisionInput,
+  POLICY_ERROR,
 } from '../../../src/domain/decision/index.ts';
 import type { CreditPolicy } from '../../../src/domain/ports/index.ts';
 import { reasonsCell } from '../../../src/domain/summary/index.ts';
@@ -55,6 +56,8 @@ export interface RedecideOutcome {
   readonly rows: number;
   /** Rows decided (duplicates of a decided row included). */
   readonly decided: number;
+  /** Of them, rows whose policy could not decide (`POLICY_ERROR`), and the first one's detail. */
+  readonly policyErrors: { readonly rows: number; readonly first: string | null };
   readonly tally: FlipTally;
 }
 
@@ -235,6 +238,8 @@ export async function redecide(
   await sink.write(csvPreamble(layout.dialect) + csvLine(DECISIONS_COLUMNS, layout.dialect));
   let rows = 0;
   let decided = 0;
+  let policyErrors = 0;
+  let firstPolicyError: string | null = null;
   for await (const { items, decisions } of decidedAhead(batches, policy, options.ahead ?? BATCHES_AHEAD)) {
     let text = '';
     for (const [position, item] of items.entries()) {
@@ -253,6 +258,10 @@ export async function redecide(
       rows++;
       if (decision !== null) {
         decided++;
+        if (decision.reasons.some((reason) => reason.code === POLICY_ERROR)) {
+          policyErrors++;
+          firstPolicyError ??= decision.detail;
+        }
         const previousReasons =
           line.duplicateOf === null
             ? () => item.previous.previousReasons()
@@ -274,5 +283,5 @@ export async function redecide(
     }
     await sink.write(text);
   }
-  return { layout, rows, decided, tally };
+  return { layout, rows, decided, tally, policyErrors: { rows: policyErrors, first: firstPolicyError } };
 }
