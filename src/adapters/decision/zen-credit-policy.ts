@@ -106,10 +106,11 @@ class ZenCreditPolicy implements CreditPolicy {
     engine ??= new ZenEngine();
     const checked = { ...graph, nodes: analysis.checked.map((entry) => entry.node) };
     engine.createDecision(checked).validate();
-    this.#tracedKey = this.#pool.register(checked);
+    this.#fields = analysis.fieldsRead === null ? null : [...analysis.fieldsRead];
+    this.#tracedKey = this.#pool.register(checked, this.#fields);
     const marked = options.withTrace === true ? null : markFiredRules(graph, analysis.checked);
     this.#fast = marked && {
-      key: this.#pool.register(marked.graph),
+      key: this.#pool.register(marked.graph, this.#fields),
       marks: marked.marks,
       orders: new Map(),
       fired: new Map(),
@@ -118,16 +119,20 @@ class ZenCreditPolicy implements CreditPolicy {
       analysis.checked.flatMap((entry) => (entry.rules ? [[entry.node.id, entry.rules]] : [])),
     );
     this.#nodes = new Map(graph.nodes.map((node) => [node.id, node]));
-    this.#fields = analysis.fieldsRead === null ? null : [...analysis.fieldsRead];
     this.customerColumnsRead = analysis.customerColumnsRead;
   }
 
-  /** The input as the engine gets it: only the fields the policy reads, every number one ZEN can hold. */
-  #context(input: DecisionInput): Record<string, unknown> {
-    const context: Record<string, unknown> = {};
-    const fields = this.#fields ?? Object.keys(input);
-    for (const field of fields) context[field] = zenSafeValue(input[field as keyof DecisionInput]);
-    return context;
+  /**
+   * The input as the engine gets it, every number one ZEN can hold: the values of the fields the policy reads, in
+   * their order (the pool knows their names), or the whole input when the policy reads it whole.
+   */
+  #context(input: DecisionInput): unknown[] | Record<string, unknown> {
+    const fields = this.#fields;
+    if (fields === null) return zenSafeValue(input) as Record<string, unknown>;
+    const values: unknown[] = new Array(fields.length);
+    for (let index = 0; index < fields.length; index++)
+      values[index] = zenSafeValue(input[fields[index] as keyof DecisionInput]);
+    return values;
   }
 
   /** A failed evaluation as the row's decision: ZEN's error, or the engine stopping on this row. */
@@ -203,7 +208,7 @@ class ZenCreditPolicy implements CreditPolicy {
 
   /** Decides one report with ZEN's trace (the policy as the loader checked it, without marks). */
   async #traced(
-    context: Record<string, unknown>,
+    context: unknown[] | Record<string, unknown>,
     learn?: (result: unknown, trace: Record<string, TraceEntry> | undefined) => void,
   ): Promise<Decision> {
     const reply = await this.#pool.evaluate(this.#tracedKey, context, true);

@@ -5,15 +5,24 @@
  * whole process (SIGABRT) on numbers it cannot hold, an overflowing product or quotient among them; here that ends
  * this process only, and the pool answers for the row that did it.
  *
- * Messages in: `{ type: 'load', key, graph }` (a decision graph to keep under a key) and
+ * Messages in: `{ type: 'load', key, graph, fields }` (a decision graph to keep under a key; `fields`, when given,
+ * names the values of each context, sent as a list: half the bytes of an object to write and read) and
  * `{ type: 'evaluate', id, key, contexts, trace }`. Message out: `{ id, answers }`, one answer per context in order,
  * `{ ok: true, result, trace? }` or `{ ok: false, error }` (ZEN's error message, as the engine wrote it).
  */
 import { ZenEngine } from '@gorules/zen-engine';
 
 const engine = new ZenEngine();
-/** @type {Map<string, import('@gorules/zen-engine').ZenDecision>} */
+/** @type {Map<string, { decision: import('@gorules/zen-engine').ZenDecision, fields: string[] | null }>} */
 const decisions = new Map();
+
+/** A context as ZEN takes it: an object, rebuilt from its list of values when the graph names its fields. */
+function contextOf(values, fields) {
+  if (fields === null) return values;
+  const context = {};
+  for (let index = 0; index < fields.length; index++) context[fields[index]] = values[index];
+  return context;
+}
 
 /** One context's answer; a ZEN error (not an abort) is an answer too. */
 async function answer(decision, context, trace) {
@@ -29,17 +38,21 @@ async function answer(decision, context, trace) {
 
 process.on('message', async (message) => {
   if (message.type === 'load') {
-    decisions.set(message.key, engine.createDecision(message.graph));
+    decisions.set(message.key, {
+      decision: engine.createDecision(message.graph),
+      fields: message.fields ?? null,
+    });
     return;
   }
-  const decision = decisions.get(message.key);
-  if (decision === undefined) {
+  const loaded = decisions.get(message.key);
+  if (loaded === undefined) {
     const error = `no policy is loaded under ${message.key}`;
     process.send({ id: message.id, answers: message.contexts.map(() => ({ ok: false, error })) });
     return;
   }
+  const { decision, fields } = loaded;
   const answers = await Promise.all(
-    message.contexts.map((context) => answer(decision, context, message.trace)),
+    message.contexts.map((values) => answer(decision, contextOf(values, fields), message.trace)),
   );
   process.send({ id: message.id, answers });
 });

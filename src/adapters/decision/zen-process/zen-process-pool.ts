@@ -74,7 +74,10 @@ export function panicReason(stderr: string, exit: string): string {
 /** A pool of ZEN processes. Most callers use {@link sharedZenPool}. */
 export class ZenProcessPool {
   readonly #size: number;
-  readonly #graphs = new Map<string, unknown>();
+  readonly #graphs = new Map<
+    string,
+    { readonly graph: unknown; readonly fields: readonly string[] | null }
+  >();
   readonly #children: Child[] = [];
   readonly #queue: Request[] = [];
   #nextId = 0;
@@ -92,15 +95,20 @@ export class ZenProcessPool {
    * Keeps a decision graph for evaluation; the key names it in {@link evaluate}. The key is the graph's hash, so a
    * policy loaded again (a warm worker opening a batch's copy) is kept once.
    */
-  register(graph: unknown): string {
-    const key = createHash('sha256').update(JSON.stringify(graph)).digest('base64url');
+  register(graph: unknown, fields: readonly string[] | null = null): string {
+    const key = createHash('sha256')
+      .update(JSON.stringify([graph, fields]))
+      .digest('base64url');
     if (this.#graphs.has(key)) return key;
-    this.#graphs.set(key, graph);
-    for (const child of this.#children) child.process.send({ type: 'load', key, graph });
+    this.#graphs.set(key, { graph, fields });
+    for (const child of this.#children) child.process.send({ type: 'load', key, graph, fields });
     return key;
   }
 
-  /** Evaluates one context with a registered graph (with ZEN's trace when asked). Never rejects. */
+  /**
+   * Evaluates one context with a registered graph (with ZEN's trace when asked). Never rejects. A graph registered
+   * with `fields` takes the context as the list of their values, in that order.
+   */
   evaluate(key: string, context: unknown, trace: boolean): Promise<ZenAnswer> {
     return new Promise((resolve) => this.#enqueue({ key, context, trace, alone: false, resolve }));
   }
@@ -181,7 +189,7 @@ export class ZenProcessPool {
     process.on('error', () => {
       // 'exit' follows (or the fork failed: then no message was ever answered, and #stopped reports it).
     });
-    for (const [key, graph] of this.#graphs) process.send({ type: 'load', key, graph });
+    for (const [key, { graph, fields }] of this.#graphs) process.send({ type: 'load', key, graph, fields });
     this.#children.push(child);
     this.#keepAlive(child);
     return child;
