@@ -47,7 +47,7 @@ describe('spend control on the command line', () => {
     // Locally `approve` follows the batch to its end: approving it again finds it completed.
     expect(again.code).toBe(2);
     expect(again.stderr.trim()).toBe(
-      `credit-screen: batch ${batchId} is not awaiting approval (it is completed)`,
+      `credit-screen: batch ${batchId} was already approved (it is completed)`,
     );
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
