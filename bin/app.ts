@@ -30,18 +30,28 @@ const bureauContext = (name: string): Bureau | undefined => {
   return value;
 };
 
-new CreditScreenStack(app, context('stackName') ?? 'CreditScreen', {
-  description: 'credit-screen: batch credit screening of CPF/CNPJ lists',
-  tokenSecretArn: context('tokenSecretArn'),
-  tokenSecretKeyArn: context('tokenSecretKeyArn'),
-  pipeline: {
-    bureauBaseUrl: context('bureauBaseUrl') ?? 'https://bureau-gateway.invalid',
-    bureaus: rate === undefined ? undefined : perBureau(() => ({ rateLimitPerSecond: rate })),
-    workerConcurrency: number('workerConcurrency'),
-    freshnessHours: number('freshnessHours'),
-    retentionDays: number('retentionDays'),
-    excelSummary: context('excelSummary') === 'true',
-    defaultBureau: bureauContext('defaultBureau'),
-  },
-});
+try {
+  buildStack();
+} catch (error) {
+  // A setting or a shipped file the construct refuses is one line, as the construct wrote it, not a stack trace.
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
+function buildStack(): void {
+  new CreditScreenStack(app, context('stackName') ?? 'CreditScreen', {
+    description: 'credit-screen: batch credit screening of CPF/CNPJ lists',
+    tokenSecretArn: context('tokenSecretArn'),
+    tokenSecretKeyArn: context('tokenSecretKeyArn'),
+    pipeline: {
+      bureauBaseUrl: context('bureauBaseUrl') ?? 'https://bureau-gateway.invalid',
+      bureaus: rate === undefined ? undefined : perBureau(() => ({ rateLimitPerSecond: rate })),
+      workerConcurrency: number('workerConcurrency'),
+      freshnessHours: number('freshnessHours'),
+      retentionDays: number('retentionDays'),
+      excelSummary: context('excelSummary') === 'true',
+      defaultBureau: bureauContext('defaultBureau'),
+    },
+  });
+}
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,7 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -22,6 +20,7 @@ import {
   ZEN_PROCESSES_VARIABLE,
   zenProcessesFor,
 } from '../../src/contract/index.ts';
+import { type LambdaArchitecture, resolveNativeModule, type ShippedPackage } from './native-modules.ts';
 import type { PipelineQueues } from './queues.ts';
 
 /** The pipeline's functions, by the contract's names. */
@@ -47,43 +46,50 @@ const BUNDLING: BundlingOptions = {
   bundleAwsSDK: true,
 };
 
-/**
- * The bundling of a function that loads native modules: they stay out of the bundle and are copied beside it with
- * their installed platform package from this project's `node_modules` (the very binary the tests load; an install
- * in the asset folder would need a lock file that lists every platform's binary, which npm does not always write).
- */
 const ZEN_ENGINE = '@gorules/zen-engine';
 
-function withNativeModules(bundling: BundlingOptions, modules: readonly string[]): BundlingOptions {
+/** A path as one word of the bundling hook's shell command, whatever characters it holds. */
+const shellWord = (path: string): string => `'${path.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The bundling of a function that loads native modules on `architecture`: they stay out of the bundle and are copied
+ * beside it, each with exactly the build that architecture's Lambda loads, at the version package.json pins
+ * (./native-modules.ts: from node_modules where npm installed it, as on x86_64 Linux and in CI, else fetched from the
+ * registry), never the build machine's own binary. They are resolved as the stack is built when it is bundled, so a
+ * build that cannot be had fails synth in one line; a synth that skips bundling (template tests) fetches nothing.
+ */
+function withNativeModules(
+  scope: Construct,
+  bundling: BundlingOptions,
+  modules: readonly string[],
+  architecture: LambdaArchitecture,
+): BundlingOptions {
   if (modules.length === 0) return bundling;
-  const packages = modules.flatMap((name) => [name, ...installedPlatformPackages(name)]);
+  let resolved: readonly ShippedPackage[] | undefined;
+  const packages = () => {
+    resolved ??= modules.flatMap((name) =>
+      resolveNativeModule(name, architecture, { projectRoot: PROJECT_ROOT }),
+    );
+    return resolved;
+  };
+  if (Stack.of(scope).bundlingRequired) packages();
   return {
     ...bundling,
     externalModules: [...modules],
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) => [
-        ...packages.map(
-          (name) =>
-            `mkdir -p "${outputDir}/node_modules/${name}" && cp -R "${inputDir}/node_modules/${name}/." "${outputDir}/node_modules/${name}/"`,
-        ),
-        ...(modules.includes(ZEN_ENGINE) ? [`cp "${ZEN_EVALUATOR}" "${outputDir}/zen-evaluator.mjs"`] : []),
+      afterBundling: (_inputDir: string, outputDir: string) => [
+        ...packages().map(({ name, directory }) => {
+          const target = shellWord(`${outputDir}/node_modules/${name}`);
+          return `mkdir -p ${target} && cp -R ${shellWord(`${directory}/.`)} ${target}/`;
+        }),
+        ...(modules.includes(ZEN_ENGINE)
+          ? [`cp ${shellWord(ZEN_EVALUATOR)} ${shellWord(`${outputDir}/zen-evaluator.mjs`)}`]
+          : []),
       ],
     },
   };
-}
-
-/** The platform packages of a native module that npm installed here (its optional dependencies present on disk). */
-function installedPlatformPackages(name: string): string[] {
-  const manifest = JSON.parse(
-    readFileSync(join(PROJECT_ROOT, 'node_modules', name, 'package.json'), 'utf8'),
-  ) as {
-    optionalDependencies?: Record<string, string>;
-  };
-  return Object.keys(manifest.optionalDependencies ?? {}).filter((optional) =>
-    existsSync(join(PROJECT_ROOT, 'node_modules', optional, 'package.json')),
-  );
 }
 
 /** What every function shares: its settings, the key of its log group, and the environment it starts with. */
@@ -152,14 +158,12 @@ export function functionFactory(scope: Construct, defaults: FunctionDefaults): F
       encryptionKey: defaults.key,
       removalPolicy: defaults.removalPolicy,
     });
+    const architecture = functionArchitecture(options.spec);
     const created = new NodejsFunction(scope, name, {
       entry: `${FUNCTIONS_FOLDER}${entry}`,
       handler: 'handler',
       runtime: lambda.Runtime.NODEJS_22_X,
-      architecture:
-        functionArchitecture(options.spec) === 'x86_64'
-          ? lambda.Architecture.X86_64
-          : lambda.Architecture.ARM_64,
+      architecture: architecture === 'x86_64' ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       memorySize: memoryMegabytes,
       timeout: Duration.seconds(timeoutSeconds),
       environment: {
@@ -172,7 +176,7 @@ export function functionFactory(scope: Construct, defaults: FunctionDefaults): F
       },
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
-      bundling: withNativeModules(BUNDLING, FUNCTION_NATIVE_MODULES[options.spec] ?? []),
+      bundling: withNativeModules(scope, BUNDLING, FUNCTION_NATIVE_MODULES[options.spec] ?? [], architecture),
     });
     Validations.of(created).acknowledge({
       id: 'AwsSolutions-L1',
