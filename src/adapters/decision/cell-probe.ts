@@ -15,7 +15,8 @@ export type ValueKind = 'number' | 'string' | 'bool' | 'null' | 'object' | 'arra
 
 const SAMPLES: Readonly<Record<ValueKind, () => unknown>> = {
   number: () => 7,
-  string: () => 'texto',
+  // Long enough for a slice such as `$[7:12]` to compile: a short text would refuse a cell that is right.
+  string: () => 'texto de exemplo, longo o bastante para as fatias de uma célula',
   bool: () => true,
   null: () => null,
   object: () => ({}),

@@ -58,7 +58,7 @@ interface SyntheticInput {
 }
 
 /** The synthetic customers. */
-export function syntheticInputs(columns: readonly string[]): SyntheticInput[] {
+function syntheticInputs(columns: readonly string[]): SyntheticInput[] {
   const inputs: SyntheticInput[] = [];
   for (const [documentType, bureau] of [
     ['cpf', 'a'],

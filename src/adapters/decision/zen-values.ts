@@ -13,7 +13,7 @@ const LARGEST = Number.MAX_SAFE_INTEGER;
 const SMALLEST = 1e-11;
 
 /** Whether ZEN can hold a number exactly and give it back without stopping. */
-export function isZenSafeNumber(value: number): boolean {
+function isZenSafeNumber(value: number): boolean {
   if (!Number.isFinite(value)) return false;
   const magnitude = Math.abs(value);
   return magnitude <= LARGEST && (magnitude === 0 || magnitude >= SMALLEST);
