@@ -7,7 +7,7 @@
  * the batch was bought. An engine error on these values is not a refusal: a row ZEN cannot evaluate is a
  * `POLICY_ERROR` review, never an approval, and real lists hold such rows.
  */
-import type { Bureau } from '../../domain/bureau/bureau-ids.ts';
+import { BUREAUS, type Bureau } from '../../domain/bureau/bureau-ids.ts';
 import type { CustomerValue, Decision, DecisionFigures, DecisionInput } from '../../domain/decision/index.ts';
 import type { CreditPolicy } from '../../domain/ports/index.ts';
 import { type JdmNode, nodeLabel } from './jdm-model.ts';
@@ -15,8 +15,17 @@ import type { Analysis } from './policy-graph.ts';
 
 type Level = 'null' | 'zero' | 'typical' | 'extreme';
 
-/** A figure at each level (money in reais); counts are never null in the decision input. */
-function figures(documentType: 'cpf' | 'cnpj', bureau: Bureau, level: Level): DecisionFigures {
+/**
+ * A figure at each level (money in reais); counts are never null in the decision input. `fullReport`: a report with
+ * stopped cheques and recent queries but no company participations (as one bureau reports a person), or the other
+ * way round (as another reports a company), so both shapes of null are tried.
+ */
+function figures(
+  documentType: 'cpf' | 'cnpj',
+  bureau: Bureau,
+  level: Level,
+  fullReport: boolean,
+): DecisionFigures {
   const pick = <T>(values: Record<Level, T>): T => values[level];
   const money = pick({ null: null, zero: 0, typical: 1523.45, extreme: 987_654_321_012.34 });
   const count = pick({ null: 0, zero: 0, typical: 2, extreme: 99_999 });
@@ -33,13 +42,13 @@ function figures(documentType: 'cpf' | 'cnpj', bureau: Bureau, level: Level): De
     pending_debts_amount: money,
     bounced_cheques_count: count,
     bounced_cheques_amount: money,
-    stopped_cheques_count: bureau === 'b' ? null : count,
-    stopped_cheques_amount: bureau === 'b' ? null : money,
+    stopped_cheques_count: fullReport ? count : null,
+    stopped_cheques_amount: fullReport ? money : null,
     age_years: person ? pick({ null: null, zero: 0, typical: 37, extreme: 130 }) : null,
     company_age_years: person ? null : pick({ null: null, zero: 0, typical: 8, extreme: 200 }),
     registration_status: pick({ null: null, zero: '', typical: person ? '0' : 'ATIVA', extreme: 'BAIXADA' }),
-    companies_count: bureau === 'b' ? count : null,
-    queries_last_90_days: bureau === 'a' ? count : null,
+    companies_count: fullReport ? null : count,
+    queries_last_90_days: fullReport ? count : null,
     presumed_income: money,
     screened_at: '2026-01-15T12:00:00.000Z',
   };
@@ -60,10 +69,12 @@ interface SyntheticInput {
 /** The synthetic customers. */
 function syntheticInputs(columns: readonly string[]): SyntheticInput[] {
   const inputs: SyntheticInput[] = [];
-  for (const [documentType, bureau] of [
-    ['cpf', 'a'],
-    ['cnpj', 'b'],
-  ] as const) {
+  const [first, last] = [BUREAUS[0], BUREAUS[BUREAUS.length - 1]] as [Bureau, Bureau];
+  const subjects = [
+    ['cpf', first, true],
+    ['cnpj', last, false],
+  ] as const;
+  for (const [documentType, bureau, fullReport] of subjects) {
     for (const level of ['null', 'zero', 'typical', 'extreme'] as const) {
       for (const [position, value] of COLUMN_VALUES.entries()) {
         // Every column value with the typical figures; the other levels with typical columns only.
@@ -71,7 +82,7 @@ function syntheticInputs(columns: readonly string[]): SyntheticInput[] {
         const input = Object.fromEntries(columns.map((column) => [column, value]));
         inputs.push({
           label: `${documentType === 'cpf' ? 'a person' : 'a company'} (bureau ${bureau.toUpperCase()}) with ${level} figures${columns.length > 0 ? ` and columns ${JSON.stringify(value)}` : ''}`,
-          input: { ...figures(documentType, bureau, level), input },
+          input: { ...figures(documentType, bureau, level, fullReport), input },
           typicalColumns: position === TYPICAL_COLUMNS,
         });
       }
