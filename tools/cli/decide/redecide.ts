@@ -36,11 +36,11 @@ const DECISIONS_COLUMNS = [
 ] as const;
 
 /**
- * Batches of rows decided ahead of the one being written: ZEN evaluates in child processes, one per core
+ * Batches of rows decided ahead of the one being written: ZEN evaluates in child processes on the other cores
  * (zen-process-pool.ts), so this process reads the next rows while they decide the previous ones. Enough to keep
  * every child busy while a batch is written; few enough to keep memory flat (measured: 8 batches of 32 rows).
  */
-const BATCHES_AHEAD = 16;
+const BATCHES_AHEAD = 8;
 
 /**
  * Rows read, decided and written together. Small batches keep what is alive at a collection of the young generation
