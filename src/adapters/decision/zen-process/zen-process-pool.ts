@@ -7,8 +7,8 @@
  *   the engine is answered {@link ZenAnswer} `stopped`, with the engine's own reason (its panic message, never its
  *   backtrace), and every other one gets its answer.
  * - **Every core.** A call into ZEN costs tens of microseconds of one core; contexts sent together are spread over
- *   children on the machine's other cores (or as many as the caller asks), so that `decide` and the finaliser
- *   decide on every core with ZEN alone.
+ *   as many children as the machine has cores (or as the caller asks), so that `decide` and the finaliser decide on
+ *   every core with ZEN alone.
  *
  * Children start lazily, are shared by every policy of the process (a policy's graphs are loaded into each child
  * under a key), and never keep the process alive while nothing is asked of them.
@@ -88,7 +88,7 @@ export class ZenProcessPool {
   started = 0;
 
   constructor(options: { readonly processes?: number } = {}) {
-    this.#size = Math.max(1, options.processes ?? availableParallelism() - 1);
+    this.#size = Math.max(1, options.processes ?? availableParallelism());
   }
 
   /**
@@ -273,9 +273,9 @@ export class ZenProcessPool {
 let shared: ZenProcessPool | null = null;
 
 /**
- * The process's pool, made on first use. Its size is the machine's cores but the one this process reads and writes
- * on (at least one; measured on 2 cores: one ZEN process decides 96,000 rows in 10.2 s, two in 11.3 s, three in
- * 12.5 s, the process that feeds them being as busy as they are), or {@link ZEN_PROCESSES_VARIABLE} when set
+ * The process's pool, made on first use. Its size is the machine's cores (measured with `npm run bench:decide` on
+ * 2 cores: one ZEN process beside the command decided a million rows at a quarter of the rate the command reads
+ * them, two at two fifths), or {@link ZEN_PROCESSES_VARIABLE} when set
  * (the construct sets it from a function's memory: a Lambda function with less than one vCPU gains nothing from a
  * second child).
  */
