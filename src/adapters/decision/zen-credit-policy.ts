@@ -27,13 +27,14 @@ import {
   type FiredRule,
   POLICY_ERROR,
   policyError,
+  resultsOfAnswer,
   type UnknownRule,
 } from '../../domain/decision/index.ts';
 import type { CreditPolicy, CreditPolicyLoad, CreditPolicyLoader } from '../../domain/ports/index.ts';
 import { zenErrorText } from './cell-probe.ts';
 import { type FiredMarks, markFiredRules, readMarks, withoutMarks } from './fired-marks.ts';
 import { PolicyRefused } from './graph-shape.ts';
-import type { NodeRules } from './guard-rules.ts';
+import type { CheckedNode, NodeRules } from './guard-rules.ts';
 import type { JdmNode } from './jdm-model.ts';
 import { nodeLabel } from './jdm-model.ts';
 import { unfitAnswer } from './policy-fitness.ts';
@@ -77,6 +78,32 @@ const MAX_ORDERS = 256;
 /** At most this many sets of marks keep their rules; past it, the rules of new sets are read for each decision. */
 const MAX_FIRED_SETS = 4096;
 
+/** The key of a table row in {@link limitRowsOf}. */
+const rowKey = (nodeId: string, rule: string) => `${nodeId}\u0000${rule}`;
+
+/**
+ * The table rows that give a credit limit: a cell in a `credit_limit` column other than empty or `null`. ZEN drops
+ * an output whose cell evaluates to null (a division by zero, a figure missing), so such a row that fired with no
+ * limit in the answer had its limit fail: the decision must not approve without it.
+ */
+function limitRowsOf(checked: readonly CheckedNode[]): ReadonlySet<string> {
+  const rows = new Set<string>();
+  for (const { node } of checked) {
+    if (node.type !== 'decisionTableNode') continue;
+    const columns = node.content.outputs
+      .filter((output) => output.field === 'credit_limit' || output.field.endsWith('.credit_limit'))
+      .map((output) => output.id);
+    for (const rule of node.content.rules) {
+      const gives = columns.some((column) => {
+        const cell = rule[column];
+        return typeof cell === 'string' && cell.trim() !== '' && cell.trim() !== 'null';
+      });
+      if (gives) rows.add(rowKey(node.id, String(rule._id)));
+    }
+  }
+  return rows;
+}
+
 /** How a policy is evaluated, for comparisons and benches. */
 export interface LoadOptions {
   /** Always evaluate with ZEN's trace (the checked policy itself, no marks). */
@@ -92,6 +119,7 @@ class ZenCreditPolicy implements CreditPolicy {
   readonly #rules: ReadonlyMap<string, NodeRules>;
   readonly #nodes: ReadonlyMap<string, JdmNode>;
   readonly #fields: readonly string[] | null;
+  readonly #limitRows: ReadonlySet<string>;
   #fast: FastPath | null;
   readonly customerColumnsRead: readonly string[];
 
@@ -119,6 +147,7 @@ class ZenCreditPolicy implements CreditPolicy {
       analysis.checked.flatMap((entry) => (entry.rules ? [[entry.node.id, entry.rules]] : [])),
     );
     this.#nodes = new Map(graph.nodes.map((node) => [node.id, node]));
+    this.#limitRows = limitRowsOf(analysis.checked);
     this.customerColumnsRead = analysis.customerColumnsRead;
   }
 
@@ -185,11 +214,28 @@ class ZenCreditPolicy implements CreditPolicy {
    * described in the decision's detail: that one is read again without them, as the policy's own form answers it.
    */
   #fromAnswer(answer: unknown, [fired, unknown]: readonly [FiredRule[], UnknownRule[]]): Decision {
-    const decision = decisionFromAnswer(answer, fired, unknown);
+    const unknownWithLimits = this.#uncomputedLimits(answer, fired, unknown);
+    const decision = decisionFromAnswer(answer, fired, unknownWithLimits);
     // policyError sets a detail: a policy's own POLICY_ERROR reason (no detail) is not read again.
     const refused =
       decision.detail !== null && decision.reasons.some((reason) => reason.code === POLICY_ERROR);
-    return refused ? decisionFromAnswer(withoutMarks(answer), fired, unknown) : decision;
+    return refused ? decisionFromAnswer(withoutMarks(answer), fired, unknownWithLimits) : decision;
+  }
+
+  /**
+   * The rules left unknown, with those whose credit limit could not be computed: they fired, their cell gives a
+   * limit ({@link limitRowsOf}), and no result of the answer carries one. A `MISSING_DATA` review, never an
+   * approval without the limit the policy meant to set.
+   */
+  #uncomputedLimits(answer: unknown, fired: readonly FiredRule[], unknown: UnknownRule[]): UnknownRule[] {
+    if (this.#limitRows.size === 0) return unknown;
+    const giving = fired.filter((rule) => this.#limitRows.has(rowKey(rule.nodeId, rule.rule)));
+    if (giving.length === 0) return unknown;
+    const limited = resultsOfAnswer(answer).some(
+      (result) => typeof (result as { credit_limit?: unknown }).credit_limit === 'number',
+    );
+    if (limited) return unknown;
+    return [...unknown, ...giving.map((rule) => ({ rule, fields: ['the figures of its credit limit'] }))];
   }
 
   /** The rules the marks name, in the nodes' evaluation order (then in the order of their rows or statements). */
@@ -216,7 +262,7 @@ class ZenCreditPolicy implements CreditPolicy {
     const trace = reply.trace as Record<string, TraceEntry> | undefined;
     learn?.(reply.result, trace);
     const { fired, unknown } = readTrace(trace, this.#rules);
-    return decisionFromAnswer(reply.result, fired, unknown);
+    return decisionFromAnswer(reply.result, fired, this.#uncomputedLimits(reply.result, fired, unknown));
   }
 }
 

@@ -662,3 +662,41 @@ describe('a per cent sign in a text', () => {
     expect(result.ok).toBe(true);
   });
 });
+
+describe('a credit limit the policy could not compute', () => {
+  const limitTable = (limit: string) =>
+    graph([
+      table({
+        inputs: [['Score', 'score']],
+        outputs: ['decision', 'credit_limit'],
+        rows: [{ score: '>= 600', decision: '"approve"', credit_limit: limit }, { decision: '"review"' }],
+      }),
+    ]);
+
+  it('is a MISSING_DATA review, never an approval without its limit (ZEN drops a limit divided by zero)', async () => {
+    // Arrange
+    const policy = await loaded(limitTable('presumed_income / input.parcelas'));
+
+    // Act
+    const computed = await policy.decide(inputOf(personReport({ score: 700 }), { parcelas: '4' }));
+    const divided = await policy.decide(inputOf(personReport({ score: 700 }), { parcelas: '0' }));
+
+    // Assert
+    expect([computed.decision, computed.credit_limit]).toEqual(['approve', 875]);
+    expect(divided.decision).toBe('review');
+    expect(codes(divided)).toEqual([MISSING_DATA]);
+    expect(divided.detail).toBe(
+      'missing or unusable data: rule tabela-1 (row 1) of "Regras" reads the figures of its credit limit',
+    );
+  });
+
+  it('is no limit at all where the row writes none, or writes null', async () => {
+    for (const limit of ['', 'null']) {
+      const policy = await loaded(limitTable(limit));
+
+      const decision = await policy.decide(inputOf(personReport({ score: 700 }), {}));
+
+      expect([decision.decision, decision.credit_limit, decision.detail]).toEqual(['approve', null, null]);
+    }
+  });
+});
