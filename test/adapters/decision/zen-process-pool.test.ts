@@ -57,6 +57,39 @@ describe('ZenProcessPool', () => {
   });
 });
 
+describe('an engine that cannot start', () => {
+  it('answers every context with why, after a few tries, rather than starting a process per context', async () => {
+    // Arrange: every process the pool starts fails before it loads the engine (as a missing binary would).
+    const previous = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = '--require /nonexistent/credit-screen-broken-engine.cjs';
+    const broken = new ZenProcessPool({ processes: 2 });
+    try {
+      const key = broken.register(SQUARE);
+
+      // Act
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, x) => broken.evaluate(key, { x }, false)),
+      );
+
+      // Assert
+      for (const answer of answers) {
+        expect(answer.ok).toBe(false);
+        expect((answer as { error: string }).error).toMatch(/could not start|engine stopped/);
+      }
+      expect(
+        answers.some((answer) =>
+          /^the engine could not start \(exit 1\): /.test((answer as { error: string }).error),
+        ),
+      ).toBe(true);
+      expect(broken.started).toBeLessThanOrEqual(6);
+    } finally {
+      if (previous === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = previous;
+      broken.close();
+    }
+  });
+});
+
 describe('panicReason', () => {
   it('keeps the panic message and drops the backtrace', () => {
     const stderr =

@@ -52,6 +52,8 @@ const MESSAGES_PER_CHILD = 2;
 /** Children that stop before answering anything, one after another, before the engine is taken as unable to start. */
 const MAX_START_FAILURES = 3;
 const STDERR_KEPT = 8192;
+/** How a Rust panic begins on stderr: `thread '<unnamed>' panicked at <file>:<line>:<column>:`. */
+const PANIC = "' panicked at ";
 
 /**
  * The evaluator's file: beside this module in the source tree, and beside the bundle's `index.mjs` in a Lambda
@@ -66,7 +68,7 @@ function evaluatorPath(): string {
 /** The engine's reason for stopping, from what it wrote on stderr: the panic's message, without its backtrace. */
 export function panicReason(stderr: string, exit: string): string {
   const lines = stderr.split('\n');
-  const at = lines.findIndex((line) => line.includes("' panicked at "));
+  const at = lines.findIndex((line) => line.includes(PANIC));
   const message = at === -1 ? undefined : lines[at + 1]?.trim();
   return message ? `the engine stopped (${exit}): ${message}` : `the engine stopped (${exit})`;
 }
@@ -189,9 +191,10 @@ export class ZenProcessPool {
       child.stderr = (child.stderr + text).slice(-STDERR_KEPT);
     });
     process.on('message', (message: { id: number; answers: ZenAnswer[] }) => this.#answered(child, message));
-    process.on('exit', (code, signal) => this.#stopped(child, signal ?? `exit ${code}`));
+    // 'close', not 'exit': by then everything it wrote on stderr (the panic's message) has been read.
+    process.on('close', (code, signal) => this.#stopped(child, signal ?? `exit ${code}`));
     process.on('error', () => {
-      // 'exit' follows (or the fork failed: then no message was ever answered, and #stopped reports it).
+      // 'close' follows (or the fork failed: then no message was ever answered, and #stopped reports it).
     });
     for (const [key, { graph, fields }] of this.#graphs) process.send({ type: 'load', key, graph, fields });
     this.#children.push(child);
@@ -231,10 +234,16 @@ export class ZenProcessPool {
     const index = this.#children.indexOf(child);
     if (index !== -1) this.#children.splice(index, 1);
     const reason = panicReason(child.stderr, exit);
-    if (!child.answered && child.inFlight.size > 0 && !this.#anyAlone(child)) {
+    // Never answered and did not panic on a value: the engine could not start (a binary missing, a broken install).
+    // Without this a broken engine would be started again for every row.
+    if (!child.answered && !child.stderr.includes(PANIC)) {
       this.#startFailures++;
+      const said = child.stderr
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.trim();
       if (this.#startFailures >= MAX_START_FAILURES)
-        this.#startError = `the engine could not start: ${reason}`;
+        this.#startError = `the engine could not start (${exit}): ${said ?? 'it said nothing'}`;
     }
     for (const batch of child.inFlight.values()) {
       for (const request of batch) {
@@ -244,11 +253,6 @@ export class ZenProcessPool {
     }
     child.inFlight.clear();
     if (this.#queue.length > 0) this.#flush();
-  }
-
-  #anyAlone(child: Child): boolean {
-    for (const batch of child.inFlight.values()) if (batch.some((request) => request.alone)) return true;
-    return false;
   }
 
   /** A child keeps the process alive only while it has something to answer. */
