@@ -37,16 +37,16 @@ describe('a line of reports.jsonl', () => {
 
     expect(stored.report).toEqual(report);
     expect(decisionFigures(stored.report)).toEqual(decisionFigures(report));
-    expect(stored.previousReasons()).toEqual(['SCORE', 'PENDENCIA']);
+    expect(stored.previousReasons.read()).toEqual(['SCORE', 'PENDENCIA']);
   });
 
   it('reads a line without a decision, or with one that is not its last key, whole', () => {
     const undecided = storedReport(line(report, null), 1);
     const decisionFirst = storedReport(JSON.stringify({ decision: decision('decline', 'X'), ...report }), 2);
 
-    expect([undecided.report, undecided.previousReasons()]).toEqual([report, []]);
+    expect([undecided.report, undecided.previousReasons.read()]).toEqual([report, []]);
     expect(decisionFirst.report).toMatchObject(report);
-    expect(decisionFirst.previousReasons()).toEqual(['X']);
+    expect(decisionFirst.previousReasons.read()).toEqual(['X']);
   });
 
   it('is not misled by a "decision" key nested in the bureau’s raw data', () => {
@@ -58,8 +58,8 @@ describe('a line of reports.jsonl', () => {
     const undecided = storedReport(line(nested, null), 1);
     const decided = storedReport(line(nested, decision('approve', 'OK')), 2);
 
-    expect([undecided.report, undecided.previousReasons()]).toEqual([nested, []]);
-    expect([decided.report, decided.previousReasons()]).toEqual([nested, ['OK']]);
+    expect([undecided.report, undecided.previousReasons.read()]).toEqual([nested, []]);
+    expect([decided.report, decided.previousReasons.read()]).toEqual([nested, ['OK']]);
   });
 
   it('refuses a line that is not JSON or not a report, naming it', () => {
@@ -77,7 +77,9 @@ describe('a line of reports.jsonl', () => {
     const stored = storedReport(broken, 9);
 
     expect(stored.report).toEqual(report);
-    expect(() => stored.previousReasons()).toThrow(new ResultsFileError('reports.jsonl line 9: not JSON'));
+    expect(() => stored.previousReasons.read()).toThrow(
+      new ResultsFileError('reports.jsonl line 9: not JSON'),
+    );
   });
 });
 

@@ -299,7 +299,7 @@ describe('deciding a batch again from its stored results', () => {
     const long = `${texts.reports}${lines[0]}\n`;
 
     await expect(redecide(filesOf({ ...texts, reports: swapped }), sample, sink())).rejects.toThrow(
-      /^reports\.jsonl line 1 is document \d+ where summary\.csv row 1 is \d+: the two files are not of the same batch$/,
+      /^reports\.jsonl line 1 is document \*{3}\.\d{3}\.\d{3}-\*{2} where summary\.csv row 1 is \*{3}\.\d{3}\.\d{3}-\*{2}: the two files are not of the same batch$/,
     );
     await expect(redecide(filesOf({ ...texts, reports: short }), sample, sink())).rejects.toThrow(
       /summary\.csv row 12 has a report, but reports\.jsonl ends after 8 lines/,
@@ -371,8 +371,9 @@ describe('credit-screen decide', () => {
       .update(await readFile(policy))
       .digest('hex');
     // Every network connection and child process the command opens is written down: there must be none. (tsx's
-    // own pipe to its cache server and the esbuild it runs to compile the CLI are how any command starts; the ZEN
-    // processes it forks are where the policy is evaluated, on this machine.)
+    // own pipe to its cache server and the esbuild it runs to compile the CLI are how any command starts; the
+    // launcher starts decide again with a larger young generation; the ZEN processes it forks are where the policy
+    // is evaluated, on this machine.)
     const watch = join(directory, 'watch.cjs');
     const seen = join(directory, 'seen.log');
     await writeFile(
@@ -388,7 +389,8 @@ describe('credit-screen decide', () => {
        for (const name of ['spawn', 'execFile', 'fork']) {
          const original = cp[name];
          cp[name] = function (...args) {
-           if (!['/esbuild', '/zen-evaluator.mjs'].some((end) => String(args[0]).endsWith(end))) note(name + ' ' + args[0]);
+           const launcher = args[0] === process.execPath && String(args[1]).includes('bin/credit-screen.mjs');
+           if (!launcher && !['/esbuild', '/zen-evaluator.mjs'].some((end) => String(args[0]).endsWith(end))) note(name + ' ' + args[0]);
            return original.apply(this, args);
          };
        }`,
@@ -505,7 +507,7 @@ describe('credit-screen decide', () => {
         await writeFile(join(directory, 'reports.jsonl'), reports.slice(1).join('\n'));
         return [directory];
       },
-      /: reports\.jsonl line 1 is document \d+ where summary\.csv row 1 is \d+: the two files are not of the same batch$/,
+      /: reports\.jsonl line 1 is document \*{3}\.\d{3}\.\d{3}-\*{2} where summary\.csv row 1 is \*{3}\.\d{3}\.\d{3}-\*{2}: the two files are not of the same batch$/,
     ],
     [
       'a summary that is not one',

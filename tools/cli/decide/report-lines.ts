@@ -39,16 +39,21 @@ export async function* jsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenera
   }
 }
 
+/**
+ * The reason codes of the decision the batch gave a report: read when asked, since only a row whose decision flips
+ * needs them, and the stored decision (its trace above all) is a fifth of the line. Holds none of the report, so
+ * that a row waiting for its new decision keeps a few bytes alive, not the report's objects (kept, they outlived
+ * the young generation's collections and `decide` spent a quarter of its time collecting garbage).
+ */
+export interface PreviousReasons {
+  /** @throws ResultsFileError naming the line when the stored decision is not JSON */
+  read(): readonly string[];
+}
+
 /** A line of `reports.jsonl`: the report, and the reason codes of the decision the batch gave it. */
 export interface StoredReport {
   readonly report: NormalisedReport;
-  /**
-   * The reason codes of the decision the batch gave the report: read when asked, since only a row whose decision
-   * flips needs them, and the stored decision (its trace above all) is a fifth of the line.
-   *
-   * @throws ResultsFileError naming the line when the stored decision is not JSON
-   */
-  previousReasons(): readonly string[];
+  readonly previousReasons: PreviousReasons;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -106,19 +111,21 @@ function reportBeforeDecision(line: string, lineNumber: number): StoredReport | 
     return null;
   }
   if (!isRecord(value) || !looksLikeReport(value)) return null;
-  return new ReportBeforeDecision(value as unknown as NormalisedReport, line.slice(at + 1), lineNumber);
+  return {
+    report: value as unknown as NormalisedReport,
+    previousReasons: new DecisionText(line.slice(at + 1), lineNumber),
+  };
 }
 
-/** A report parsed without its decision, which is parsed when asked (a class: no function made for each line). */
-class ReportBeforeDecision implements StoredReport {
+/** A stored decision's text, parsed when asked (a class: no function made for each line). */
+class DecisionText implements PreviousReasons {
   constructor(
-    readonly report: NormalisedReport,
     /** The line from the decision's key on: `"decision":{…}}`. */
     readonly rest: string,
     readonly lineNumber: number,
   ) {}
 
-  previousReasons(): readonly string[] {
+  read(): readonly string[] {
     try {
       return reasonCodes((JSON.parse(`{${this.rest}`) as { decision?: unknown }).decision);
     } catch {
@@ -144,5 +151,5 @@ export function storedReport(line: string, lineNumber: number): StoredReport {
   if (!isRecord(value) || !looksLikeReport(value))
     throw new ResultsFileError(`reports.jsonl line ${lineNumber}: not a normalised report`);
   const reasons = reasonCodes(value.decision);
-  return { report: value as unknown as NormalisedReport, previousReasons: () => reasons };
+  return { report: value as unknown as NormalisedReport, previousReasons: { read: () => reasons } };
 }

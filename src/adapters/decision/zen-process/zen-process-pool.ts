@@ -19,6 +19,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ZEN_PROCESSES_VARIABLE } from '../../../contract/functions.ts';
+import { pinnedLaunch } from './core-pinning.ts';
 
 /** One context's answer: ZEN's result (and trace), ZEN's error, or the engine stopping on it. */
 export type ZenAnswer =
@@ -52,6 +53,12 @@ const MESSAGES_PER_CHILD = 2;
 /** Children that stop before answering anything, one after another, before the engine is taken as unable to start. */
 const MAX_START_FAILURES = 3;
 const STDERR_KEPT = 8192;
+/**
+ * Node's flags for a ZEN process. Not the parent's (a TypeScript loader, a heap size): the evaluator is plain
+ * JavaScript whose objects live for one message, so a young generation of 1 MB semi-spaces holds them (measured on
+ * 60,000 decisions: 64 MB of RSS a process instead of 74, at the same rate).
+ */
+const EVALUATOR_FLAGS = ['--max-semi-space-size=1'];
 /** How a Rust panic begins on stderr: `thread '<unnamed>' panicked at <file>:<line>:<column>:`. */
 const PANIC = "' panicked at ";
 
@@ -173,8 +180,8 @@ export class ZenProcessPool {
 
   #start(): Child {
     const process = fork(evaluatorPath(), [], {
-      // Not the parent's flags (a TypeScript loader, a heap size): the evaluator is plain JavaScript.
-      execArgv: [],
+      // On one core of its own where possible (core-pinning.ts).
+      ...pinnedLaunch(this.started, EVALUATOR_FLAGS),
       // One thread of ZEN's own runtime per process: the evaluations of a process are sent one message at a time,
       // and more threads only hand each one over (measured on 96,000 decisions: 12.5 s of CPU in two processes
       // with the default, 10.4 s with one thread each).
