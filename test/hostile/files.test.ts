@@ -2,6 +2,7 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SummaryCsvWriter } from '../../src/domain/summary/index.ts';
+import { emulatedReport } from '../factories/normalised-reports.ts';
 import { invalidRowWith, manifestFor, summaryRowWith } from '../factories/summary-rows.ts';
 import { caseFolder, expectOneLineRefusal, runInProcess, treeOf } from './harness.ts';
 
@@ -149,5 +150,53 @@ describe('decide on a results folder whose summary was cut short', () => {
     );
     expect(result.stderr).not.toMatch(/upload/);
     expect(await treeOf(folder)).toEqual(before);
+  });
+});
+
+describe('decide on a results folder whose files disagree with its manifest', () => {
+  it('refuses a summary cut at a line end, naming the count that differs, writing no decisions', async () => {
+    const folder = await caseFolder('cut-at-a-line');
+    const results = join(folder, 'results');
+    await mkdir(results);
+    const rows = [1, 2, 3].map((row) => invalidRowWith(row, String(row * 111)));
+    const writer = new SummaryCsvWriter('standard', ['requested_amount']);
+    await writeFile(
+      join(results, 'summary.csv'),
+      writer.header() +
+        rows
+          .slice(0, 2)
+          .map((row) => writer.row(row))
+          .join(''),
+    );
+    await writeFile(join(results, 'reports.jsonl'), '');
+    await writeFile(join(results, 'manifest.json'), JSON.stringify(manifestFor(rows)));
+    const before = await treeOf(folder);
+
+    const result = await runInProcess(['decide', results, '--policy', PESSOA_FISICA], folder);
+
+    expectOneLineRefusal(
+      result,
+      /summary\.csv has 2 rows where manifest\.json counts 3: the folder is incomplete, or its files are not of one batch$/,
+    );
+    expect(await treeOf(folder)).toEqual(before);
+  });
+
+  it('names the documents of a summary and reports that are not of one batch masked', async () => {
+    const folder = await caseFolder('two-batches');
+    const results = join(folder, 'results');
+    await mkdir(results);
+    const row = summaryRowWith({ row: 1, document: '52998224725' });
+    const writer = new SummaryCsvWriter('standard', ['requested_amount']);
+    await writeFile(join(results, 'summary.csv'), writer.header() + writer.row(row));
+    await writeFile(
+      join(results, 'reports.jsonl'),
+      `${JSON.stringify(emulatedReport('11144477735', 'a', 1))}\n`,
+    );
+
+    const result = await runInProcess(['decide', results, '--policy', PESSOA_FISICA], folder);
+
+    expectOneLineRefusal(result, /the two files are not of the same batch/);
+    expect(result.stderr).not.toMatch(/52998224725|11144477735/);
+    expect(result.stderr).toMatch(/\*{3}\.\d{3}\.\d{3}-\*{2}.*\*{3}\.\d{3}\.\d{3}-\*{2}/);
   });
 });

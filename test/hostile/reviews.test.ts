@@ -1,4 +1,5 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withConnection } from '../../tools/cli/pipeline-connection.ts';
@@ -216,4 +217,36 @@ describe('reviews of a decided batch, on the local state', () => {
     ]);
     expect(result.stdout).not.toMatch(/\r/);
   }, 120_000);
+
+  it('stops audit, subject and screen in one line when the audit key is missing or changed, and carries on once restored', async () => {
+    const keyFile = join(cwd, 'state', 'audit-key');
+    const key = await readFile(keyFile, 'utf8');
+    const [row] = decidedRows();
+
+    await rm(keyFile);
+    const missing = await runCli(['audit', '--document', row.document as string, ...state()], { cwd });
+    const screenMissing = await runCli(
+      ['screen', 'clientes.csv', '--policy', PESSOA_FISICA, ...state(), '--out', 'again', '--yes'],
+      { cwd },
+    );
+    await writeFile(keyFile, 'a'.repeat(64), { mode: 0o600 });
+    const changed = await runCli(
+      ['subject', row.document as string, '--export', 'subject.json', ...state()],
+      {
+        cwd,
+      },
+    );
+    await writeFile(keyFile, key, { mode: 0o600 });
+    const restored = await runCli(['audit', '--document', row.document as string, ...state(), '--json'], {
+      cwd,
+    });
+
+    expectOneErrorLine(missing, /audit key \(audit-key\) is missing.*restore the file/);
+    expectOneErrorLine(screenMissing, /audit key \(audit-key\) is missing/);
+    expectOneErrorLine(changed, /audit key \(audit-key\) is not the key its audit log began with/);
+    expect(existsSync(join(cwd, 'again'))).toBe(false);
+    expect(existsSync(join(cwd, 'subject.json'))).toBe(false);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect((JSON.parse(restored.stdout) as { entries: unknown[] }).entries.length).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -67,7 +67,7 @@ import type { LocalPipelineOptions } from './local-pipeline-options.ts';
 export type { BatchProgress } from './batch-results.ts';
 
 import { createPolicyCheckHandler } from '../../src/functions/policy-check/policy-check-handler.ts';
-import { localAuditKey } from './local-audit-key.ts';
+import { openLocalAuditKey } from './local-audit-key.ts';
 import { LocalStack } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import type { SqsEventSource } from './sqs-event-source.ts';
@@ -121,6 +121,7 @@ export class LocalPipeline {
     readonly stack: LocalStack,
     readonly settings: PipelineSettings,
     options: LocalPipelineOptions,
+    auditKey: string,
   ) {
     this.logger = options.logger ?? new MemoryLogger();
     const adapters = adaptersOn(stack, settings);
@@ -134,7 +135,7 @@ export class LocalPipeline {
       );
     this.audit = {
       log: adapters.auditLog,
-      documentKeys: new HmacDocumentKeys(localAuditKey(options.stateDirectory)),
+      documentKeys: new HmacDocumentKeys(async () => auditKey),
     };
     this.#published = options.alsoPublishTo
       ? fanOutEvents([this.events, options.alsoPublishTo])
@@ -171,7 +172,15 @@ export class LocalPipeline {
       sharedDynamoDb: options.sharedDynamoDb,
       engine: options.engine,
     });
-    const pipeline = new LocalPipeline(stack, settings, options);
+    let auditKey: string;
+    try {
+      // Before anything runs: a run with a lost key would audit its purchases under names no one can find.
+      auditKey = await openLocalAuditKey(options.stateDirectory);
+    } catch (error) {
+      await stack.stop();
+      throw error;
+    }
+    const pipeline = new LocalPipeline(stack, settings, options, auditKey);
     if (options.eventSources !== false) {
       try {
         // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.

@@ -16,11 +16,12 @@ import {
   decisionInput,
   POLICY_ERROR,
 } from '../../../src/domain/decision/index.ts';
+import { maskDocument } from '../../../src/domain/documents/format-document.ts';
 import type { CreditPolicy } from '../../../src/domain/ports/index.ts';
 import { reasonsCell } from '../../../src/domain/summary/index.ts';
 import { ResultsFileError } from '../../../src/domain/summary/summary-csv-reader.ts';
 import { FlipTally } from './flip-matrix.ts';
-import { jsonLines, type StoredReport, storedReport } from './report-lines.ts';
+import { jsonLines, type PreviousReasons, storedReport } from './report-lines.ts';
 import type { ResultFiles } from './result-files.ts';
 import { openSummary, type SummaryLayout, type SummaryLine, scanDuplicateCells } from './summary-stream.ts';
 
@@ -67,9 +68,7 @@ interface TextSink {
   write(text: string): Promise<void>;
 }
 
-/** What reads the previous decision's reason codes when a flip needs them (a stored report, report-lines.ts). */
-type PreviousReasons = Pick<StoredReport, 'previousReasons'>;
-const NO_REASONS: PreviousReasons = { previousReasons: () => [] };
+const NO_REASONS: PreviousReasons = { read: () => [] };
 
 interface Item {
   readonly line: SummaryLine;
@@ -118,7 +117,7 @@ function figuresOf(line: string, lineNumber: number, summaryLine: SummaryLine) {
   const { report } = stored;
   if (report.document !== summaryLine.document)
     throw new ResultsFileError(
-      `reports.jsonl line ${lineNumber} is document ${report.document} where summary.csv row ${summaryLine.row} is ${summaryLine.document}: the two files are not of the same batch`,
+      `reports.jsonl line ${lineNumber} is document ${maskDocument(report.document)} where summary.csv row ${summaryLine.row} is ${maskDocument(summaryLine.document)}: the two files are not of the same batch`,
     );
   let figures: DecisionFigures;
   try {
@@ -126,7 +125,7 @@ function figuresOf(line: string, lineNumber: number, summaryLine: SummaryLine) {
   } catch {
     throw new ResultsFileError(`reports.jsonl line ${lineNumber}: not a normalised report`);
   }
-  return { figures, previous: stored };
+  return { figures, previous: stored.previousReasons };
 }
 
 /**
@@ -201,6 +200,27 @@ async function* decidedAhead(
   for (const next of pending) yield { items: next.items, decisions: await next.decisions };
 }
 
+/**
+ * The rows read against what the batch's manifest counts: a summary cut short (a partial download, a file
+ * truncated by hand) or a manifest of another batch is refused, naming the first count that differs, instead of
+ * "decided 50 of 50 rows" for a batch of 311.
+ */
+function checkAgainstManifest(
+  manifest: BatchManifest | null,
+  rows: number,
+  statuses: ReadonlyMap<string, number>,
+): void {
+  if (manifest === null || typeof manifest.counts !== 'object' || manifest.counts === null) return;
+  const read: Record<string, number> = { rows, ...Object.fromEntries(statuses) };
+  for (const [name, counted] of Object.entries(manifest.counts)) {
+    if ((read[name] ?? 0) === counted) continue;
+    const what = name === 'rows' ? 'rows' : `${name} rows`;
+    throw new ResultsFileError(
+      `summary.csv has ${read[name] ?? 0} ${what} where manifest.json counts ${counted}: the folder is incomplete, or its files are not of one batch`,
+    );
+  }
+}
+
 /** A credit limit as the summary writes money: two decimals, a decimal comma in the Excel dialect. */
 function money(reais: number | null, dialect: SummaryLayout['dialect']): string {
   if (reais === null) return '';
@@ -237,6 +257,7 @@ export async function redecide(
   const tally = new FlipTally(layout.decided);
   const remembered = new Map<number, Remembered>();
   await sink.write(csvPreamble(layout.dialect) + csvLine(DECISIONS_COLUMNS, layout.dialect));
+  const statuses = new Map<string, number>();
   let rows = 0;
   let decided = 0;
   let policyErrors = 0;
@@ -254,9 +275,10 @@ export async function redecide(
         if (original !== undefined && --original.remaining === 0) remembered.delete(line.duplicateOf);
       } else if (targets.has(line.row)) {
         const remaining = targets.get(line.row) ?? 0;
-        remembered.set(line.row, { decision, previousReasons: item.previous.previousReasons(), remaining });
+        remembered.set(line.row, { decision, previousReasons: item.previous.read(), remaining });
       }
       rows++;
+      statuses.set(line.status, (statuses.get(line.status) ?? 0) + 1);
       if (decision !== null) {
         decided++;
         if (decision.reasons.some((reason) => reason.code === POLICY_ERROR)) {
@@ -264,9 +286,7 @@ export async function redecide(
           firstPolicyError ??= decision.detail;
         }
         const previousReasons =
-          line.duplicateOf === null
-            ? () => item.previous.previousReasons()
-            : (original?.previousReasons ?? []);
+          line.duplicateOf === null ? () => item.previous.read() : (original?.previousReasons ?? []);
         tally.add(line.previous ?? 'none', decision, previousReasons);
       }
       text += csvLine(
@@ -284,5 +304,6 @@ export async function redecide(
     }
     await sink.write(text);
   }
+  checkAgainstManifest(files.manifest, rows, statuses);
   return { layout, rows, decided, tally, policyErrors: { rows: policyErrors, first: firstPolicyError } };
 }
