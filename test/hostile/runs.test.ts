@@ -35,6 +35,28 @@ async function childrenOf(pid: number): Promise<number[]> {
 const SLOW = ['--emulator-latency', '300', '--rate-limit', '2', '--concurrency', '1'];
 
 describe.concurrent('the hostile-input corpus, in runs of the whole pipeline', () => {
+  it('reads every file of a run of several before any is bought: a second file without documents stops it first', async ({
+    expect,
+  }) => {
+    const cwd = await caseFolder('several-one-broken');
+    await writeFile(join(cwd, 'clientes.csv'), customerListCsv(distinctDocuments(3, 'hostile several')));
+    await writeFile(join(cwd, 'nomes.csv'), 'nome,valor\nAna,10\nBia,20\n');
+    const before = await treeOf(cwd);
+
+    const result = await runCli(
+      ['screen', 'clientes.csv', 'nomes.csv', '--state', 'state', '--out', 'results'],
+      {
+        cwd,
+      },
+    );
+
+    expectOneLineRefusal(
+      result,
+      /^credit-screen: nomes\.csv: no document column found; headers seen: "nome", "valor"/,
+    );
+    expect(await treeOf(cwd)).toEqual(before);
+  });
+
   it('screens a list named after a CPF: only its folders written, all private, no document in any name, the title masked, the stats keyed by a salted hash', async ({
     expect,
   }) => {

@@ -53,3 +53,14 @@ export async function* rowsOf(path: string, list: CustomerList): AsyncGenerator<
     throw asCliError(path, error);
   }
 }
+
+/**
+ * Reads a whole list as ingest's first pass does (no duplicate table), so that a file ingest would refuse is refused
+ * here, in one line naming it, before a run starts: with several files, before the first one's documents are bought.
+ */
+export async function checkWholeListFile(path: string, maxRows: number): Promise<void> {
+  const list = await readCustomerListFile(path, { maxRows, detectDuplicates: false });
+  for await (const _row of rowsOf(path, list)) {
+    // Read to the end: a file is usable only if every row parses within the limits.
+  }
+}

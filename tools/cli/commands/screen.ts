@@ -8,6 +8,7 @@ import type { BatchManifest } from '../../../src/contract/index.ts';
 import type { BatchRecord } from '../../../src/domain/batch/index.ts';
 import { progressOf } from '../../local/batch-results.ts';
 import type { BatchProgress, UploadOptions } from '../../local/local-pipeline.ts';
+import { localSettings } from '../../local/local-settings.ts';
 import { decideApproval, type WaitingBatch } from '../approval-prompt.ts';
 import type { CliError } from '../cli-error.ts';
 import {
@@ -22,6 +23,7 @@ import {
 } from '../local-run.ts';
 import { addTableOptions } from '../option-parsers.ts';
 import { readPolicyOption } from '../policy-option.ts';
+import { checkWholeListFile } from '../read-customer-list.ts';
 import { checkResultsDirectoryOption } from '../results-directory.ts';
 import { printable } from '../terminal-text.ts';
 
@@ -93,6 +95,9 @@ type WaitingOutcome = WaitingBatch & { readonly outcome: 'awaiting_approval' };
 async function screen(files: readonly string[], given: ScreenOptions): Promise<void> {
   const options = withEngine(given);
   for (const file of files) await checkBeforeStarting(options, file);
+  // One file is checked whole by ingest before anything is queued; several would be bought one after the other, so
+  // each is read whole here first: a problem in the third file stops the run before the first is bought.
+  if (files.length > 1) for (const file of files) await checkWholeListFile(file, localSettings().maxRows);
   // Compiled before anything starts: a broken policy is refused before any document is bought.
   const policy = await readPolicyOption(options.policy);
   // One file's results go into --out itself; several files' each into a folder of their own in it.
