@@ -35,6 +35,35 @@ async function childrenOf(pid: number): Promise<number[]> {
 const SLOW = ['--emulator-latency', '300', '--rate-limit', '2', '--concurrency', '1'];
 
 describe.concurrent('the hostile-input corpus, in runs of the whole pipeline', () => {
+  it('cancel after a kill -9 counts every row it cancelled, the claimed ones too, as the results do', async ({
+    expect,
+  }) => {
+    const cwd = await caseFolder('cancel-after-kill');
+    await writeFile(join(cwd, 'clientes.csv'), customerListCsv(distinctDocuments(40, 'hostile cancel')));
+    const run = startCli(['screen', 'clientes.csv', '--state', 'state', ...SLOW, '--concurrency', '3'], {
+      cwd,
+    });
+    for (let waited = 0; !/progress: [3-9]\d*\//.test(run.stderr()) && waited < 120_000; waited += 100)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    run.kill('SIGKILL');
+    await run.done;
+    const listed = await runCli(['batches', '--state', 'state', '--json'], { cwd });
+    const [batch] = JSON.parse(listed.stdout) as { batchId: string }[];
+
+    const cancelled = await runCli(['cancel', batch?.batchId ?? '', '--state', 'state'], { cwd });
+
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const manifest = JSON.parse(
+      await readFile(join(cwd, 'out', batch?.batchId ?? '', 'manifest.json'), 'utf8'),
+    );
+    const last = cancelled.stdout.trimEnd().split('\n').at(-1);
+    expect(last).toBe(
+      `batch ${batch?.batchId}: ${manifest.counts.cancelled} rows cancelled in all, ${manifest.counts.screened} screened before the cancel`,
+    );
+    expect(manifest.counts.cancelled + manifest.counts.screened).toBe(40);
+    expect(manifest.counts.cancelled).toBeGreaterThan(0);
+  }, 240_000);
+
   it('reads every file of a run of several before any is bought: a second file without documents stops it first', async ({
     expect,
   }) => {

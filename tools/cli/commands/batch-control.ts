@@ -182,13 +182,17 @@ function registerStatusCommand(program: Command): void {
 function registerBatchChange(
   command: Command,
   change: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<boolean>,
+  /** What to say once the batch was followed to its end (locally, or with --wait). */
+  followed?: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<void>,
 ): void {
   addWorkOptions(command).action(async (batchId: string, options: WorkOptions) => {
     checkBatchId(batchId);
     await checkResultsDirectoryOption(options.out);
     return withTarget(options, async (connection) => {
       const follow = await change(batchId, connection, options);
-      if (follow && (options.wait || connection.local)) await followAndDownload(connection, batchId, options);
+      if (!follow || !(options.wait || connection.local)) return;
+      await followAndDownload(connection, batchId, options);
+      await followed?.(batchId, connection, options);
     });
   });
 }
@@ -212,8 +216,28 @@ function registerCancelCommand(program: Command): void {
         );
       }
       const { cancelledRows } = outcome;
-      print(outcome, options, () => `batch ${batchId}: ${cancelledRows} queued documents cancelled`);
+      // Rows a worker held (or a killed run left claimed) are settled cancelled as they come back: followed to its
+      // end, the batch's own count is said too, since it is the one its results show.
+      const followed = options.wait || connection.local !== null;
+      if (!options.json || !followed)
+        print(outcome, options, () =>
+          followed
+            ? `batch ${batchId}: cancel requested, ${cancelledRows} queued documents cancelled at once; the rows in flight follow`
+            : `batch ${batchId}: ${cancelledRows} queued documents cancelled`,
+        );
       return true;
+    },
+    async (batchId, connection, options) => {
+      const batch = await connection.store.getBatch(batchId);
+      if (batch === null) return;
+      const view = statusView(batch);
+      const final = { outcome: 'cancelled', batchId, cancelledRows: view.cancelled, screened: view.screened };
+      print(
+        final,
+        options,
+        () =>
+          `batch ${batchId}: ${view.cancelled} rows cancelled in all, ${view.screened} screened before the cancel`,
+      );
     },
   );
 }
