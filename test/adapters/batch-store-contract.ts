@@ -261,16 +261,54 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       it('lets one worker claim a row while its lease runs, and another once it ran out', async () => {
         const first = await claim();
         const meanwhile = await store.claimRow(batchId, 1, LEASE_SECONDS);
+        const written = await store.markCallSent(batchId, 1, first.claimToken);
         subject.advance((LEASE_SECONDS + 1) * 1000);
         const takeover = await store.claimRow(batchId, 1, LEASE_SECONDS);
 
         expect(first).toMatchObject({
           inheritedCall: false,
-          row: { state: 'claimed', attempts: 1, callPending: true },
+          row: { state: 'claimed', attempts: 1, callPending: false },
         });
         expect(meanwhile).toMatchObject({ claimed: false, row: { state: 'claimed' } });
-        // The first holder never said what became of its call: the next one must look for its answer.
-        expect(takeover).toMatchObject({ claimed: true, inheritedCall: true, row: { attempts: 2 } });
+        expect(written).toBe(true);
+        // The first holder wrote its call ahead and never said what became of it: the next one must look for its
+        // answer, and the mark stays until a holder accounts for it.
+        expect(takeover).toMatchObject({
+          claimed: true,
+          inheritedCall: true,
+          row: { attempts: 2, callPending: true },
+        });
+      });
+
+      it('passes no call on from a holder that died before writing its call ahead', async () => {
+        await claim();
+        subject.advance((LEASE_SECONDS + 1) * 1000);
+        const takeover = await store.claimRow(batchId, 1, LEASE_SECONDS);
+
+        expect(takeover).toMatchObject({ claimed: true, inheritedCall: false, row: { callPending: false } });
+      });
+
+      it('writes a call ahead only under the claim that holds the row', async () => {
+        const stale = await claim();
+        subject.advance((LEASE_SECONDS + 1) * 1000);
+        const current = await claim();
+
+        expect(await store.markCallSent(batchId, 1, stale.claimToken)).toBe(false);
+        expect(await store.markCallSent(batchId, 1, current.claimToken)).toBe(true);
+      });
+
+      it('keeps an inherited call pending once it is recorded as uncertain, until the row settles', async () => {
+        const first = await claim();
+        await store.markCallSent(batchId, 1, first.claimToken);
+        subject.advance((LEASE_SECONDS + 1) * 1000);
+        const second = await claim();
+        const recorded = await store.recordUncertainCall(batchId, 1, second.claimToken);
+        subject.advance((LEASE_SECONDS + 1) * 1000);
+        // The second holder died before settling: the third still knows a call may have been charged.
+        const third = await claim();
+
+        expect(recorded).toBe(true);
+        expect(third).toMatchObject({ inheritedCall: true, row: { uncertainCalls: 1, callPending: true } });
       });
 
       it('records what became of a released call: none sent, answered, unanswered, or unknown', async () => {
@@ -282,6 +320,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
           transientFailure: true,
         });
         const afterUnanswered = await claim();
+        await store.markCallSent(batchId, 1, afterUnanswered.claimToken);
         await store.releaseRow(batchId, 1, afterUnanswered.claimToken, {
           call: 'unknown',
           transientFailure: false,

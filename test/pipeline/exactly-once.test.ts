@@ -1,12 +1,13 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
+import { redriveBatch } from '../../src/application/batch-control/batch-control.ts';
 import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
 import { settleDeadLetters } from '../../src/application/dead-letter/settle-dead-letters.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments, type WorkerSettings } from '../../src/application/worker/screen-documents.ts';
-import type { WorkMessage } from '../../src/domain/batch/index.ts';
+import { CHARGE_UNKNOWN_DETAIL, type WorkMessage } from '../../src/domain/batch/index.ts';
 import { BureauCallError } from '../../src/domain/bureau/index.ts';
 import type { BatchStore, BureauGateway } from '../../src/domain/ports/index.ts';
 import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
@@ -97,7 +98,7 @@ describe('exactly-once screening', () => {
     expect(queue.finalise).toEqual([{ version: 1, batchId }]);
   });
 
-  it('pays twice only for the document in flight when a worker dies between the answer and the settle', async () => {
+  it('never buys again by itself the document in flight when a worker dies: charge unknown, bought once more by a redrive', async () => {
     const documents = distinctDocuments(3, 'crash');
     const { queue, ingest } = await ingestQuietly(documents);
     const { batchId } = await ingest();
@@ -120,12 +121,44 @@ describe('exactly-once screening', () => {
     expect(
       (await screenDocuments([deliveryOf(crashing), ...others.map(deliveryOf)], deps)).batchItemFailures,
     ).toEqual([]);
-    expect(chargesOf(crashing.document)).toBe(2);
+    expect(chargesOf(crashing.document)).toBe(1);
     for (const message of others) expect(chargesOf(message.document)).toBe(1);
-    expect(await test.store.getBatch(batchId)).toMatchObject({ settled: 3, screened: 3 });
-    // The lost answer is owned up to: the row says its charges are not known for sure.
+    expect(await test.store.getBatch(batchId)).toMatchObject({ settled: 3, screened: 2, failed: 1 });
+    // The lost answer is owned up to: the row says its charge is not known for sure, and how to buy it again.
     const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
     expect(manifest?.charges).toEqual({ charged: 2, not_charged: 0, charge_unknown: 1 });
+    const failedRow = (await test.store.getRows(batchId, [crashing.row]))[0];
+    expect(failedRow).toMatchObject({ state: 'failed', detail: CHARGE_UNKNOWN_DETAIL, callPending: false });
+
+    // The user's say: a redrive sends the row back, and it is bought exactly once more.
+    const redriveQueue = new RecordingWorkQueue();
+    const redriven = await redriveBatch(batchId, {
+      ...test.adapters,
+      queue: redriveQueue,
+      logger: new MemoryLogger(),
+    });
+    await screenDocuments(redriveQueue.work.map(deliveryOf), workerDeps(redriveQueue));
+    expect(redriven).toMatchObject({ outcome: 'redriven', requeued: 1 });
+    expect(chargesOf(crashing.document)).toBe(2);
+    expect(await test.store.getBatch(batchId)).toMatchObject({ screened: 3, failed: 0 });
+  });
+
+  it('buys a row again without a word when its holder died before its call left', async () => {
+    const documents = distinctDocuments(2, 'died before the call');
+    const { queue, ingest } = await ingestQuietly(documents);
+    const { batchId } = await ingest();
+    const [dying, other] = queue.work as [WorkMessage, WorkMessage];
+    // The worker claims the row and never gets as far as the call (the process was killed).
+    const claim = await test.store.claimRow(batchId, dying.row, 1);
+    expect(claim.claimed).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+
+    const deps = workerDeps(queue);
+    await screenDocuments([deliveryOf(dying), deliveryOf(other)], deps);
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
+
+    expect([chargesOf(dying.document), chargesOf(other.document)]).toEqual([1, 1]);
+    expect(manifest?.charges).toEqual({ charged: 2, not_charged: 0, charge_unknown: 0 });
   });
 
   it('finalises once however many workers see the last row settle, and announces the batch once', async () => {

@@ -8,5 +8,10 @@ export function countLines(manifest: BatchManifest): string[] {
     ...ROW_STATUSES.map((status) => `  ${status.padEnd(18)}${String(counts[status]).padStart(8)}`),
     `  ${'rows'.padEnd(18)}${String(counts.rows).padStart(8)}`,
     `charges: ${charges.charged} charged, ${charges.not_charged} not charged, ${charges.charge_unknown} unknown`,
+    ...(charges.charge_unknown > 0
+      ? [
+          `charge unknown: ${charges.charge_unknown} rows had a call whose answer was lost, which the bureau may have charged; none is bought again by itself${counts.failed > 0 ? `: credit-screen redrive ${manifest.batchId} buys the ${counts.failed} failed rows again` : ''}`,
+        ]
+      : []),
   ];
 }

@@ -101,10 +101,10 @@ export class DynamoDbBatchRows implements BatchRows {
         new UpdateCommand({
           TableName: this.#db.tableName,
           Key: rowKey(batchId, row),
-          // Every claim marks a call as pending before any can go out: if this holder dies, the next one knows to
-          // look for a persisted answer instead of paying again (the old item says whether one was pending).
+          // callPending is left as it was: the holder writes it just before its call leaves (markCallSent), so a
+          // pending call here is one an earlier holder sent and never accounted for (the old item says so).
           UpdateExpression:
-            'SET #state = :claimed, claimToken = :token, claimExpiresAt = :expires, callPending = :true ADD attempts :one',
+            'SET #state = :claimed, claimToken = :token, claimExpiresAt = :expires ADD attempts :one',
           // ROW_TRANSITIONS.claim, with its lease: a claimed row only once its holder's lease has run out.
           ConditionExpression: '#state = :queued OR (#state = :claimed AND claimExpiresAt < :now)',
           ExpressionAttributeNames: { '#state': 'state' },
@@ -115,7 +115,6 @@ export class DynamoDbBatchRows implements BatchRows {
             ':expires': now + leaseSeconds * 1000,
             ':now': now,
             ':one': 1,
-            ':true': true,
           },
           ReturnValues: 'ALL_OLD',
         }),
@@ -125,7 +124,7 @@ export class DynamoDbBatchRows implements BatchRows {
         ...old,
         state: 'claimed',
         attempts: ((old.attempts as number | undefined) ?? 0) + 1,
-        callPending: true,
+        callPending: old.callPending === true,
       });
       return { claimed: true, claimToken, row: claimedRow, inheritedCall: old.callPending === true };
     } catch (error) {
@@ -170,9 +169,26 @@ export class DynamoDbBatchRows implements BatchRows {
         new UpdateCommand({
           TableName: this.#db.tableName,
           Key: rowKey(batchId, row),
+          // Still pending until the row settles: a holder killed between this and its settle passes the call on,
+          // and the next one counts it again rather than buying the document (a count too high, never a charge).
           UpdateExpression: 'ADD uncertainCalls :one',
           ConditionExpression: 'claimToken = :token',
           ExpressionAttributeValues: { ':one': 1, ':token': claimToken },
+        }),
+      ),
+    );
+  }
+
+  async markCallSent(batchId: string, row: number, claimToken: string): Promise<boolean> {
+    return this.#db.conditionally(() =>
+      this.#db.client.send(
+        new UpdateCommand({
+          TableName: this.#db.tableName,
+          Key: rowKey(batchId, row),
+          UpdateExpression: 'SET callPending = :true',
+          ConditionExpression: '#state = :claimed AND claimToken = :token',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':true': true, ':claimed': 'claimed', ':token': claimToken },
         }),
       ),
     );

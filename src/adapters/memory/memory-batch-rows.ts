@@ -73,9 +73,17 @@ export class MemoryBatchRows implements BatchRows {
       claimToken,
       claimExpiresAt: now + leaseSeconds * 1000,
       attempts: current.attempts + 1,
-      callPending: true,
+      // Kept as it was: a call left by the previous holder stays marked until this one accounts for it.
+      callPending: current.callPending,
     });
     return { claimed: true, claimToken, row: toRow(claimed), inheritedCall: current.callPending };
+  }
+
+  async markCallSent(batchId: string, row: number, claimToken: string): Promise<boolean> {
+    const current = this.#db.held(batchId, row, claimToken);
+    if (current === null) return false;
+    this.#db.putRow({ ...current, callPending: true });
+    return true;
   }
 
   async releaseRow(batchId: string, row: number, claimToken: string, release: RowRelease): Promise<void> {

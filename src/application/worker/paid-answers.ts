@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerKey } from '../../contract/index.ts';
-import type { StoredReport } from '../../domain/batch/index.ts';
+import { CHARGE_UNKNOWN_DETAIL, type StoredReport } from '../../domain/batch/index.ts';
 import type { BureauResponse } from '../../domain/ports/index.ts';
 import { isReportArchive, normaliseCreditReport, type ReportArchive } from '../../domain/report/index.ts';
 import { auditDecision } from './audit-trail.ts';
@@ -19,7 +19,9 @@ const ANSWER_PERSIST_ATTEMPTS = 3;
 /**
  * The previous holder of the row left a call unaccounted for (it crashed, ran out of time, or could not settle).
  * If its answer was persisted, the row is settled from it without calling the bureau again; otherwise that call
- * may have been charged, which the row records before going on. Null to go on screening.
+ * may have been charged: the row records it and settles `failed` (charge unknown), never buying the document again
+ * by itself ({@link CHARGE_UNKNOWN_DETAIL}). A call was pending only if it was written ahead (`markCallSent`), so a
+ * holder that died before its call left passes nothing on, and the row is simply screened. Null to go on.
  */
 export async function recoverInheritedCall(held: HeldRow, deps: WorkerDependencies): Promise<Outcome | null> {
   const { message } = held;
@@ -32,9 +34,14 @@ export async function recoverInheritedCall(held: HeldRow, deps: WorkerDependenci
   }
   if (!(await deps.batchRows.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
   held.uncertainCalls++;
-  held.call = 'not_sent'; // the inherited call is accounted for; this holder has sent nothing yet
-  deps.logger.warn('a previous attempt may have been charged without an answer we kept', held.log);
-  return null;
+  // Still unknown: if this settle does not go through, the row is given back with its call pending, and the next
+  // holder settles it the same way instead of buying the document.
+  held.call = 'unknown';
+  deps.logger.warn(
+    'a previous call may have been charged and its answer was lost; not bought again',
+    held.log,
+  );
+  return held.settle({ outcome: 'failed', reason: CHARGE_UNKNOWN_DETAIL });
 }
 
 /**

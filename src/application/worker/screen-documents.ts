@@ -213,13 +213,23 @@ async function callBureau(
       // it ends by itself within its own timeout, which the invocation's deadline leaves room for.
       response = await invocation.calls.run(
         message.bureau,
-        () => {
+        async () => {
+          // Written ahead: if this process dies from here on, the next holder knows the call may have been charged.
+          if (!(await deps.batchRows.markCallSent(message.batchId, message.row, held.claimToken)))
+            throw new ClaimLostBeforeCall();
           held.call = 'unanswered'; // from here on, only an answer says otherwise
           return deps.bureau.fetchReport(message.bureau, message.document);
         },
         options.signal,
       );
     } catch (error) {
+      if (error instanceof ClaimLostBeforeCall) {
+        // Another holder took the row over (this one's lease ran out): it is theirs to screen; nothing was sent.
+        await giveBackIfUncharged(held, error, budget, deps);
+        if (options.probing) await tokenProbes.releaseTokenProbe(message.batchId).catch(() => undefined);
+        deps.logger.warn('claim lost before the call; the other holder screens the row', held.log);
+        return DONE;
+      }
       // Sent, whatever became of it (a call that never started, a rate-limit wait cut short, is not a request).
       if (error instanceof BureauCallError)
         await auditBureauRequest(held, { httpStatus: error.status, charge: error.charge });
@@ -270,6 +280,11 @@ async function reserveBudget(
  * refusal, a rejected token), or the call never left. A call that got no answer may have been charged: its unit
  * stays spent, as does an answer too large to read.
  */
+/** The row's claim was taken over before its call could be written ahead: nothing may be sent. */
+class ClaimLostBeforeCall extends Error {
+  override readonly name = 'ClaimLostBeforeCall';
+}
+
 async function giveBackIfUncharged(
   held: HeldRow,
   error: unknown,

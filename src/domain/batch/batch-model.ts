@@ -240,6 +240,12 @@ export type CallOutcome = 'not_sent' | 'answered' | 'unanswered' | 'unknown';
 
 /** Status detail of a row settled by a cancellation: it was never sent to the bureau. */
 export const CANCELLED_DETAIL = 'batch cancelled before this document was screened';
+/**
+ * A row whose bureau call left and whose answer was lost with the process that sent it (killed, out of time): the
+ * bureau may have charged it, so it is not bought again without the user's say (a redrive of the batch buys it).
+ */
+export const CHARGE_UNKNOWN_DETAIL =
+  'its bureau call left and the answer was lost (the process stopped): it may have been charged, so it is not bought again automatically; redrive the batch to buy it again';
 
 /** The status detail of a row that reuses a stored report. */
 export const cachedDetail = (report: StoredReport): string => `report of ${report.key.fetchedAt} reused`;

@@ -1,0 +1,84 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHARGE_UNKNOWN_DETAIL } from '../../src/domain/batch/index.ts';
+import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
+import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
+import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
+import { parseSummary } from '../factories/pipeline.ts';
+import { runCli, startCli } from '../factories/run-cli.ts';
+import { caseFolder } from './harness.ts';
+
+// The hostile-input corpus, round four (issue #37): kill -9 in the middle of a run, then the same screen again, as
+// a user does after a crash. The bureau is an emulator of this test's process (`--live --base-url`), so it counts
+// every charge across the runs. A call that left before a kill may have been charged: the rerun never buys its
+// document again by itself (the row ends failed, charge unknown), and a call that never left is bought once.
+
+/** Kills per run of the test: each is a whole local pipeline started and killed (about 5 s). */
+const KILLS = Number(process.env.CREDIT_SCREEN_TEST_KILLS ?? 6);
+const DOCUMENTS = 30;
+
+let emulator: ServiceEmulator;
+afterAll(async () => {
+  await emulator?.close();
+});
+
+describe('screen killed with -9 at random moments, then run again', () => {
+  it(`buys every document at most once over ${KILLS} kills, and says which charges are unknown`, async () => {
+    emulator = await ServiceEmulator.start({ port: 0, latencyMs: 400 });
+    const cwd = await caseFolder('kills');
+    const documents = distinctDocuments(DOCUMENTS, 'hostile kills');
+    await writeFile(join(cwd, 'lista.csv'), customerListCsv(documents));
+    const args = [
+      'screen',
+      'lista.csv',
+      '--state',
+      'state',
+      '--out',
+      'results',
+      '--rate-limit',
+      '4',
+      '--concurrency',
+      '3',
+      '--live',
+      '--base-url',
+      emulator.url,
+      '--token',
+      emulator.token,
+    ];
+    const random = new SeededRandom(37);
+
+    for (let kill = 0; kill < KILLS; kill++) {
+      const run = startCli(args, { cwd });
+      // Somewhere after the pipeline is up and calls are in flight: 0 to 1.5 s after the first progress line.
+      for (let waited = 0; !/progress: /.test(run.stderr()) && waited < 120_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, random.next() * 1500));
+      run.kill('SIGKILL');
+      await run.done;
+    }
+    const last = await runCli(args, { cwd });
+
+    const charges = emulator.stats().chargesByDocument;
+    expect(Math.max(0, ...Object.values(charges)), JSON.stringify(charges)).toBeLessThanOrEqual(1);
+    const folder = join(cwd, 'results');
+    const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8'));
+    const summary = parseSummary(await readFile(join(folder, 'summary.csv'), 'utf8'));
+    const unknown = summary.filter((row) => row.status_detail === CHARGE_UNKNOWN_DETAIL);
+    expect(last.code === 0 || last.code === 1, last.stderr).toBe(true);
+    expect(manifest.counts.rows).toBe(DOCUMENTS);
+    expect(manifest.counts.screened + manifest.counts.failed).toBe(DOCUMENTS);
+    expect(manifest.counts.failed).toBe(unknown.length);
+    // A row failed this way had its call written ahead: the request may have reached the bureau (1) or not (0, a
+    // kill between the write and the send); every screened row was bought exactly once.
+    for (const row of unknown) expect(charges[row.document as string] ?? 0).toBeLessThanOrEqual(1);
+    for (const row of summary.filter((line) => line.status === 'screened'))
+      expect(charges[row.document as string]).toBe(1);
+    if (unknown.length > 0)
+      expect(last.stdout + last.stderr).toMatch(
+        new RegExp(
+          `charge unknown: \\d+ rows .* credit-screen redrive ${manifest.batchId} buys the ${unknown.length} failed rows again`,
+        ),
+      );
+  }, 600_000);
+});
