@@ -60,7 +60,10 @@ describe.concurrent('the hostile-input corpus, in runs of the whole pipeline', (
     expect(last).toBe(
       `batch ${batch?.batchId}: ${manifest.counts.cancelled} rows cancelled in all, ${manifest.counts.screened} screened before the cancel`,
     );
-    expect(manifest.counts.cancelled + manifest.counts.screened).toBe(40);
+    // A call out at the kill may have been charged: its row ends failed (charge unknown), neither cancelled nor
+    // bought again.
+    expect(manifest.counts.cancelled + manifest.counts.screened + manifest.counts.failed).toBe(40);
+    expect(manifest.counts.failed).toBe(manifest.charges.charge_unknown);
     expect(manifest.counts.cancelled).toBeGreaterThan(0);
   }, 240_000);
 
