@@ -97,4 +97,23 @@ describe('panicReason', () => {
     expect(panicReason(stderr, 'SIGABRT')).toBe('the engine stopped (SIGABRT): Multiplication overflowed');
     expect(panicReason('', 'exit 1')).toBe('the engine stopped (exit 1)');
   });
+
+  it('starts its processes plainly, every context answered, when starting one on a core of its own fails', async () => {
+    // Arrange: a pinning that cannot work (as `taskset` where the affinity may not be set): the process exits at once.
+    const pool = new ZenProcessPool({ processes: 1, pin: () => ({ execPath: '/bin/false', execArgv: [] }) });
+    try {
+      const key = pool.register(SQUARE);
+
+      // Act
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, x) => pool.evaluate(key, { x }, false)),
+      );
+
+      // Assert: one failed pinned start, one plain process that answered everything.
+      expect(answers.every((answer) => answer.ok)).toBe(true);
+      expect(pool.started).toBe(2);
+    } finally {
+      pool.close();
+    }
+  });
 });

@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ZEN_PROCESSES_VARIABLE } from '../../../contract/functions.ts';
-import { pinnedLaunch } from './core-pinning.ts';
+import { type Launch, pinnedLaunch } from './core-pinning.ts';
 
 /** One context's answer: ZEN's result (and trace), ZEN's error, or the engine stopping on it. */
 export type ZenAnswer =
@@ -44,6 +44,8 @@ interface Child {
   stderr: string;
   /** Whether it ever answered (a child that stops before its first answer could not start the engine). */
   answered: boolean;
+  /** Started on a core of its own (core-pinning.ts). */
+  readonly pinned: boolean;
 }
 
 /** Contexts in one message: enough to amortise a message's cost, few enough to keep every child busy. */
@@ -96,8 +98,21 @@ export class ZenProcessPool {
   /** Children started so far (a restart after a stop counts): read by tests and benches. */
   started = 0;
 
-  constructor(options: { readonly processes?: number } = {}) {
+  /** How the n-th process starts on a core of its own; null once a pinned start failed (pinning refused). */
+  #pin: ((started: number, flags: readonly string[]) => Launch) | null;
+
+  /**
+   * @param options `processes`: how many (the cores by default); `pin`: how a process is started on a core of its
+   *   own ({@link pinnedLaunch} by default; tests give one that fails)
+   */
+  constructor(
+    options: {
+      readonly processes?: number;
+      readonly pin?: (started: number, flags: readonly string[]) => Launch;
+    } = {},
+  ) {
     this.#size = Math.max(1, options.processes ?? availableParallelism());
+    this.#pin = options.pin ?? pinnedLaunch;
   }
 
   /**
@@ -179,9 +194,10 @@ export class ZenProcessPool {
   }
 
   #start(): Child {
+    const launch = this.#pin?.(this.started, EVALUATOR_FLAGS) ?? { execArgv: [...EVALUATOR_FLAGS] };
     const process = fork(evaluatorPath(), [], {
       // On one core of its own where possible (core-pinning.ts).
-      ...pinnedLaunch(this.started, EVALUATOR_FLAGS),
+      ...launch,
       // One thread of ZEN's own runtime per process: the evaluations of a process are sent one message at a time,
       // and more threads only hand each one over (measured on 96,000 decisions: 12.5 s of CPU in two processes
       // with the default, 10.4 s with one thread each).
@@ -190,7 +206,13 @@ export class ZenProcessPool {
       serialization: 'json',
     });
     this.started++;
-    const child: Child = { process, inFlight: new Map(), stderr: '', answered: false };
+    const child: Child = {
+      process,
+      inFlight: new Map(),
+      stderr: '',
+      answered: false,
+      pinned: launch.execPath !== undefined,
+    };
     process.stderr?.setEncoding('utf8');
     // Read while the child lives, but never a reason for this process to wait (the channel is, while busy).
     (process.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
@@ -241,9 +263,19 @@ export class ZenProcessPool {
     const index = this.#children.indexOf(child);
     if (index !== -1) this.#children.splice(index, 1);
     const reason = panicReason(child.stderr, exit);
+    const neverStarted = !child.answered && !child.stderr.includes(PANIC);
+    // A pinned process that never answered: `taskset` may not set the affinity here (a sandbox that forbids it).
+    // Pinning is a saving, never a condition: what it was sent goes to a process started plainly, unanswered.
+    if (neverStarted && child.pinned) {
+      this.#pin = null;
+      for (const batch of [...child.inFlight.values()].reverse()) this.#queue.unshift(...batch);
+      child.inFlight.clear();
+      this.#flush();
+      return;
+    }
     // Never answered and did not panic on a value: the engine could not start (a binary missing, a broken install).
     // Without this a broken engine would be started again for every row.
-    if (!child.answered && !child.stderr.includes(PANIC)) {
+    if (neverStarted) {
       this.#startFailures++;
       const said = child.stderr
         .split('\n')
