@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
 import { freePort } from './free-port.ts';
+import { listensOn } from './listening-process.ts';
 import type { LocalStateDirectory } from './local-state.ts';
 
 /** The region and credentials of every local client: the emulators accept any; these keep the SDK from looking for real ones. */
@@ -91,10 +92,19 @@ export function assertJavaAvailable(): void {
   }
 }
 
+/** Whether `process` is the server listening at `endpoint` (true when it cannot be told). */
+function ownsEndpoint(process: ChildProcess | null, endpoint: string): boolean {
+  const port = Number(/:(\d+)\/?$/.exec(endpoint)?.[1]);
+  if (process?.pid === undefined || !Number.isInteger(port)) return true;
+  return listensOn(process.pid, port) !== false;
+}
+
 export async function waitForDynamo(
   client: DynamoDBClient,
   process: ChildProcess | null,
   output: () => string,
+  /** Where the client asks: the server answering there must be `process`. */
+  endpoint: string,
 ): Promise<void> {
   const deadline = Date.now() + DYNAMODB_START_TIMEOUT_MS;
   for (;;) {
@@ -102,6 +112,9 @@ export async function waitForDynamo(
       throw new LocalStackError(`DynamoDB Local exited (${process.exitCode}): ${output()}`);
     try {
       await client.send(new ListTablesCommand({}));
+      // Answered, but maybe by another run's server that took the port before this one could bind it: then this
+      // one fails to bind and exits (and is started again on another port), or is still starting. Wait for it.
+      if (!ownsEndpoint(process, endpoint)) throw new Error('answered by another process');
       return;
     } catch {
       if (Date.now() > deadline)
@@ -179,7 +192,7 @@ export async function startDynamoDbLocal(
     const dynamo = await launchDynamoDbLocal(state, tableName);
     const client = localDynamoDbClient(dynamo.endpoint);
     try {
-      await waitForDynamo(client, dynamo.process, dynamo.output);
+      await waitForDynamo(client, dynamo.process, dynamo.output, dynamo.endpoint);
       return dynamo;
     } catch (error) {
       dynamo.process.kill('SIGKILL');

@@ -119,7 +119,7 @@ export class LocalStack {
       // Setup (tables, bucket, queues, the kept state) talks to the emulators directly, even in strict mode.
       const directClients = pipelineClients(dynamoClient, direct.s3AndSqs);
       sdkClients.push(dynamoClient, directClients.s3, directClients.sqs);
-      if (!memory) await waitForDynamo(dynamoClient, dynamo.process, dynamo.output);
+      if (!memory) await waitForDynamo(dynamoClient, dynamo.process, dynamo.output, direct.dynamodb);
       const description = describeLocalPipeline(settings);
       const resources = await createResources(
         directClients,
