@@ -15,10 +15,11 @@ import { fileURLToPath } from 'node:url';
 const TUNED_COMMANDS = { decide: ['--max-semi-space-size=32', '--max-old-space-size=512'] };
 
 const flags = TUNED_COMMANDS[process.argv[2]];
-const tuned =
+// Run here: a command without flags of its own, or the process already started with them (or with the user's own).
+const runHere =
   flags === undefined || process.execArgv.some((flag) => flag.startsWith('--max-semi-space-size'));
 
-if (tuned) {
+if (runHere) {
   const { register } = await import('tsx/esm/api');
   // The AWS SDK warns on every command under Node 20 that its 2027 releases will need Node 22: said once in the
   // README, not on each run. Set the variable to "false" to see it again.

@@ -10,7 +10,7 @@ export function countLines(manifest: BatchManifest): string[] {
     `charges: ${charges.charged} charged, ${charges.not_charged} not charged, ${charges.charge_unknown} unknown`,
     ...(charges.charge_unknown > 0
       ? [
-          `charge unknown: ${charges.charge_unknown} rows had a call whose answer was lost, which the bureau may have charged; none is bought again by itself${counts.failed > 0 ? `: credit-screen redrive ${manifest.batchId} buys the ${counts.failed} failed rows again` : ''}`,
+          `charge unknown: ${charges.charge_unknown} rows had a call whose answer was lost, which the bureau may have charged (check its invoice)${counts.failed > 0 ? `; a row failed so is not bought again by itself: credit-screen redrive ${manifest.batchId} buys the ${counts.failed} failed rows again` : ''}`,
         ]
       : []),
   ];
