@@ -66,6 +66,11 @@ export interface BatchManifest {
    * have been charged). The summary's `charge_state` column says it per row.
    */
   readonly charges: ChargeCounts;
+  /**
+   * Failed rows whose call may have been charged (`charge_unknown`): not bought again without the user's word
+   * (`redrive --charge-unknown`). Absent in manifests written before it was counted.
+   */
+  readonly chargeUnknownFailed?: number;
   /** `changes` only for a portfolio re-screen; `report` (the HTML page) from results that have one. */
   readonly files: {
     readonly summary: string;

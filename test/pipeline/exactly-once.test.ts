@@ -130,15 +130,16 @@ describe('exactly-once screening', () => {
     const failedRow = (await test.store.getRows(batchId, [crashing.row]))[0];
     expect(failedRow).toMatchObject({ state: 'failed', detail: CHARGE_UNKNOWN_DETAIL, callPending: false });
 
-    // The user's say: a redrive sends the row back, and it is bought exactly once more.
+    // A plain redrive leaves it; the user's say (a redrive of the rows whose charge is unknown) sends it back, and
+    // it is bought exactly once more.
     const redriveQueue = new RecordingWorkQueue();
-    const redriven = await redriveBatch(batchId, {
-      ...test.adapters,
-      queue: redriveQueue,
-      logger: new MemoryLogger(),
-    });
+    const control = { ...test.adapters, queue: redriveQueue, logger: new MemoryLogger() };
+    const plain = await redriveBatch(batchId, control);
+    expect(plain).toEqual({ outcome: 'nothing_to_redrive', batchId, left: 1 });
+    expect(redriveQueue.work).toEqual([]);
+    const redriven = await redriveBatch(batchId, control, 'charge_unknown');
     await screenDocuments(redriveQueue.work.map(deliveryOf), workerDeps(redriveQueue));
-    expect(redriven).toMatchObject({ outcome: 'redriven', requeued: 1 });
+    expect(redriven).toMatchObject({ outcome: 'redriven', requeued: 1, left: 0 });
     expect(chargesOf(crashing.document)).toBe(2);
     expect(await test.store.getBatch(batchId)).toMatchObject({ screened: 3, failed: 0 });
   });

@@ -5,6 +5,7 @@ import { decideBatchApproval } from '../../src/application/batch-control/batch-c
 import type { ApprovalDecision } from '../../src/domain/batch/index.ts';
 import { formatBrl, formatDuration, type Quote } from '../../src/domain/spend/index.ts';
 import { CliError } from './cli-error.ts';
+import type { Interruption } from './interruption.ts';
 import type { LocalRun, LocalRunOptions } from './local-run.ts';
 
 /** A batch waiting for approval: its id, and the quote of what it would buy. */
@@ -62,7 +63,7 @@ let asking: Promise<unknown> = Promise.resolve();
  * with nothing bought. An interruption while it waits (`kill -INT`) closes the prompt, whose open input would
  * otherwise keep the process alive after the run has stopped.
  */
-function askToBuy(offer: string, run: LocalRun): Promise<boolean> {
+export function askToBuy(offer: string, run: Pick<Interruption, 'signal' | 'interrupt'>): Promise<boolean> {
   const answer = asking.then(async () => {
     run.signal.throwIfAborted();
     const prompt = createInterface({ input: process.stdin, output: process.stdout });

@@ -1,8 +1,14 @@
-import type { BatchManifest } from '../../src/contract/index.ts';
+import { type BatchManifest, DEFAULT_SETTINGS } from '../../src/contract/index.ts';
+import { isBureau } from '../../src/domain/bureau/index.ts';
+import { formatBrl } from '../../src/domain/spend/index.ts';
 import { ROW_STATUSES } from '../../src/domain/summary/index.ts';
 
-/** The table of a finished batch's rows per final status, and what the bureau charged, as the commands print it. */
-export function countLines(manifest: BatchManifest): string[] {
+/**
+ * The table of a finished batch's rows per final status, and what the bureau charged, as the commands print it.
+ * `target` is what a later command needs to reach the batch (`--stack <name>`, or '' for the local state), or null
+ * when none can (a run that kept no state): rows that may have been charged are then only counted.
+ */
+export function countLines(manifest: BatchManifest, target: string | null): string[] {
   const { counts, charges } = manifest;
   return [
     ...ROW_STATUSES.map((status) => `  ${status.padEnd(18)}${String(counts[status]).padStart(8)}`),
@@ -10,8 +16,21 @@ export function countLines(manifest: BatchManifest): string[] {
     `charges: ${charges.charged} charged, ${charges.not_charged} not charged, ${charges.charge_unknown} unknown`,
     ...(charges.charge_unknown > 0
       ? [
-          `charge unknown: ${charges.charge_unknown} rows had a call whose answer was lost, which the bureau may have charged (check its invoice)${counts.failed > 0 ? `; a row failed so is not bought again by itself: credit-screen redrive ${manifest.batchId} buys the ${counts.failed} failed rows again` : ''}`,
+          `charge unknown: ${charges.charge_unknown} rows had a call whose answer was lost, which the bureau may have charged (check its invoice)${buyAgainClause(manifest, target)}`,
         ]
       : []),
   ];
+}
+
+/** How many such rows failed, what buying them again would cost, and the one command that does it. */
+function buyAgainClause(manifest: BatchManifest, target: string | null): string {
+  const rows = manifest.chargeUnknownFailed ?? 0;
+  if (rows === 0) return '';
+  const price =
+    manifest.quote?.price_per_query ??
+    (isBureau(manifest.bureau) ? DEFAULT_SETTINGS.bureaus[manifest.bureau].pricePerQuery : null);
+  const cost = price === null ? '' : ` for ${formatBrl(rows * price)}`;
+  const failed = `; ${rows} of them failed and are not bought again without your word`;
+  if (target === null) return `${failed} (this run kept no state: screen them again to buy them)`;
+  return `${failed}: credit-screen redrive ${manifest.batchId} --charge-unknown${target === '' ? '' : ` ${target}`} buys them again${cost}`;
 }

@@ -351,7 +351,21 @@ export const OPTION_TABLE = {
     ...TARGET_OPTIONS,
   ],
   cancel: WORK_OPTIONS,
-  redrive: WORK_OPTIONS,
+  redrive: [
+    ...WORK_OPTIONS,
+    {
+      flags: '--charge-unknown',
+      description:
+        'send back instead the failed rows whose earlier call may have been charged (quoted, then bought again once agreed)',
+      value: { type: 'flag' },
+    },
+    {
+      flags: '--yes',
+      description: 'buy the rows --charge-unknown quotes without asking (for scripts)',
+      value: { type: 'flag' },
+      requires: [{ option: 'charge-unknown', message: '--yes goes with --charge-unknown' }],
+    },
+  ],
   approve: WORK_OPTIONS,
   reject: WORK_OPTIONS,
   resume: WORK_OPTIONS.map((spec) =>

@@ -8,8 +8,10 @@ import {
   type ApprovalDecision,
   type BatchRecord,
   CANCELLED_DETAIL,
+  isRedrivable,
   laneOfBatch,
   NOT_APPROVED_DETAIL,
+  type RedriveSelection,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
 import type { BatchRecords, BatchRows, Logger, WorkQueue } from '../../domain/ports/index.ts';
@@ -137,19 +139,52 @@ export type RedriveOutcome =
       readonly batchId: string;
       readonly requeued: number;
       readonly revision: number;
+      /** Failed rows of the other selection, left as they are. */
+      readonly left: number;
     }
-  | { readonly outcome: 'not_found' | 'not_completed' | 'nothing_to_redrive'; readonly batchId: string };
+  | {
+      readonly outcome: 'nothing_to_redrive';
+      readonly batchId: string;
+      /** Failed rows of the other selection, which another redrive would send back. */
+      readonly left: number;
+    }
+  | { readonly outcome: 'not_found' | 'not_completed'; readonly batchId: string };
+
+/** Failed rows a redrive would send back, by selection (see {@link RedriveSelection}). */
+export type RedrivableRows = Readonly<Record<RedriveSelection, number>>;
+
+const otherSelection = (selection: RedriveSelection): RedriveSelection =>
+  selection === 'not_charged' ? 'charge_unknown' : 'not_charged';
+
+/** Counts a batch's failed rows a redrive would send back, by selection: what a quote for a redrive is made of. */
+export async function redrivableRows(
+  batchId: string,
+  { batchRows }: Pick<BatchControlDependencies, 'batchRows'>,
+): Promise<RedrivableRows> {
+  const counts = { not_charged: 0, charge_unknown: 0 };
+  for await (const page of batchRows.rows(batchId))
+    for (const row of page)
+      for (const selection of ['not_charged', 'charge_unknown'] as const)
+        if (isRedrivable(row, selection)) counts[selection]++;
+  return counts;
+}
 
 /**
- * Sends a completed batch's failed rows back to the queue with fresh attempts (a fixed token, an upstream that
- * recovered). The batch runs again under the next revision; when the last row settles, the finaliser rewrites
- * the summary and the other results and writes the manifest with that revision, then announces it again. Rows
- * already screened are not touched, so nothing is charged twice. While it sends rows back the batch is marked
- * `requeuing` and cannot be finalised (its counts still fall as rows leave `failed`), whoever settles or sweeps
- * meanwhile. Safe to repeat after an interruption, and needed then, since the mark stays: rows left queued by an
- * interrupted redrive get their messages again (a duplicate message is harmless).
+ * Sends a completed batch's failed rows of `selection` back to the queue with fresh attempts (a fixed token, an
+ * upstream that recovered). By default only rows no call of which may have been charged; rows whose call may have
+ * been charged only when asked for (`charge_unknown`), each then bought once more. The batch runs again under the
+ * next revision; when the last row settles, the finaliser rewrites the summary and the other results and writes
+ * the manifest with that revision, then announces it again. Rows already screened are not touched. While it sends
+ * rows back the batch is marked `requeuing` and cannot be finalised (its counts still fall as rows leave
+ * `failed`), whoever settles or sweeps meanwhile. Safe to repeat after an interruption, and needed then, since the
+ * mark stays: rows left queued by an interrupted redrive get their messages again (a duplicate message is
+ * harmless).
  */
-export async function redriveBatch(batchId: string, deps: BatchControlDependencies): Promise<RedriveOutcome> {
+export async function redriveBatch(
+  batchId: string,
+  deps: BatchControlDependencies,
+  selection: RedriveSelection = 'not_charged',
+): Promise<RedriveOutcome> {
   const { batchRecords, batchRows, queue, logger } = deps;
   const batch = await batchRecords.getBatch(batchId);
   if (batch === null) return { outcome: 'not_found', batchId };
@@ -157,7 +192,10 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
   // The revision this redrive produces: the next one, or the current one when resuming an interrupted redrive.
   let revision = batch.revision;
   if (batch.status === 'completed') {
-    if (batch.failed === 0) return { outcome: 'nothing_to_redrive', batchId };
+    const redrivable = batch.failed === 0 ? null : await redrivableRows(batchId, deps);
+    const left = redrivable?.[otherSelection(selection)] ?? 0;
+    if (redrivable === null || redrivable[selection] === 0)
+      return { outcome: 'nothing_to_redrive', batchId, left };
     if (!(await batchRecords.reopenForRedrive(batchId))) return { outcome: 'not_completed', batchId };
     revision = batch.revision + 1;
   } else if (!(batch.status === 'running' && batch.revision > 1)) {
@@ -165,9 +203,11 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
   }
   const limit = pLimit(PARALLEL_UPDATES);
   let requeued = 0;
+  let left = 0;
   for await (const page of batchRows.rows(batchId)) {
+    left += page.filter((row) => isRedrivable(row, otherSelection(selection))).length;
     const candidates = page.filter(
-      (row) => (row.state === 'failed' || row.state === 'queued') && row.document !== null,
+      (row) => (row.state === 'queued' && row.document !== null) || isRedrivable(row, selection),
     );
     const back = await Promise.all(
       candidates.map((row) =>
@@ -192,8 +232,8 @@ export async function redriveBatch(batchId: string, deps: BatchControlDependenci
   await batchRecords.finishRequeue(batchId);
   // Nothing could be sent back (rows without a document are failed for good): finish the revision at once.
   await finaliseIfLast(batchId, deps);
-  logger.info('batch redriven', { batchId, requeued, revision });
-  return { outcome: 'redriven', batchId, requeued, revision };
+  logger.info('batch redriven', { batchId, requeued, revision, selection });
+  return { outcome: 'redriven', batchId, requeued, revision, left };
 }
 
 /** Where a batch stands, for `status` and `batches`: the batch record without ingest's bookkeeping. */

@@ -11,6 +11,7 @@ import {
   type ChargeState,
   chargeStateOfRow,
   emptyChargeCounts,
+  isRedrivable,
   type ReportKey,
   type RowRecord,
   reportKeyId,
@@ -102,7 +103,11 @@ async function* summaryLines(
   batch: BatchRecord,
   { batchRows, reportHistory }: StoredRows,
   duplicateTargets: ReadonlySet<number>,
-  tally: { readonly counts: Record<SummaryStatus, number>; readonly charges: ChargeCounts },
+  tally: {
+    readonly counts: Record<SummaryStatus, number>;
+    readonly charges: ChargeCounts;
+    chargeUnknownFailed: number;
+  },
   statistics: SummaryStatisticsCollector,
   logger: Logger,
   decisions: BatchDecisions | null,
@@ -125,6 +130,7 @@ async function* summaryLines(
       tally.counts[status]++;
       const chargeState = chargeStateOf(row, status);
       tally.charges[chargeState]++;
+      if (isRedrivable(row, 'charge_unknown')) tally.chargeUnknownFailed++;
       if (duplicateTargets.has(row.row)) firstReports.set(row.row, row.report);
       const summary: SummaryRow = {
         row: row.row,
@@ -209,6 +215,8 @@ interface BatchResults {
   readonly files: BatchManifest['files'];
   readonly counts: Record<SummaryStatus, number>;
   readonly charges: ChargeCounts;
+  /** Failed rows whose call may have been charged (see {@link BatchManifest.chargeUnknownFailed}). */
+  readonly chargeUnknownFailed: number;
   readonly changeTally: { readonly counts: ChangeCounts; readonly documentsChanged: number };
   /** A re-screen's worst changes and the documents to announce; null for a batch that is not one. */
   readonly changeAlerts: ChangeAlerts | null;
@@ -233,6 +241,7 @@ async function writeResultFiles(
     files: null as BatchManifest['files'],
     counts: emptyStatusCounts(),
     charges: emptyChargeCounts(),
+    chargeUnknownFailed: 0,
     changeTally: { counts: emptyChangeCounts(), documentsChanged: 0 },
     statistics: new SummaryStatisticsCollector(),
     decisions: null,
@@ -240,13 +249,14 @@ async function writeResultFiles(
   };
   if (batch.failure !== null) return results;
   const { counts, charges, statistics } = results;
+  const tally = { counts, charges, chargeUnknownFailed: 0 };
   const targets = await duplicateTargetsOf(batch, deps);
   const decisions = await BatchDecisions.open(batch, deps);
   const contentType = 'text/csv; charset=utf-8';
   await objects.writeStream(
     keys.summary,
     contentType,
-    summaryLines(batch, deps, targets, { counts, charges }, statistics, logger, decisions),
+    summaryLines(batch, deps, targets, tally, statistics, logger, decisions),
   );
   await objects.writeStream(
     keys.reports,
@@ -272,6 +282,7 @@ async function writeResultFiles(
   }
   return {
     ...results,
+    chargeUnknownFailed: tally.chargeUnknownFailed,
     files: { ...files, report: keys.report },
     decisions: decisions?.tally() ?? null,
     changeAlerts,
@@ -306,6 +317,7 @@ function manifestOf(batch: BatchRecord, results: BatchResults): BatchManifest {
     completedAt: new Date().toISOString(),
     counts: { rows: Object.values(counts).reduce((sum, count) => sum + count, 0), ...counts },
     charges: results.charges,
+    chargeUnknownFailed: results.chargeUnknownFailed,
     files,
     dialect: batch.excelSummary ? 'excel' : 'standard',
     failure: batch.failure,

@@ -200,6 +200,18 @@ export const chargeStateOfRow = (row: RowRecord): ChargeState =>
   });
 
 /**
+ * Which failed rows a redrive sends back to the bureau. `not_charged` (the default): rows no call of which may have
+ * been charged. `charge_unknown`: rows with a call whose answer was lost, which the bureau may have charged already;
+ * they are bought again only when the user says so (`redrive --charge-unknown`, quoted first). A failed row that
+ * was charged (an answer too large to read) is never sent back: buying it again buys the same answer.
+ */
+export type RedriveSelection = 'not_charged' | 'charge_unknown';
+
+/** Whether a redrive of `selection` sends this row back (a failed row with its document, of that charge state). */
+export const isRedrivable = (row: RowRecord, selection: RedriveSelection): boolean =>
+  row.state === 'failed' && row.document !== null && chargeStateOfRow(row) === selection;
+
+/**
  * How a queued document ends. `answered` says whether the bureau answered it with a report (so it was charged):
  * always for `screened`, sometimes for `failed` (an answer too large to read is charged all the same).
  */
@@ -242,10 +254,10 @@ export type CallOutcome = 'not_sent' | 'answered' | 'unanswered' | 'unknown';
 export const CANCELLED_DETAIL = 'batch cancelled before this document was screened';
 /**
  * A row whose bureau call left and whose answer was lost with the process that sent it (killed, out of time): the
- * bureau may have charged it, so it is not bought again without the user's say (a redrive of the batch buys it).
+ * bureau may have charged it, so it is not bought again without the user's say (`redrive --charge-unknown` buys it).
  */
 export const CHARGE_UNKNOWN_DETAIL =
-  'its bureau call left and the answer was lost (the process stopped): it may have been charged, so it is not bought again automatically; redrive the batch to buy it again';
+  'its bureau call left and the answer was lost (the process stopped): it may have been charged, so it is not bought again automatically; redrive the batch with --charge-unknown to buy it again';
 
 /** The status detail of a row that reuses a stored report. */
 export const cachedDetail = (report: StoredReport): string => `report of ${report.key.fetchedAt} reused`;

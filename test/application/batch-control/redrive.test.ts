@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
-import { redriveBatch } from '../../../src/application/batch-control/batch-control.ts';
+import { redrivableRows, redriveBatch } from '../../../src/application/batch-control/batch-control.ts';
 import { finaliseIfLast } from '../../../src/application/completion/finalise-if-last.ts';
 import { resumeInterruptedBatches } from '../../../src/application/sweeper/sweep-stuck-rows.ts';
 import type { BatchStore } from '../../../src/domain/ports/index.ts';
@@ -28,7 +28,67 @@ async function completedBatch(store: BatchStore, queue: RecordingWorkQueue, rows
   return batchId;
 }
 
+/** Rows 1–2 failed unanswered (never charged), 3–4 lost a call's answer (charge unknown), 5 charged and unread. */
+async function mixedFailures(store: BatchStore, queue: RecordingWorkQueue) {
+  const batchId = 'batch-mixed';
+  await store.createBatch({ batchId, sourceBucket: 'b', sourceKey: 'k', bureau: 'a', excelSummary: false });
+  await store.writeRows(batchId, queuedRows(5, batchId));
+  await store.finishIngest(batchId, { rows: 5, invalid: 0, duplicates: 0, toScreen: 5, cached: 0 });
+  for (let row = 1; row <= 5; row++) {
+    const claim = await store.claimRow(batchId, row, 60);
+    if (!claim.claimed) throw new Error(`row ${row} not claimed`);
+    if (row === 3 || row === 4) await store.recordUncertainCall(batchId, row, claim.claimToken);
+    await store.settleRow(batchId, row, claim.claimToken, {
+      outcome: 'failed',
+      reason: 'failed',
+      ...(row === 5 ? { answered: true } : {}),
+    });
+  }
+  await finaliseIfLast(batchId, { ...asStores(store), queue });
+  await store.completeBatch(batchId, 'manifest');
+  return batchId;
+}
+
 describe('redriveBatch', () => {
+  it('sends back only the rows never charged, unless asked for those whose charge is unknown', async () => {
+    const store = memoryBatchStore();
+    const queue = new RecordingWorkQueue();
+    const batchId = await mixedFailures(store, queue);
+    const control = { ...asStores(store), queue, logger: new MemoryLogger() };
+
+    const counted = await redrivableRows(batchId, control);
+    const plain = await redriveBatch(batchId, control);
+    const plainRows = queue.work.map((message) => message.row);
+
+    expect(counted).toEqual({ not_charged: 2, charge_unknown: 2 });
+    expect(plain).toEqual({ outcome: 'redriven', batchId, requeued: 2, revision: 2, left: 2 });
+    expect(plainRows).toEqual([1, 2]);
+  });
+
+  it('sends back the rows whose charge is unknown when asked, and never a row that was charged', async () => {
+    const store = memoryBatchStore();
+    const queue = new RecordingWorkQueue();
+    const batchId = await mixedFailures(store, queue);
+    const control = { ...asStores(store), queue, logger: new MemoryLogger() };
+
+    const outcome = await redriveBatch(batchId, control, 'charge_unknown');
+
+    expect(outcome).toEqual({ outcome: 'redriven', batchId, requeued: 2, revision: 2, left: 2 });
+    expect(queue.work.map((message) => message.row)).toEqual([3, 4]);
+  });
+
+  it('says there is nothing to redrive, and what the other kind would send back', async () => {
+    const store = memoryBatchStore();
+    const queue = new RecordingWorkQueue();
+    const batchId = await completedBatch(store, queue, 3);
+    const control = { ...asStores(store), queue, logger: new MemoryLogger() };
+
+    const outcome = await redriveBatch(batchId, control, 'charge_unknown');
+
+    expect(outcome).toEqual({ outcome: 'nothing_to_redrive', batchId, left: 3 });
+    expect(await store.getBatch(batchId)).toMatchObject({ status: 'completed', revision: 1 });
+  });
+
   it('cannot be finalised by a settle or a sweep that comes while its failed rows are being sent back', async () => {
     const store = memoryBatchStore();
     const queue = new RecordingWorkQueue();

@@ -86,7 +86,7 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
     process.stdout.write(
       `${[
         `batch ${batchId}: ${manifest.status} (bureau ${manifest.bureau.toUpperCase()}, ${options.stack})`,
-        ...countLines(manifest),
+        ...countLines(manifest, `--stack ${options.stack}`),
         `results in ${directory}`,
       ].join('\n')}\n`,
     );
