@@ -97,6 +97,7 @@ describe('screen run again on a file whose batch waits for approval', () => {
     const manifest = JSON.parse(await readFile(join(cwd, 'results', 'manifest.json'), 'utf8'));
 
     expect([first.code, second.code, approved.code]).toEqual([2, 2, 0]);
+    expect([...first.stderr.matchAll(WAITING)].map(([, batchId]) => batchId)).toEqual([firstId]);
     expect(second.stderr).not.toMatch(/resuming/);
     expect(secondId).not.toBe(firstId);
     expect(approved.stderr).toContain(`resuming batch ${secondId} of ${file}, waiting for approval`);

@@ -1,7 +1,10 @@
+import { resolve } from 'node:path';
 import { type BatchManifest, DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import { isBureau } from '../../src/domain/bureau/index.ts';
 import { formatBrl } from '../../src/domain/spend/index.ts';
 import { ROW_STATUSES } from '../../src/domain/summary/index.ts';
+import { DEFAULT_STATE_DIRECTORY } from '../local/local-state.ts';
+import { printable } from './terminal-text.ts';
 
 /**
  * The table of a finished batch's rows per final status, and what the bureau charged, as the commands print it.
@@ -33,4 +36,15 @@ function buyAgainClause(manifest: BatchManifest, target: string | null): string 
   const failed = `; ${rows} of them failed and are not bought again without your word`;
   if (target === null) return `${failed} (this run kept no state: screen them again to buy them)`;
   return `${failed}: credit-screen redrive ${manifest.batchId} --charge-unknown${target === '' ? '' : ` ${target}`} buys them again${cost}`;
+}
+
+/**
+ * What a later command needs to reach a local run's batches: nothing for the default state directory, `--state
+ * <dir>` for another one, and null without a state directory (its batches end with the run).
+ */
+export function laterTarget(stateDirectory: string | undefined): string | null {
+  if (stateDirectory === undefined) return null;
+  return resolve(stateDirectory) === resolve(DEFAULT_STATE_DIRECTORY)
+    ? ''
+    : `--state ${printable(stateDirectory)}`;
 }

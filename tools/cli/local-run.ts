@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import type { WebhookDelivery } from '../../src/adapters/webhook/webhook-delivery.ts';
 import type { ReportLanguage } from '../../src/application/batch-report/index.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
@@ -12,17 +12,21 @@ import {
   policyDecidedNothing,
 } from '../../src/contract/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
-import { type EmulatorStats, ServiceEmulator } from '../emulator/service-emulator.ts';
+import {
+  BUILT_IN_EMULATOR_ENDPOINT,
+  type EmulatorStats,
+  ServiceEmulator,
+} from '../emulator/service-emulator.ts';
 import { readManifest } from '../local/batch-results.ts';
 import { BatchStalledError } from '../local/follow-batch.ts';
 import { type BatchProgress, LocalPipeline } from '../local/local-pipeline.ts';
 import { LOCAL_RATE_LIMIT, localSettings } from '../local/local-settings.ts';
 import { javaAvailable, type LocalEngine } from '../local/local-stack.ts';
-import { DEFAULT_STATE_DIRECTORY, LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
+import { LocalStateDirectory, LocalStateError } from '../local/local-state.ts';
 import { fileErrorReason, writePrivateFile } from '../local/private-files.ts';
 import { type PriceOptions, pricesOf } from './bureau-prices.ts';
 import { CliError } from './cli-error.ts';
-import { countLines } from './count-lines.ts';
+import { countLines, laterTarget } from './count-lines.ts';
 import { abortOnInterrupt, type Interruption } from './interruption.ts';
 import {
   alertSettingsOf,
@@ -219,20 +223,12 @@ async function startPipeline(
     token: options.live
       ? ((options.token ?? process.env.BUREAU_TOKEN) as string)
       : (options.token ?? (emulator as ServiceEmulator).token),
+    // Recorded on each batch: only a run calling the same bureau continues it.
+    ...(options.live ? {} : { bureauEndpoint: BUILT_IN_EMULATOR_ENDPOINT }),
     stateDirectory: options.state === false ? undefined : options.state,
     fresh: options.fresh,
     ...(webhooks === null ? {} : { alsoPublishTo: webhooks }),
   });
-}
-
-/**
- * What a later command needs to reach this run's batches: nothing for the default state directory, `--state <dir>`
- * for another one, and null without a state directory (its batches end with the run).
- */
-function laterTarget(run: LocalRun): string | null {
-  const directory = run.pipeline.stack.state?.directory;
-  if (directory === undefined) return null;
-  return resolve(directory) === resolve(DEFAULT_STATE_DIRECTORY) ? '' : `--state ${printable(directory)}`;
 }
 
 /** Says on stderr where the services listen, and what the state directory held from an earlier, killed run. */
@@ -363,7 +359,7 @@ export function batchReport(manifest: BatchManifest, run: LocalRun, since = run.
   const seconds = ((Date.now() - since) / 1000).toFixed(1);
   const lines = [
     `batch ${manifest.batchId}: ${manifest.status} in ${seconds} s (bureau ${manifest.bureau.toUpperCase()})`,
-    ...countLines(manifest, laterTarget(run)),
+    ...countLines(manifest, laterTarget(run.pipeline.stack.state?.directory)),
   ];
   if (run.emulator) {
     const stats = run.emulator.stats();

@@ -173,13 +173,10 @@ function eventsNotAnnounced(stackName: string): EventPublisher {
 }
 
 /**
- * The local pipeline on the state directory. With `workers`, its workers and finaliser run (and call the bureau
- * at `bureauBaseUrl`) while the connection is open; without, only the stores are used.
+ * The local pipeline on the state directory, its stores only: a command that needs its workers and finaliser
+ * starts them (`local.startWorkers`) once it knows which bureau they call.
  */
-async function connectToLocalState(
-  stateDirectory: string,
-  workers: { readonly bureauBaseUrl: string; readonly token: string } | null,
-): Promise<PipelineConnection> {
+async function connectToLocalState(stateDirectory: string): Promise<PipelineConnection> {
   let pipeline: LocalPipeline;
   try {
     // Only screen and rescreen make a state directory: a typo here must not leave a new, empty one behind.
@@ -192,11 +189,11 @@ async function connectToLocalState(
       );
     pipeline = await LocalPipeline.start({
       settings: localSettings(),
-      // Without workers nothing calls the bureau; the URL only has to be well formed.
-      bureauBaseUrl: workers?.bureauBaseUrl ?? 'http://127.0.0.1:9',
-      token: workers?.token ?? 'unused',
+      // Until workers start nothing calls the bureau; the URL only has to be well formed.
+      bureauBaseUrl: 'http://127.0.0.1:9',
+      token: 'unused',
       stateDirectory,
-      eventSources: workers !== null,
+      eventSources: false,
     });
   } catch (error) {
     if (error instanceof CliError) throw error;
@@ -232,11 +229,10 @@ export function asLocalStartCliError(error: unknown): unknown {
 export async function withConnection<T>(
   options: TargetOptions,
   body: (connection: PipelineConnection) => Promise<T>,
-  workers: { readonly bureauBaseUrl: string; readonly token: string } | null = null,
 ): Promise<T> {
   const connection = options.stack
     ? await connectToStack(options.stack)
-    : await connectToLocalState(options.state, workers);
+    : await connectToLocalState(options.state);
   try {
     return await body(connection);
   } finally {

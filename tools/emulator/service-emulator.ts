@@ -28,6 +28,11 @@ import {
 
 /** The token the emulator accepts unless told otherwise. Not a secret: it only opens the local emulator. */
 export const DEFAULT_EMULATOR_TOKEN = 'credit-screen-dev-token';
+/**
+ * The endpoint batches screened against the bundled emulator record: one endpoint whatever port the emulator got,
+ * so any later local run continues them against it.
+ */
+export const BUILT_IN_EMULATOR_ENDPOINT = 'the built-in emulator';
 
 const ENDPOINT_BUREAUS: Readonly<Record<string, Bureau>> = { 'ap-bureau-a': 'a', 'ap-bureau-b-premium': 'b' };
 const MAX_REQUEST_BYTES = 64 * 1024;

@@ -9,7 +9,7 @@ export interface IncomingObject {
 }
 
 /** Every object under `incoming/` in the bucket, all pages. */
-export async function incomingObjects(s3: S3Client, bucket: string): Promise<IncomingObject[]> {
+async function incomingObjects(s3: S3Client, bucket: string): Promise<IncomingObject[]> {
   const found: IncomingObject[] = [];
   let token: string | undefined;
   do {
@@ -26,4 +26,56 @@ export async function incomingObjects(s3: S3Client, bucket: string): Promise<Inc
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return found;
+}
+
+/**
+ * Polls `incoming/` and hands each new object to `deliver` once, like an S3 `ObjectCreated` notification (fauxqs
+ * sends none). What is already there when it starts was handled by earlier runs.
+ */
+export class UploadWatcher {
+  #timer: NodeJS.Timeout | null = null;
+  #polling: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly list: () => Promise<IncomingObject[]>,
+    private readonly deliver: (object: IncomingObject) => Promise<unknown>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  static async start(
+    s3: S3Client,
+    bucket: string,
+    deliver: (object: IncomingObject) => Promise<unknown>,
+    onError: (error: unknown) => void,
+  ): Promise<UploadWatcher> {
+    const watcher = new UploadWatcher(() => incomingObjects(s3, bucket), deliver, onError);
+    const seen = new Set<string>();
+    for (const object of await watcher.list()) seen.add(`${object.key}\n${object.eTag}`);
+    const poll = async () => {
+      try {
+        for (const object of await watcher.list()) {
+          const id = `${object.key}\n${object.eTag}`;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          await watcher.deliver(object);
+        }
+      } catch (error) {
+        watcher.onError(error);
+      }
+    };
+    const tick = () => {
+      watcher.#polling = poll().finally(() => {
+        if (watcher.#timer !== null) watcher.#timer = setTimeout(tick, 250);
+      });
+    };
+    watcher.#timer = setTimeout(tick, 250);
+    return watcher;
+  }
+
+  /** Stops polling, once the poll under way (and the deliveries it started) is over. */
+  async stop(): Promise<void> {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#polling;
+  }
 }

@@ -4,14 +4,24 @@ import type { BureauGateway, EventPublisher, Logger } from '../../src/domain/por
 import type { LocalEngine, SharedDynamoDb } from './local-stack.ts';
 import type { StrictModeOptions } from './strict-aws-proxy.ts';
 
-export interface LocalPipelineOptions {
-  readonly settings: PipelineSettings;
+/** The bureau a local pipeline's workers call. */
+export interface LocalBureauTarget {
   /** Base URL of the bureau API (the embedded emulator's, or a real gateway's with --live). */
   readonly bureauBaseUrl: string;
   /** The token the pipeline sends. */
   readonly token: string;
   /** Replace the HTTP bureau client (tests inject faults with it). */
   readonly bureau?: BureauGateway;
+  /**
+   * Where the calls go, as batches record it: a batch is continued only by a pipeline calling where it was started.
+   * The bundled emulator, on a new port each run, is one endpoint whatever its port.
+   * @default bureauEndpointOf(bureauBaseUrl)
+   */
+  readonly bureauEndpoint?: string;
+}
+
+export interface LocalPipelineOptions extends LocalBureauTarget {
+  readonly settings: PipelineSettings;
   readonly logger?: Logger;
   /** Start the SQS event sources (workers, dead letters, finaliser). Tests that drive handlers themselves say no. @default true */
   readonly eventSources?: boolean;

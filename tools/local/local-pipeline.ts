@@ -36,6 +36,7 @@ import {
   validateSettings,
 } from '../../src/contract/index.ts';
 import type { BatchRecord } from '../../src/domain/batch/index.ts';
+import { bureauEndpointOf } from '../../src/domain/bureau/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import type {
   AuditLog,
@@ -59,10 +60,10 @@ import { createWorkerHandler } from '../../src/functions/worker/worker-handler.t
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
 import { fanOutEvents } from './fan-out-events.ts';
 import { type FollowOptions, followBatch } from './follow-batch.ts';
-import { incomingObjects } from './incoming-objects.ts';
+import { UploadWatcher } from './incoming-objects.ts';
 import { localEventSources } from './local-event-sources.ts';
 import { adaptersOn, finaliseDependencies } from './local-handlers.ts';
-import type { LocalPipelineOptions } from './local-pipeline-options.ts';
+import type { LocalBureauTarget, LocalPipelineOptions } from './local-pipeline-options.ts';
 
 export type { BatchProgress } from './batch-results.ts';
 
@@ -92,7 +93,7 @@ export interface DownloadedResults {
 const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
 
 /** How many of the newest batches a resume looks at (the sweeper's own limit). */
-const RESUME_LOOKBACK = 1000;
+export const RESUME_LOOKBACK = 1000;
 
 /**
  * The whole pipeline on one machine, with the same handlers as in AWS: the local stack (DynamoDB Local, fauxqs)
@@ -104,13 +105,13 @@ export class LocalPipeline {
   /** The audit log and the local audit key (kept in the state directory) that names documents in it. */
   readonly audit: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
   readonly logger: Logger;
-  readonly #sources: ReadonlyMap<PipelineFunction, SqsEventSource>;
-  readonly #ingest: ReturnType<typeof createIngestHandler>;
+  #sources: ReadonlyMap<PipelineFunction, SqsEventSource> = new Map();
+  #ingest: ReturnType<typeof createIngestHandler>;
   readonly #policyCheck: ReturnType<typeof createPolicyCheckHandler>;
   readonly #adapters: PipelineAdapters;
   /** The four batch stores as one, for what reads across them (progress, results, resume). */
   readonly #store: BatchStore;
-  readonly #sweeper: SweeperDependencies;
+  #sweeper: SweeperDependencies;
   readonly #finalise: FinaliseDependencies;
   /** What the handlers publish to: {@link events}, and the run's webhooks. */
   readonly #published: EventPublisher;
@@ -124,15 +125,11 @@ export class LocalPipeline {
     auditKey: string,
   ) {
     this.logger = options.logger ?? new MemoryLogger();
+    this.#stateDirectory = options.stateDirectory;
     const adapters = adaptersOn(stack, settings);
     this.#adapters = adapters;
     this.#store = joinBatchStores(adapters);
-    const bureau =
-      options.bureau ??
-      new LazyBureauGateway(
-        new StaticTokenSource(options.token),
-        bureauTransportSettings(settings, options.bureauBaseUrl),
-      );
+    this.bureauEndpoint = options.bureauEndpoint ?? bureauEndpointOf(options.bureauBaseUrl);
     this.audit = {
       log: adapters.auditLog,
       documentKeys: new HmacDocumentKeys(async () => auditKey),
@@ -140,28 +137,70 @@ export class LocalPipeline {
     this.#published = options.alsoPublishTo
       ? fanOutEvents([this.events, options.alsoPublishTo])
       : this.events;
-    const base = { ...adapters, logger: this.logger, events: this.#published, bureau, audit: this.audit };
-    this.#ingest = createIngestHandler({ ...base, settings: ingestSettings(settings) });
-    this.#policyCheck = createPolicyCheckHandler({ ...base, policyLoader: zenCreditPolicyLoader });
-    this.#sweeper = {
-      ...adapters,
-      logger: this.logger,
-      settings: { stuckClaimSeconds: stuckClaimSeconds(settings) },
-    };
+    this.#base = { ...adapters, logger: this.logger, events: this.#published, audit: this.audit };
+    this.#ingest = this.#ingestHandler();
+    this.#policyCheck = createPolicyCheckHandler({ ...this.#base, policyLoader: zenCreditPolicyLoader });
+    this.#sweeper = this.#sweeperOf(this.bureauEndpoint);
+    this.#finalise = finaliseDependencies(this.#base, settings);
+  }
+
+  /** Where this pipeline's bureau calls go, as its batches record it (see `bureauEndpointOf`). */
+  bureauEndpoint: string;
+  readonly #base: Omit<PipelineAdapters, 'bureau'> & {
+    readonly logger: Logger;
+    readonly events: EventPublisher;
+    readonly audit: LocalPipeline['audit'];
+  };
+
+  /** Ingest records on each batch where this pipeline's bureau calls go. */
+  #ingestHandler(): ReturnType<typeof createIngestHandler> {
+    return createIngestHandler({
+      ...this.#base,
+      settings: ingestSettings(this.settings, this.bureauEndpoint),
+    });
+  }
+
+  #sweeperOf(bureauEndpoint: string): SweeperDependencies {
+    const settings = { stuckClaimSeconds: stuckClaimSeconds(this.settings), bureauEndpoint };
+    return { ...this.#adapters, logger: this.logger, settings };
+  }
+
+  /**
+   * Starts the workers, the dead-letter handler and the finaliser, calling the bureau at `target`; first queues
+   * again what an interrupted run on this state left of the batches started there (their queues were lost with
+   * it). Batches started against another endpoint are left alone, for a run that calls it. Once per pipeline.
+   */
+  async startWorkers(target: LocalBureauTarget, sweepIntervalSeconds?: number): Promise<void> {
+    if (this.#sources.size > 0) throw new Error('the local workers are already started');
+    this.bureauEndpoint = target.bureauEndpoint ?? bureauEndpointOf(target.bureauBaseUrl);
+    this.#sweeper = this.#sweeperOf(this.bureauEndpoint);
+    this.#ingest = this.#ingestHandler();
+    const bureau =
+      target.bureau ??
+      new LazyBureauGateway(
+        new StaticTokenSource(target.token),
+        bureauTransportSettings(this.settings, target.bureauBaseUrl),
+      );
     const onInvocationError = (error: unknown) =>
       this.logger.error('invocation failed', { error: String(error) });
-    this.#finalise = finaliseDependencies(base, settings);
     const handlers = {
       worker: createWorkerHandler({
-        ...base,
-        settings: workerSettings(settings),
+        ...this.#base,
+        bureau,
+        settings: workerSettings(this.settings, this.bureauEndpoint),
         policyLoader: zenCreditPolicyLoader,
       }),
-      deadLetter: createDeadLetterHandler(base),
+      deadLetter: createDeadLetterHandler(this.#base),
       finalise: createFinaliseHandler(this.#finalise),
     };
-    this.#sources = localEventSources(stack, handlers, onInvocationError);
+    this.#sources = localEventSources(this.stack, handlers, onInvocationError);
+    // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.
+    if (this.#stateDirectory !== undefined) await this.#resume();
+    for (const source of this.#sources.values()) source.start();
+    this.#sweepEvery((sweepIntervalSeconds ?? DEFAULT_SWEEP_INTERVAL_SECONDS) * 1000);
   }
+
+  readonly #stateDirectory: string | undefined;
 
   static async start(options: LocalPipelineOptions): Promise<LocalPipeline> {
     const settings = validateSettings(options.settings);
@@ -183,16 +222,22 @@ export class LocalPipeline {
     const pipeline = new LocalPipeline(stack, settings, options, auditKey);
     if (options.eventSources !== false) {
       try {
-        // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.
-        if (options.stateDirectory !== undefined) await pipeline.#resume();
-        for (const source of pipeline.#sources.values()) source.start();
-        pipeline.#sweepEvery((options.sweepIntervalSeconds ?? DEFAULT_SWEEP_INTERVAL_SECONDS) * 1000);
+        await pipeline.startWorkers(options, options.sweepIntervalSeconds);
       } catch (error) {
         await pipeline.stop();
         throw error;
       }
     }
-    if (options.watchUploads) await pipeline.#watchUploads();
+    if (options.watchUploads) {
+      const { s3 } = stack.clients;
+      const bucket = stack.resources.bucketName;
+      pipeline.#watcher = await UploadWatcher.start(
+        s3,
+        bucket,
+        (object) => pipeline.deliverUploadEvent({ bucket, ...object, sequencer: object.eTag }),
+        (error) => pipeline.logger.error('upload watcher failed', { error: String(error) }),
+      );
+    }
     return pipeline;
   }
 
@@ -237,42 +282,7 @@ export class LocalPipeline {
     return sweepStuckRows(now === undefined ? this.#sweeper : { ...this.#sweeper, now: () => now });
   }
 
-  #watcher: NodeJS.Timeout | null = null;
-  #watching: Promise<void> = Promise.resolve();
-
-  /** Polls `incoming/` and hands each new object to ingest once, like an S3 `ObjectCreated` notification. */
-  async #watchUploads(): Promise<void> {
-    const { s3 } = this.stack.clients;
-    const bucket = this.stack.resources.bucketName;
-    const seen = new Set<string>();
-    const list = () => incomingObjects(s3, bucket);
-    // What is already there was handled by earlier runs.
-    for (const object of await list()) seen.add(`${object.key}\n${object.eTag}`);
-    const poll = async () => {
-      try {
-        for (const object of await list()) {
-          const id = `${object.key}\n${object.eTag}`;
-          if (seen.has(id)) continue;
-          seen.add(id);
-          await this.deliverUploadEvent({
-            bucket,
-            key: object.key,
-            eTag: object.eTag,
-            sequencer: object.eTag,
-            size: object.size,
-          });
-        }
-      } catch (error) {
-        this.logger.error('upload watcher failed', { error: String(error) });
-      }
-    };
-    const tick = () => {
-      this.#watching = poll().finally(() => {
-        if (this.#watcher !== null) this.#watcher = setTimeout(tick, 250);
-      });
-    };
-    this.#watcher = setTimeout(tick, 250);
-  }
+  #watcher: UploadWatcher | null = null;
 
   get store(): BatchStore {
     return this.#store;
@@ -421,11 +431,9 @@ export class LocalPipeline {
   }
 
   async stop(): Promise<void> {
-    if (this.#watcher !== null) clearTimeout(this.#watcher);
-    this.#watcher = null;
     if (this.#sweepTimer !== null) clearTimeout(this.#sweepTimer);
     this.#sweepTimer = null;
-    await Promise.all([this.#watching, this.#sweeping]);
+    await Promise.all([this.#watcher?.stop(), this.#sweeping]);
     await Promise.all([...this.#sources.values()].map((source) => source.stop()));
     await this.stack.stop();
   }

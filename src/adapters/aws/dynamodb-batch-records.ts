@@ -41,6 +41,7 @@ export class DynamoDbBatchRecords implements BatchRecords {
             maxCharges: batch.maxCharges ?? null,
             freshnessHours: batch.freshnessHours ?? 0,
             policy: batch.policy ?? null,
+            bureauEndpoint: batch.bureauEndpoint ?? null,
             status: 'ingesting',
             createdAt,
             tokenState: 'unverified',

@@ -97,6 +97,7 @@ const batchItemSchema = z.object({
     .number()
     .nullish()
     .transform((value) => value ?? 0),
+  bureauEndpoint: optionalText,
   policy: z
     .object({ name: z.string(), sha256: z.string(), key: z.string() })
     .nullish()

@@ -34,6 +34,7 @@ export class MemoryBatchRecords implements BatchRecords {
       maxCharges: batch.maxCharges ?? null,
       freshnessHours: batch.freshnessHours ?? 0,
       policy: batch.policy ?? null,
+      bureauEndpoint: batch.bureauEndpoint ?? null,
       quote: null,
       approval: null,
       cancelRequested: false,

@@ -68,6 +68,8 @@ export interface IngestSettings {
   readonly approval?: ApprovalSettings;
   /** The policy (a name under `policies/`) of an upload that names none; null or absent: such batches are not decided. */
   readonly defaultPolicy?: string | null;
+  /** Where this pipeline's bureau calls go, recorded on each batch (`bureauEndpointOf`); absent: not recorded. */
+  readonly bureauEndpoint?: string;
 }
 
 interface ApprovalSettings {
@@ -239,6 +241,7 @@ async function startBatch(
     maxCharges: maxCharges === 'invalid' ? 0 : maxCharges,
     freshnessHours,
     policy: policy.kind === 'policy' ? policy.policy : null,
+    bureauEndpoint: settings.bureauEndpoint ?? null,
   });
   const existing = created ? null : await batchRecords.getBatch(batchId);
   if (existing && existing.status !== 'ingesting') {

@@ -8,6 +8,7 @@ import {
   stuckClaimsBefore,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
+import { continuesAt } from '../../domain/bureau/index.ts';
 import type { BatchRecords, BatchRows, Logger, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 
@@ -16,6 +17,12 @@ interface SweeperSettings {
   readonly stuckClaimSeconds: number;
   /** How many of the newest batches a sweep looks at. @default 1000 */
   readonly batchesPerSweep?: number;
+  /**
+   * Only batches started against this bureau endpoint are swept: a local run leaves another endpoint's batches to a
+   * run that calls it. Unset in AWS, where every batch must finish (its worker refuses to call another bureau).
+   * @default every batch
+   */
+  readonly bureauEndpoint?: string;
 }
 
 export interface SweeperDependencies {
@@ -65,8 +72,10 @@ export async function sweepStuckRows(deps: SweeperDependencies): Promise<SweepRe
   );
 }
 
-function recentBatches(deps: SweeperDependencies): Promise<BatchRecord[]> {
-  return deps.batchRecords.listBatches(deps.settings.batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP);
+async function recentBatches(deps: SweeperDependencies): Promise<BatchRecord[]> {
+  const { batchesPerSweep, bureauEndpoint } = deps.settings;
+  const batches = await deps.batchRecords.listBatches(batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP);
+  return batches.filter((batch) => continuesAt(batch, bureauEndpoint));
 }
 
 /**

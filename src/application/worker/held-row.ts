@@ -44,6 +44,8 @@ export interface WorkerSettings {
   readonly bureauTimeoutSeconds: number;
   /** Most queries per bureau per month (null: no cap); the batch's own cap comes with the batch. */
   readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
+  /** Where this worker's bureau calls go: a batch started against another endpoint is not screened here. */
+  readonly bureauEndpoint?: string;
   /** What each bureau request's audit entry says of why it was made. */
   readonly audit: { readonly purpose: string; readonly legalBasis: string };
 }

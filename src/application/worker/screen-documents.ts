@@ -2,12 +2,13 @@ import {
   type BatchRecord,
   backoffSeconds,
   CANCELLED_DETAIL,
+  otherEndpointDetail,
   parseMessage,
   SETTLED_STATES,
   type WorkMessage,
   workMessageSchema,
 } from '../../domain/batch/index.ts';
-import { BureauCallError } from '../../domain/bureau/index.ts';
+import { BureauCallError, continuesAt } from '../../domain/bureau/index.ts';
 import type { BureauResponse, QueueRecord } from '../../domain/ports/index.ts';
 import {
   BUDGET_EXHAUSTED_DETAIL,
@@ -172,6 +173,9 @@ async function screenHeldRow(
   }
   if (batch.cancelRequested) return held.settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
   if (batch.tokenState === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
+  // Another bureau's answer would be made-up data for this batch's customers: nothing is sent, nothing charged.
+  if (!continuesAt(batch, deps.settings.bureauEndpoint))
+    return held.settle({ outcome: 'failed', reason: otherEndpointDetail(batch.bureauEndpoint ?? '') });
   // One purchase per document across batches: another batch's answer settles this row, or it waits for one.
   const shared = await takePurchase(held, batch, deps);
   if (shared !== null) return shared;

@@ -88,6 +88,11 @@ export interface BatchRecord {
   readonly freshnessHours: number;
   /** The credit policy that decides the batch's rows; null for a batch screened without one. */
   readonly policy: BatchPolicy | null;
+  /**
+   * The bureau endpoint the batch was started against (`bureauEndpointOf`, never the token): only a pipeline calling
+   * it continues the batch. Null or absent for batches stored before it was recorded.
+   */
+  readonly bureauEndpoint?: string | null;
   /** The quote of a batch that had to wait for approval (what it would buy, at what cost); null otherwise. */
   readonly quote: Quote | null;
   readonly approval: ApprovalDecision | null;
@@ -258,6 +263,10 @@ export const CANCELLED_DETAIL = 'batch cancelled before this document was screen
  */
 export const CHARGE_UNKNOWN_DETAIL =
   'its bureau call left and the answer was lost (the process stopped): it may have been charged, so it is not bought again automatically; redrive the batch with --charge-unknown to buy it again';
+
+/** Status detail of a row whose batch was started against another bureau endpoint: nothing was sent for it. */
+export const otherEndpointDetail = (endpoint: string): string =>
+  `its batch was started against ${endpoint}, not the bureau this pipeline calls: nothing was sent (continue the batch where it was started)`;
 
 /** The status detail of a row that reuses a stored report. */
 export const cachedDetail = (report: StoredReport): string => `report of ${report.key.fetchedAt} reused`;

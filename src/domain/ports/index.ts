@@ -41,6 +41,8 @@ export interface NewBatch {
   readonly freshnessHours?: number;
   /** The policy that decides the batch; absent or null for none. */
   readonly policy?: BatchPolicy | null;
+  /** Where its bureau calls go (see `BatchRecord.bureauEndpoint`); absent or null when not said. */
+  readonly bureauEndpoint?: string | null;
 }
 
 /** The quote ingest made of a batch, and whether the batch must wait for approval because of it. */

@@ -1,3 +1,4 @@
+import { bureauEndpointOf } from '../../domain/bureau/index.ts';
 import { lambdaRuntime } from '../shared/lambda-runtime.ts';
 import { ingestSettings } from '../shared/pipeline-adapters.ts';
 import { createIngestHandler } from './ingest-handler.ts';
@@ -6,5 +7,5 @@ const runtime = lambdaRuntime();
 
 export const handler = createIngestHandler({
   ...runtime,
-  settings: ingestSettings(runtime.environment.settings),
+  settings: ingestSettings(runtime.environment.settings, bureauEndpointOf(runtime.environment.bureauBaseUrl)),
 });

@@ -131,9 +131,13 @@ export function bureauTransportSettings(settings: PipelineSettings, baseUrl: str
   };
 }
 
-/** The ingest's settings, derived from the pipeline's (in Lambda and locally alike). */
-export function ingestSettings(settings: PipelineSettings): IngestSettings {
+/**
+ * The ingest's settings, derived from the pipeline's (in Lambda and locally alike), and where its bureau calls go
+ * (recorded on each batch).
+ */
+export function ingestSettings(settings: PipelineSettings, bureauEndpoint?: string): IngestSettings {
   return {
+    bureauEndpoint,
     defaultBureau: settings.defaultBureau,
     maxRows: settings.maxRows,
     excelSummary: settings.excelSummary,
@@ -147,9 +151,10 @@ export function ingestSettings(settings: PipelineSettings): IngestSettings {
   };
 }
 
-/** The worker's settings, derived from the pipeline's. */
-export function workerSettings(settings: PipelineSettings): WorkerSettings {
+/** The worker's settings, derived from the pipeline's, and where its bureau calls go. */
+export function workerSettings(settings: PipelineSettings, bureauEndpoint?: string): WorkerSettings {
   return {
+    bureauEndpoint,
     retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: settings.maxAttempts },
     claimLeaseSeconds: claimLeaseSeconds(settings),
     callsPerInvocation: settings.callsPerInvocation,

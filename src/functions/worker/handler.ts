@@ -1,4 +1,5 @@
 import { zenCreditPolicyLoader } from '../../adapters/decision/zen-credit-policy.ts';
+import { bureauEndpointOf } from '../../domain/bureau/index.ts';
 import { lambdaRuntime } from '../shared/lambda-runtime.ts';
 import { workerSettings } from '../shared/pipeline-adapters.ts';
 import { createWorkerHandler } from './worker-handler.ts';
@@ -7,6 +8,6 @@ const runtime = lambdaRuntime();
 
 export const handler = createWorkerHandler({
   ...runtime,
-  settings: workerSettings(runtime.environment.settings),
+  settings: workerSettings(runtime.environment.settings, bureauEndpointOf(runtime.environment.bureauBaseUrl)),
   policyLoader: zenCreditPolicyLoader,
 });

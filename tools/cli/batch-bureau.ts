@@ -1,0 +1,54 @@
+/** Which bureau continues a local batch: the one it was started against, never another. */
+
+import type { BatchRecord } from '../../src/domain/batch/index.ts';
+import { BUILT_IN_EMULATOR_ENDPOINT, ServiceEmulator } from '../emulator/service-emulator.ts';
+import type { LocalBureauTarget } from '../local/local-pipeline-options.ts';
+import { CliError } from './cli-error.ts';
+import { baseUrlProblem } from './option-parsers.ts';
+import { printable } from './terminal-text.ts';
+
+/** The bureau a command's local workers call, and how to let it go. */
+export interface BatchBureau {
+  readonly target: LocalBureauTarget;
+  close(): Promise<void>;
+}
+
+/** Where a batch was started: batches stored before endpoints were recorded ran against the emulator. */
+const endpointOf = (batch: BatchRecord): string => batch.bureauEndpoint ?? BUILT_IN_EMULATOR_ENDPOINT;
+
+/**
+ * Opens the bureau that continues `batches`: the bundled emulator (at `epoch`) for batches screened against it (and
+ * when there are none), or the gateway a `--live` run used, with the token in BUREAU_TOKEN (never stored). Refused
+ * in one line, before anything is sent, when that token is missing or the batches were started against different
+ * bureaus: another bureau's answers would be made up for these customers.
+ */
+export async function openBatchBureau(batches: readonly BatchRecord[], epoch: number): Promise<BatchBureau> {
+  const endpoints = [...new Set(batches.map(endpointOf))];
+  if (endpoints.length > 1)
+    throw new CliError(
+      `these batches were started against different bureaus (${endpoints.map((endpoint) => printable(endpoint)).join(', ')}): nothing was sent; continue each where it was started`,
+    );
+  const [endpoint = BUILT_IN_EMULATOR_ENDPOINT] = endpoints;
+  if (endpoint === BUILT_IN_EMULATOR_ENDPOINT) {
+    const emulator = await ServiceEmulator.start({ epoch });
+    return {
+      target: { bureauBaseUrl: emulator.url, token: emulator.token, bureauEndpoint: endpoint },
+      close: () => emulator.close(),
+    };
+  }
+  const started = batches.length === 1 ? `batch ${batches[0]?.batchId} was` : 'these batches were';
+  const problem = baseUrlProblem(endpoint);
+  if (problem !== null)
+    throw new CliError(
+      `${started} started against ${printable(endpoint)}, which ${problem}: nothing was sent`,
+    );
+  const token = process.env.BUREAU_TOKEN;
+  if (token === undefined || token === '')
+    throw new CliError(
+      `${started} started against ${printable(endpoint)}: set BUREAU_TOKEN to its token to continue there (nothing was sent)`,
+    );
+  return {
+    target: { bureauBaseUrl: endpoint, token, bureauEndpoint: endpoint },
+    close: async () => undefined,
+  };
+}
