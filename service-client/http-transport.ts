@@ -138,7 +138,9 @@ export class ServiceTransport {
       if (request.signal?.aborted) throw request.signal.reason;
       if (timeout.aborted)
         throw new TransientError(`no complete response within ${timeoutMs} ms`, null, null);
-      throw new TransientError(`network error: ${describeNetworkError(error)}`, null, null);
+      throw new TransientError(`network error: ${describeNetworkError(error)}`, null, null, null, {
+        requestSent: !NOT_CONNECTED.has(causeCodeOf(error) ?? ''),
+      });
     }
   }
 }
@@ -168,10 +170,29 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
   return new TextDecoder().decode(Buffer.concat(chunks, size));
 }
 
+/**
+ * Failures to connect at all: the request never left, so the service cannot have acted on it (or charged it). A
+ * reset or a closed socket may come after the request was written, so they are not here.
+ */
+const NOT_CONNECTED: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** The system or undici code of a fetch failure's cause (`ECONNREFUSED`…), if it has one. */
+function causeCodeOf(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
+}
+
 /** The code and message of a fetch failure, without the request (and so without headers). */
 function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const code = causeCodeOf(error);
   const message =
     typeof cause?.message === 'string'
       ? cause.message

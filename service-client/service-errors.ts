@@ -65,6 +65,22 @@ export class RateLimitedError extends ServiceError {
 export class TransientError extends ServiceError {
   override readonly name = 'TransientError';
   readonly kind = 'transient';
+  /**
+   * Whether the request may have reached the service: false only when no connection could be made (refused, no
+   * such host, no route), so nothing was sent and nothing can have been charged.
+   */
+  readonly requestSent: boolean;
+
+  constructor(
+    message: string,
+    status: number | null,
+    serviceMessage: string | null,
+    serviceCode: string | null = null,
+    options: { readonly requestSent?: boolean } = {},
+  ) {
+    super(message, status, serviceMessage, serviceCode);
+    this.requestSent = options.requestSent ?? true;
+  }
 }
 
 /** Any other 4xx, or a response whose `status` is not success: retrying the same request will not help. */

@@ -42,6 +42,7 @@ const SETTINGS_WITH_THEIR_OWN_PROP = [
   'portfolioSchedule',
   'scoreChangePoints',
   'reportLanguage',
+  'rebuyChargeUnknown',
 ] as const satisfies readonly (keyof PipelineSettings & keyof CreditScreenPipelineProps)[];
 type SettingWithItsOwnProp = (typeof SETTINGS_WITH_THEIR_OWN_PROP)[number];
 
@@ -91,6 +92,13 @@ export interface CreditScreenPipelineProps {
    * @default 90
    */
   readonly retentionDays?: number;
+  /**
+   * Buy a document again, without asking, when a call for it left and its answer was lost (a worker's timeout or
+   * crash mid-call, a bureau call that timed out): that call may have been charged, so the document may be paid
+   * twice. Off, such a row ends `failed` with its charge unknown, and only `redrive --charge-unknown` buys it again.
+   * @default false
+   */
+  readonly rebuyChargeUnknown?: boolean;
   /**
    * Write summaries in the Brazilian Excel dialect (`;`, decimal comma, BOM) instead of RFC 4180.
    * @default false
@@ -230,6 +238,7 @@ function settingsFrom(props: CreditScreenPipelineProps): PipelineSettings {
       props.portfolioSchedule === undefined ? base.portfolioSchedule : props.portfolioSchedule,
     scoreChangePoints: props.scoreChangePoints ?? base.scoreChangePoints,
     reportLanguage: props.reportLanguage ?? base.reportLanguage,
+    rebuyChargeUnknown: props.rebuyChargeUnknown ?? base.rebuyChargeUnknown,
   });
 }
 

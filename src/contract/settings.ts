@@ -47,6 +47,13 @@ export interface PipelineSettings {
   /** Per-request timeout of bureau calls. */
   readonly bureauTimeoutSeconds: number;
   /**
+   * Buy a document again, without asking, when a call for it left and its answer was lost (a timeout, a crash or a
+   * failure of ours after sending): the bureau may have charged that call, so the document may be paid twice. Off,
+   * such a row ends `failed` with its charge unknown, and `redrive --charge-unknown` buys it once the user agrees.
+   * For customers who put coverage before cost.
+   */
+  readonly rebuyChargeUnknown: boolean;
+  /**
    * Largest bureau answer a worker reads, in bytes. A report is a few kilobytes; normalising one takes about 15
    * times its size in memory, and a worker runs `callsPerInvocation` at once in 256 MB, so anything larger is
    * settled `failed` (and counted as charged) instead of read.
@@ -115,6 +122,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   retentionDays: 90,
   maxAttempts: 5,
   bureauTimeoutSeconds: 20,
+  rebuyChargeUnknown: false,
   maxReportBytes: 1024 * 1024,
   workerTimeoutSeconds: 60,
   maxReceiveCount: 10,
@@ -233,6 +241,8 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1)
     problems.push('maxAttempts must be ≥ 1');
   if (!(settings.bureauTimeoutSeconds > 0)) problems.push('bureauTimeoutSeconds must be > 0');
+  if (typeof settings.rebuyChargeUnknown !== 'boolean')
+    problems.push('rebuyChargeUnknown must be true or false');
   if (
     !Number.isInteger(settings.maxReportBytes) ||
     settings.maxReportBytes < 64 * 1024 ||

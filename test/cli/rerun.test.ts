@@ -168,7 +168,11 @@ describe('screen run again on a file whose batch was interrupted', () => {
     first.kill('SIGKILL');
     await first.done;
 
-    const resume = await runCli(['resume', '--state', state], { cwd });
+    // The batch is finished by the bureau it was started against, with its token.
+    const resume = await runCli(['resume', '--state', state], {
+      cwd,
+      env: { BUREAU_TOKEN: emulator.token },
+    });
     const [batch] = await batchesOf(state, cwd);
     const manifest = await manifestIn(join(cwd, 'out', batch?.batchId ?? ''));
 

@@ -21,6 +21,7 @@ const EVERY_SETTING: PipelineSettings = {
   retentionDays: 45,
   maxAttempts: 4,
   bureauTimeoutSeconds: 15,
+  rebuyChargeUnknown: true,
   maxReportBytes: 512 * 1024,
   workerTimeoutSeconds: 45,
   maxReceiveCount: 8,
@@ -50,9 +51,11 @@ const {
   portfolioSchedule,
   scoreChangePoints,
   reportLanguage,
+  rebuyChargeUnknown,
   ...THE_OTHERS
 } = EVERY_SETTING;
 const OWN_PROPS = {
+  rebuyChargeUnknown,
   bureaus,
   workerConcurrency,
   callsPerInvocation,

@@ -107,6 +107,7 @@ describe('redriving a batch', () => {
       batchId: outcome.batchId,
       requeued: first.manifest.counts.failed,
       revision: 2,
+      left: 0,
     });
     expect(second.manifest).toMatchObject({ revision: 2, status: 'completed' });
     expect(second.manifest.counts).toMatchObject({

@@ -372,33 +372,131 @@ describe('a paid answer is never bought again because of us', () => {
     expect(row).toMatchObject({ state: 'screened', answered: true, callPending: false, uncertainCalls: 0 });
   });
 
-  it('marks charge_unknown a row whose call timed out after it was sent, and charged the rows that answered', async () => {
-    const documents = distinctDocuments(3, 'timed out');
-    const { queue, ingest } = await ingestQuietly(documents);
-    const { batchId } = await ingest();
-    const [timingOut, ...others] = queue.work as [WorkMessage, ...WorkMessage[]];
+  /** A bureau that answers (and charges) every call, but whose answer for `document` comes after our timeout, once. */
+  function lateOnceFor(document: string): BureauGateway {
     let timedOut = false;
-    // The bureau answers (and charges) but the answer arrives after our timeout, once.
-    const late: BureauGateway = {
-      fetchReport: async (bureauName, document, options) => {
-        const response = await bureau.fetchReport(bureauName, document, options);
-        if (document !== timingOut.document || timedOut) return response;
+    return {
+      fetchReport: async (bureauName, asked, options) => {
+        const response = await bureau.fetchReport(bureauName, asked, options);
+        if (asked !== document || timedOut) return response;
         timedOut = true;
         throw new BureauCallError('no complete response within 2000 ms', { kind: 'transient', status: null });
       },
     };
-    const deps = workerDeps(queue, { bureau: late });
+  }
+
+  it('never buys again by itself a row whose call timed out after it was sent: failed, charge unknown', async () => {
+    const documents = distinctDocuments(3, 'timed out');
+    const { queue, ingest } = await ingestQuietly(documents);
+    const { batchId } = await ingest();
+    const [timingOut, ...others] = queue.work as [WorkMessage, ...WorkMessage[]];
+    const deps = workerDeps(queue, { bureau: lateOnceFor(timingOut.document) });
 
     await screenDocuments(queue.work.map(deliveryOf), deps);
     await screenDocuments([deliveryOf(timingOut)], deps);
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
+    const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
+    const row = summary.find((line) => line.document === timingOut.document);
+
+    expect(chargesOf(timingOut.document)).toBe(1);
+    for (const message of others) expect(chargesOf(message.document)).toBe(1);
+    expect(manifest?.counts).toMatchObject({ screened: 2, failed: 1 });
+    expect(manifest).toMatchObject({
+      charges: { charged: 2, not_charged: 0, charge_unknown: 1 },
+      chargeUnknownFailed: 1,
+    });
+    expect(row).toMatchObject({ status: 'failed', charge_state: 'charge_unknown' });
+    expect(row?.status_detail).toMatch(
+      /^its bureau call got no answer \(no complete response within 2000 ms\): .*--charge-unknown/,
+    );
+  });
+
+  it('buys again a row whose call timed out when the customer chose coverage over cost (rebuyChargeUnknown)', async () => {
+    const documents = distinctDocuments(3, 'timed out, bought again');
+    const { queue, ingest } = await ingestQuietly(documents);
+    const { batchId } = await ingest();
+    const [timingOut, ...others] = queue.work as [WorkMessage, ...WorkMessage[]];
+    const deps = workerDeps(queue, {
+      bureau: lateOnceFor(timingOut.document),
+      settings: { rebuyChargeUnknown: true },
+    });
+
+    await screenDocuments(queue.work.map(deliveryOf), deps);
+    await screenDocuments([deliveryOf(timingOut)], deps);
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
+    const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
 
     expect(chargesOf(timingOut.document)).toBe(2);
     for (const message of others) expect(chargesOf(message.document)).toBe(1);
-    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
     expect(manifest?.counts).toMatchObject({ screened: 3 });
     expect(manifest?.charges).toEqual({ charged: 2, not_charged: 0, charge_unknown: 1 });
-    const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
     expect(summary.find((line) => line.document === timingOut.document)?.charge_state).toBe('charge_unknown');
+  });
+
+  it('buys again, as not charged, a row whose connection was refused: nothing left, nothing uncertain', async () => {
+    const [document] = distinctDocuments(1, 'connection refused') as [string];
+    const { queue, ingest } = await ingestQuietly([document]);
+    const { batchId } = await ingest();
+    let refused = false;
+    const refusing: BureauGateway = {
+      fetchReport: async (...args) => {
+        if (refused) return bureau.fetchReport(...args);
+        refused = true;
+        throw new BureauCallError('network error: ECONNREFUSED', {
+          kind: 'transient',
+          status: null,
+          sent: false,
+        });
+      },
+    };
+    const deps = workerDeps(queue, { bureau: refusing });
+
+    const first = await screenDocuments(queue.work.map(deliveryOf), deps);
+    const afterRefusal = (await test.store.getRows(batchId, [1]))[0];
+    await screenDocuments(queue.work.map(deliveryOf), deps);
+    const manifest = await finaliseBatch(batchId, { ...deps, events: test.events });
+
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(afterRefusal).toMatchObject({ state: 'queued', uncertainCalls: 0, callPending: false });
+    expect(chargesOf(document)).toBe(1);
+    expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
+  });
+
+  it('never buys again by itself a row whose call left before a failure of ours; reads the token before writing ahead', async () => {
+    const [failing, unreadable] = distinctDocuments(2, 'own failure') as [string, string];
+    const { queue, ingest } = await ingestQuietly([failing, unreadable]);
+    const { batchId } = await ingest();
+    let tokenReads = 0;
+    const flaky: BureauGateway = {
+      // The first token read fails (Secrets Manager throttled): nothing may count as sent.
+      prepare: async () => {
+        tokenReads++;
+        if (tokenReads === 1) throw new Error('token could not be read (simulated)');
+      },
+      fetchReport: async (bureauName, document, options) => {
+        const response = await bureau.fetchReport(bureauName, document, options);
+        if (document === failing) throw new Error('our bug after the bureau answered (simulated)');
+        return response;
+      },
+    };
+    const deps = workerDeps(queue, { bureau: flaky, settings: { callsPerInvocation: 1 } });
+    const byDocument = new Map(queue.work.map((message) => [message.document, message]));
+
+    await screenDocuments([deliveryOf(byDocument.get(unreadable) as WorkMessage)], deps).catch(
+      () => undefined,
+    );
+    const afterTokenFailure = (await test.store.getRows(batchId, [byDocument.get(unreadable)?.row ?? 0]))[0];
+    await screenDocuments(queue.work.map(deliveryOf), deps);
+    const rows = await test.store.getRows(batchId, [1, 2]);
+
+    expect(afterTokenFailure).toMatchObject({ state: 'queued', uncertainCalls: 0, callPending: false });
+    expect(chargesOf(failing)).toBe(1);
+    expect(chargesOf(unreadable)).toBe(1);
+    expect(rows.find((row) => row.document === failing)).toMatchObject({
+      state: 'failed',
+      detail: CHARGE_UNKNOWN_DETAIL,
+    });
+    expect(rows.find((row) => row.document === unreadable)).toMatchObject({ state: 'screened' });
   });
 
   it('counts as charged a dead-lettered row whose answer was persisted, and as not charged one never called', async () => {

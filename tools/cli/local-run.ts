@@ -50,6 +50,7 @@ export interface LocalRunOptions extends WebhookRunOptions {
   readonly rateLimit?: number;
   readonly token?: string;
   readonly freshnessHours?: number;
+  readonly rebuyChargeUnknown?: boolean;
   readonly emulatorLatency: number;
   readonly emulatorErrorRate: number;
   readonly emulatorRateLimit?: number;
@@ -90,6 +91,7 @@ function settingsFrom(options: LocalRunOptions, webhooks: WebhookDelivery | null
     excelSummary: options.excel === true,
     workerConcurrency: Math.max(2, options.concurrency ?? DEFAULT_SETTINGS.workerConcurrency),
     freshnessHours: options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours,
+    rebuyChargeUnknown: options.rebuyChargeUnknown === true,
     reportLanguage: options.lang,
     approvalThreshold: options.approveAbove ?? DEFAULT_SETTINGS.approvalThreshold,
     bureaus: bureausWith(

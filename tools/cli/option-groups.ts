@@ -205,6 +205,12 @@ export const LOCAL_RUN_OPTIONS: readonly OptionSpec[] = [
   rateLimit('global bureau requests per second', LOCAL_RATE_LIMIT),
   freshnessHours('reuse stored reports younger than this (0 = off)'),
   {
+    flags: '--rebuy-charge-unknown',
+    description:
+      'buy a document again without asking when a call for it left and its answer was lost (it may then be paid twice); without it such rows end failed, charge unknown, for redrive --charge-unknown',
+    value: { type: 'flag' },
+  },
+  {
     flags: '--state <dir>',
     description: 'keep reports, portfolios and results here between runs',
     value: { type: 'path', of: 'folder' },

@@ -3,6 +3,7 @@ import {
   OversizedResponseError,
   RateLimitedError,
   ServiceError,
+  TransientError,
 } from '../../../service-client/service-errors.ts';
 import { BureauCallError } from '../../domain/bureau/index.ts';
 import type { BureauGateway, BureauResponse } from '../../domain/ports/index.ts';
@@ -45,5 +46,6 @@ export function toBureauCallError(error: unknown): unknown {
     serviceMessage: error.serviceMessage,
     retryAfterSeconds: error instanceof RateLimitedError ? error.retryAfterSeconds : null,
     maxBytes: error instanceof OversizedResponseError ? error.maxBytes : null,
+    sent: !(error instanceof TransientError && !error.requestSent),
   });
 }

@@ -29,11 +29,20 @@ export class LazyBureauGateway implements BureauGateway {
     private readonly endpoints?: BureauEndpoints,
   ) {}
 
+  /** Reads the token and builds the client, if not done yet: a call then has nothing left to fail on but the call. */
+  async prepare(): Promise<void> {
+    await this.#gateway();
+  }
+
   async fetchReport(
     bureau: Bureau,
     document: string,
     options?: { signal?: AbortSignal },
   ): Promise<BureauResponse> {
+    return (await this.#gateway()).fetchReport(CLIENT_BUREAU[bureau], document, options);
+  }
+
+  #gateway(): Promise<BureauGateway> {
     this.#client ??= this.tokenSource
       .token()
       .then(
@@ -47,6 +56,6 @@ export class LazyBureauGateway implements BureauGateway {
         this.#client = undefined;
         throw error;
       });
-    return (await this.#client).fetchReport(CLIENT_BUREAU[bureau], document, options);
+    return this.#client;
   }
 }

@@ -1,6 +1,7 @@
-import { backoffSeconds, rateLimitDelaySeconds } from '../../domain/batch/index.ts';
+import { backoffSeconds, noAnswerDetail, rateLimitDelaySeconds } from '../../domain/batch/index.ts';
 import type { BureauCallError } from '../../domain/bureau/index.ts';
 import { type HeldRow, type Outcome, retryAfter, type WorkerDependencies } from './held-row.ts';
+import { settleChargeUnknown } from './paid-answers.ts';
 
 /** Said by a failure handler when the call may be tried again in this invocation (after a 429, within bounds). */
 export const CALL_AGAIN = Symbol('call again');
@@ -92,9 +93,10 @@ async function handleRejected(
 }
 
 /**
- * 5xx, a timeout, a network failure: back off and retry, up to the policy's attempts, then fail the row. The
- * document's purchase is kept through the back-off: a timeout may have been charged, and its answer may yet be
- * the one every batch uses.
+ * 5xx, a timeout, a network failure: back off and retry, up to the policy's attempts, then fail the row. A call
+ * that left and got no answer (a timeout) may have been charged: the row settles failed, charge unknown, unless the
+ * customer buys such rows again (`rebuyChargeUnknown`). The document's purchase is kept through the back-off: a
+ * timeout may have been charged, and its answer may yet be the one every batch uses.
  */
 async function handleTransient(
   held: HeldRow,
@@ -105,6 +107,13 @@ async function handleTransient(
   const { message } = held;
   const { settings } = deps;
   if (probing) await deps.tokenProbes.releaseTokenProbe(message.batchId);
+  if (held.call === 'unanswered' && !settings.rebuyChargeUnknown) {
+    deps.logger.warn('no answer to a call that left; not bought again', {
+      ...held.log,
+      error: error.toJSON(),
+    });
+    return settleChargeUnknown(held, noAnswerDetail(error.message));
+  }
   const attempt = held.row.transientFailures + 1;
   if (attempt < settings.retry.maxAttempts) {
     const delaySeconds = backoffSeconds(settings.retry, attempt, deps.random);

@@ -42,6 +42,11 @@ export interface WorkerSettings {
   readonly probeWaitSeconds: number;
   /** Timeout of one bureau call; no call starts later than this before the invocation's deadline. */
   readonly bureauTimeoutSeconds: number;
+  /**
+   * Buy again, without asking, a row whose call left and whose answer was lost (see the pipeline setting of this
+   * name). Off or absent: the row settles `failed`, charge unknown, for the user to decide.
+   */
+  readonly rebuyChargeUnknown?: boolean;
   /** Most queries per bureau per month (null: no cap); the batch's own cap comes with the batch. */
   readonly monthlyChargeCap: Readonly<Record<Bureau, number | null>>;
   /** Where this worker's bureau calls go: a batch started against another endpoint is not screened here. */

@@ -20,8 +20,9 @@ const ANSWER_PERSIST_ATTEMPTS = 3;
  * The previous holder of the row left a call unaccounted for (it crashed, ran out of time, or could not settle).
  * If its answer was persisted, the row is settled from it without calling the bureau again; otherwise that call
  * may have been charged: the row records it and settles `failed` (charge unknown), never buying the document again
- * by itself ({@link CHARGE_UNKNOWN_DETAIL}). A call was pending only if it was written ahead (`markCallSent`), so a
- * holder that died before its call left passes nothing on, and the row is simply screened. Null to go on.
+ * by itself ({@link CHARGE_UNKNOWN_DETAIL}), unless the customer buys such rows again (`rebuyChargeUnknown`). A
+ * call was pending only if it was written ahead (`markCallSent`), so a holder that died before its call left
+ * passes nothing on, and the row is simply screened. Null to go on.
  */
 export async function recoverInheritedCall(held: HeldRow, deps: WorkerDependencies): Promise<Outcome | null> {
   const { message } = held;
@@ -32,16 +33,35 @@ export async function recoverInheritedCall(held: HeldRow, deps: WorkerDependenci
     held.call = 'unknown';
     return settleAnswer(held, responseOf(archive), { outcome: 'screened', rawKey: key });
   }
-  if (!(await deps.batchRows.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
-  held.uncertainCalls++;
-  // Still unknown: if this settle does not go through, the row is given back with its call pending, and the next
-  // holder settles it the same way instead of buying the document.
-  held.call = 'unknown';
+  if (deps.settings.rebuyChargeUnknown) {
+    if (!(await deps.batchRows.recordUncertainCall(message.batchId, message.row, held.claimToken)))
+      return DONE;
+    held.uncertainCalls++;
+    held.call = 'not_sent'; // the lost call is recorded; this holder's own call starts afresh
+    deps.logger.warn(
+      'a previous call may have been charged and its answer was lost; bought again, as configured',
+      held.log,
+    );
+    return null;
+  }
   deps.logger.warn(
     'a previous call may have been charged and its answer was lost; not bought again',
     held.log,
   );
-  return held.settle({ outcome: 'failed', reason: CHARGE_UNKNOWN_DETAIL });
+  return settleChargeUnknown(held, CHARGE_UNKNOWN_DETAIL);
+}
+
+/**
+ * Settles `failed`, charge unknown, a row whose call left and whose answer is lost: the call is recorded as
+ * uncertain first, and stays pending until the settle goes through, so that a holder who takes the row over
+ * settles it the same way instead of buying the document again.
+ */
+export async function settleChargeUnknown(held: HeldRow, reason: string): Promise<Outcome> {
+  const { message, deps } = held;
+  if (!(await deps.batchRows.recordUncertainCall(message.batchId, message.row, held.claimToken))) return DONE;
+  held.uncertainCalls++;
+  held.call = 'unknown';
+  return held.settle({ outcome: 'failed', reason });
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   type BatchRecord,
   backoffSeconds,
   CANCELLED_DETAIL,
+  CHARGE_UNKNOWN_DETAIL,
   otherEndpointDetail,
   parseMessage,
   SETTLED_STATES,
@@ -32,7 +33,7 @@ import {
   retryAfter,
   type WorkerDependencies,
 } from './held-row.ts';
-import { persistAndSettle, recoverInheritedCall } from './paid-answers.ts';
+import { persistAndSettle, recoverInheritedCall, settleChargeUnknown } from './paid-answers.ts';
 import { TokenGate, type TokenGateAnswer } from './token-gate.ts';
 
 export type { WorkerDependencies, WorkerSettings } from './held-row.ts';
@@ -218,6 +219,7 @@ async function callBureau(
       response = await invocation.calls.run(
         message.bureau,
         async () => {
+          await deps.bureau.prepare?.(); // a token that cannot be read fails here, before anything is written ahead
           // Written ahead: if this process dies from here on, the next holder knows the call may have been charged.
           if (!(await deps.batchRows.markCallSent(message.batchId, message.row, held.claimToken)))
             throw new ClaimLostBeforeCall();
@@ -234,12 +236,13 @@ async function callBureau(
         deps.logger.warn('claim lost before the call; the other holder screens the row', held.log);
         return DONE;
       }
-      // Sent, whatever became of it (a call that never started, a rate-limit wait cut short, is not a request).
-      if (error instanceof BureauCallError)
+      // Sent, whatever became of it (a call that never started, a rate-limit wait cut short, a connection the bureau
+      // refused, is not a request).
+      if (error instanceof BureauCallError && error.sent)
         await auditBureauRequest(held, { httpStatus: error.status, charge: error.charge });
       await giveBackIfUncharged(held, error, budget, deps);
       if (!(error instanceof BureauCallError)) return handleOwnFailure(held, error, deps, options);
-      held.call = error.answered ? 'answered' : 'unanswered';
+      held.call = error.answered ? 'answered' : error.sent ? 'unanswered' : 'not_sent';
       const next = await handleBureauFailure(held, error, deps, { probing: options.probing, rateLimited });
       if (next === CALL_AGAIN) continue; // the shared bucket makes us wait
       return next;
@@ -313,8 +316,17 @@ async function handleOwnFailure(
   deps: WorkerDependencies,
   options: { readonly probing: boolean; readonly signal?: AbortSignal },
 ): Promise<Outcome> {
-  // Give the row back with what is known of the call, and let SQS retry. No bureau call was cut off on the way.
   if (options.probing) await deps.tokenProbes.releaseTokenProbe(held.message.batchId).catch(() => undefined);
+  // The call left and its answer is lost to our own failure: it may have been charged, so unless the customer
+  // buys such rows again, the row settles failed, charge unknown, as after a crash.
+  if (held.call === 'unanswered' && !deps.settings.rebuyChargeUnknown) {
+    deps.logger.error('our own failure after the call left; not bought again', {
+      ...held.log,
+      error: describe(error),
+    });
+    return settleChargeUnknown(held, CHARGE_UNKNOWN_DETAIL);
+  }
+  // Give the row back with what is known of the call, and let SQS retry. No bureau call was cut off on the way.
   await held.release({ call: held.call, transientFailure: false }).catch(() => undefined);
   // Out of time before the call left (waiting for a call slot or the rate limit): a wait, not a failure.
   if (options.signal?.aborted) return comeBackLater(held.message, 1, 'rate limit', deps);

@@ -262,7 +262,11 @@ export const CANCELLED_DETAIL = 'batch cancelled before this document was screen
  * bureau may have charged it, so it is not bought again without the user's say (`redrive --charge-unknown` buys it).
  */
 export const CHARGE_UNKNOWN_DETAIL =
-  'its bureau call left and the answer was lost (the process stopped): it may have been charged, so it is not bought again automatically; redrive the batch with --charge-unknown to buy it again';
+  'its bureau call left and the answer was lost (the process stopped or failed): it may have been charged, so it is not bought again automatically; redrive the batch with --charge-unknown to buy it again';
+
+/** Status detail of a row whose call left and got no answer (a timeout): it may have been charged. */
+export const noAnswerDetail = (failure: string): string =>
+  `its bureau call got no answer (${failure}): it may have been charged, so it is not bought again automatically; redrive the batch with --charge-unknown to buy it again`;
 
 /** Status detail of a row whose batch was started against another bureau endpoint: nothing was sent for it. */
 export const otherEndpointDetail = (endpoint: string): string =>

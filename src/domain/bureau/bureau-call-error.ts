@@ -28,6 +28,8 @@ export interface BureauCallFailure {
   readonly retryAfterSeconds?: number | null;
   /** `oversized`: the cap the answer went past, in bytes. */
   readonly maxBytes?: number | null;
+  /** Whether the request may have reached the bureau: false only when no connection was made. @default true */
+  readonly sent?: boolean;
 }
 
 /**
@@ -41,6 +43,8 @@ export class BureauCallError extends Error {
   readonly serviceMessage: string | null;
   readonly retryAfterSeconds: number | null;
   readonly maxBytes: number | null;
+  /** The request may have reached the bureau; false when no connection was made (nothing sent, nothing charged). */
+  readonly sent: boolean;
 
   constructor(message: string, failure: BureauCallFailure) {
     super(message);
@@ -49,6 +53,7 @@ export class BureauCallError extends Error {
     this.serviceMessage = failure.serviceMessage ?? null;
     this.retryAfterSeconds = failure.retryAfterSeconds ?? null;
     this.maxBytes = failure.maxBytes ?? null;
+    this.sent = failure.sent ?? true;
   }
 
   /** The bureau answered the call (any HTTP status); false when no answer arrived. */
@@ -62,7 +67,7 @@ export class BureauCallError extends Error {
    */
   get charge(): BureauCallCharge {
     if (this.kind === 'oversized') return 'charged';
-    return this.answered ? 'not_charged' : 'unknown';
+    return this.answered || !this.sent ? 'not_charged' : 'unknown';
   }
 
   /** A plain object for structured logs: what failed and how, never a request, a header or the token. */
@@ -75,6 +80,7 @@ export class BureauCallError extends Error {
       message: this.message,
       ...(this.retryAfterSeconds === null ? {} : { retryAfterSeconds: this.retryAfterSeconds }),
       ...(this.maxBytes === null ? {} : { maxBytes: this.maxBytes }),
+      ...(this.sent ? {} : { sent: false }),
     };
   }
 }

@@ -276,6 +276,11 @@ export interface BureauResponse {
  * read, a bug), never an answer of the bureau.
  */
 export interface BureauGateway {
+  /**
+   * Gets ready what a call needs before anything leaves (the token, read once): a failure here is ours, and no
+   * request was sent. Absent: nothing to get ready.
+   */
+  prepare?(): Promise<void>;
   /** @throws {BureauCallError} when the bureau refused, limited, failed, or sent an answer too large to read */
   fetchReport(bureau: Bureau, document: string, options?: { signal?: AbortSignal }): Promise<BureauResponse>;
 }

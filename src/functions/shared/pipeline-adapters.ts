@@ -161,6 +161,7 @@ export function workerSettings(settings: PipelineSettings, bureauEndpoint?: stri
     rateLimitRetriesPerInvocation: 3,
     probeWaitSeconds: Math.min(10, settings.bureauTimeoutSeconds),
     bureauTimeoutSeconds: settings.bureauTimeoutSeconds,
+    rebuyChargeUnknown: settings.rebuyChargeUnknown,
     monthlyChargeCap: perBureau((bureau) => settings.bureaus[bureau].monthlyChargeCap),
     audit: { purpose: settings.queryPurpose, legalBasis: settings.legalBasis },
   };
