@@ -1,7 +1,7 @@
 /**
  * CDK app: `npx cdk synth` / `npx cdk deploy`. Settings come from context (cdk.json, or `-c name=value`):
  * bureauBaseUrl (required to deploy), tokenSecretArn, tokenSecretKeyArn, rateLimitPerSecond, workerConcurrency, freshnessHours,
- * retentionDays, excelSummary, defaultBureau, stackName.
+ * retentionDays, excelSummary, defaultBureau, rebuyChargeUnknown, stackName.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -50,6 +50,7 @@ function buildStack(): void {
       freshnessHours: number('freshnessHours'),
       retentionDays: number('retentionDays'),
       excelSummary: context('excelSummary') === 'true',
+      rebuyChargeUnknown: context('rebuyChargeUnknown') === 'true',
       defaultBureau: bureauContext('defaultBureau'),
     },
   });
