@@ -7,6 +7,7 @@ import { cancelBatch } from '../../src/application/batch-control/batch-control.t
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { sweepStuckRows } from '../../src/application/sweeper/sweep-stuck-rows.ts';
 import { type PipelineSettings, stuckClaimSeconds } from '../../src/contract/index.ts';
+import { CHARGE_UNKNOWN_DETAIL } from '../../src/domain/batch/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { LocalPipeline } from '../../tools/local/local-pipeline.ts';
@@ -58,7 +59,12 @@ async function ingestHoldingMessages(pipeline: LocalPipeline, documents: readonl
     ...pipeline.adapters,
     queue,
     logger: new MemoryLogger(),
-    settings: { defaultBureau: 'a', maxRows: 1000, excelSummary: false },
+    settings: {
+      defaultBureau: 'a',
+      maxRows: 1000,
+      excelSummary: false,
+      bureauEndpoint: pipeline.bureauEndpoint,
+    },
   });
   return { batchId: outcome.batchId, messages: queue.work };
 }
@@ -96,6 +102,57 @@ describe('stuck rows', () => {
 
     expect(done).toMatchObject({ status: 'completed', settledRows: 12, totalRows: 12 });
     expect(chargesOf(emulator, documents)).toEqual(documents.map(() => 1));
+  }, 60_000);
+
+  it('settles failed, charge unknown, a row whose worker was killed mid-call (a Lambda timeout): never bought again', async () => {
+    const emulator = await startEmulator();
+    const pipeline = await startPipeline(emulator);
+    const documents = distinctDocuments(6, 'killed mid-call');
+    const { batchId, messages } = await ingestHoldingMessages(pipeline, documents);
+    const [inFlight, ...delivered] = messages;
+    const row = inFlight?.row ?? 0;
+    // The worker claimed the row, wrote its call ahead and sent it, then was killed: no answer, no message left.
+    const longAgo = -(stuckClaimSeconds(FAST_SETTINGS) + 60);
+    const claim = await pipeline.store.claimRow(batchId, row, longAgo);
+    if (!claim.claimed) throw new Error('the row could not be claimed');
+    expect(await pipeline.store.markCallSent(batchId, row, claim.claimToken)).toBe(true);
+    await pipeline.adapters.queue.sendWork(delivered);
+
+    const done = await pipeline.waitForCompletion(batchId, {
+      pollMs: 100,
+      signal: AbortSignal.timeout(30_000),
+    });
+    const [settled] = await pipeline.store.getRows(batchId, [row]);
+
+    expect(done).toMatchObject({ status: 'completed', settledRows: 6 });
+    expect(settled).toMatchObject({ state: 'failed', detail: CHARGE_UNKNOWN_DETAIL });
+    expect(chargesOf(emulator, documents)).toEqual(
+      documents.map((document) => (document === inFlight?.document ? 0 : 1)),
+    );
+  }, 60_000);
+
+  it('leaves alone, locally, a batch started against another bureau endpoint', async () => {
+    const emulator = await startEmulator();
+    const pipeline = await startPipeline(emulator, undefined, { eventSources: false });
+    const { batchId, messages } = await ingestHoldingMessages(
+      pipeline,
+      distinctDocuments(1, 'other endpoint'),
+    );
+    await pipeline.store.claimRow(batchId, messages[0]?.row ?? 0, -(stuckClaimSeconds(FAST_SETTINGS) + 60));
+    const queue = new RecordingWorkQueue();
+    const sweep = (bureauEndpoint: string) =>
+      sweepStuckRows({
+        ...asStores(pipeline.store),
+        queue,
+        logger: new MemoryLogger(),
+        settings: { stuckClaimSeconds: stuckClaimSeconds(FAST_SETTINGS), bureauEndpoint },
+      });
+
+    const elsewhere = await sweep('https://another-bureau.example');
+    const here = await sweep(pipeline.bureauEndpoint);
+
+    expect(elsewhere).toMatchObject({ batches: 0, requeued: 0 });
+    expect(here).toMatchObject({ batches: 1, requeued: 1 });
   }, 60_000);
 
   it('leaves the row to a worker that took it over between the sweep reading it and releasing it', async () => {
