@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
@@ -180,6 +181,65 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     } finally {
       deployed.emulator.configure({ errorRate: 0 });
     }
+  }, 120_000);
+
+  it('settles charge unknown, without a call, a row whose worker was killed mid-call: the bundled sweeper sends it back', async () => {
+    deployed.emulator.reset();
+    await deployed.stopEventSources('Worker');
+    const documents = distinctDocuments(3, 'killed mid-call');
+    const batchId = await upload(documents);
+    // The worker took the first row, wrote its call ahead and was killed by its timeout: its message is gone, its
+    // claim ran out long ago. The other rows' messages are still queued.
+    const { sqs } = deployed.stack.clients;
+    const { workQueueUrl } = deployed.stack.resources;
+    const queued: { Body?: string; ReceiptHandle?: string }[] = [];
+    while (queued.length < documents.length) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: workQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      queued.push(...Messages);
+    }
+    const inFlight = queued.find((message) => JSON.parse(message.Body ?? '{}').row === 1);
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: workQueueUrl,
+        Entries: [{ Id: '0', ReceiptHandle: inFlight?.ReceiptHandle }],
+      }),
+    );
+    await sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: workQueueUrl,
+        Entries: queued
+          .filter((message) => message !== inFlight)
+          .map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle,
+            VisibilityTimeout: 0,
+          })),
+      }),
+    );
+    const { batchRows } = dynamoDbBatchStores({
+      client: deployed.stack.clients.dynamo,
+      tableName: deployed.stack.resources.tableName,
+      retentionDays: deployed.settings.retentionDays,
+    });
+    const claim = await batchRows.claimRow(batchId, 1, -7 * 24 * 3600);
+    if (!claim.claimed) throw new Error('row 1 could not be claimed');
+    expect(await batchRows.markCallSent(batchId, 1, claim.claimToken)).toBe(true);
+
+    const swept = await deployed.function('Sweeper').process.invoke({});
+    deployed.startEventSources('Worker');
+    const manifest = await manifestOf(batchId);
+    const summary = parseSummary((await readObject(resultKeys(batchId).summary)) ?? '');
+
+    expect(swept).toMatchObject({ requeued: 1 });
+    expect(manifest.counts).toMatchObject({ rows: 3, screened: 2, failed: 1 });
+    expect(manifest.chargeUnknownFailed).toBe(1);
+    expect(summary.find((line) => line.row === '1')).toMatchObject({
+      status: 'failed',
+      charge_state: 'charge_unknown',
+    });
+    expect(deployed.emulator.stats().chargesByDocument[documents[0] as string]).toBeUndefined();
   }, 120_000);
 
   it('buys each document once when two uploads with overlapping customers run at once', async () => {

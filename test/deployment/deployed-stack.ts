@@ -310,6 +310,13 @@ export class DeployedStack {
     }
   }
 
+  /** Stops polling the queues of the given functions, as a disabled event source mapping does. */
+  async stopEventSources(...functionNames: string[]): Promise<void> {
+    const named = ({ functionLogicalId }: { functionLogicalId: string }) =>
+      functionNames.some((name) => new RegExp(`^Pipeline${name}[0-9A-F]{8}$`).test(functionLogicalId));
+    await Promise.all(this.eventSources.filter(named).map(({ source }) => source.stop()));
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.eventSources.map(({ source }) => source.stop()));
     await Promise.all([...this.functions.values()].map(({ process }) => process.stop()));

@@ -114,6 +114,13 @@ describe('screen killed with -9 at random moments, then run again', () => {
       expect(chargedAfter[document] ?? 0).toBe((charges[document] ?? 0) + again);
     }
     expect(redriven).toMatchObject({ revision: 2, chargeUnknownFailed: 0 });
+    // Every request that reached the bureau is in the audit log, those whose answer was lost in a kill included (a
+    // call written ahead that a kill stopped before it left counts too: at least as many entries as requests).
+    const audit = await runCli(['audit', '--batch', manifest.batchId, '--state', 'state', '--json'], { cwd });
+    const requests = JSON.parse(audit.stdout).entries.filter(
+      (entry: { kind: string }) => entry.kind === 'bureau_request',
+    );
+    expect(requests.length).toBeGreaterThanOrEqual(emulator.stats().requests);
     expect(redriven.counts).toMatchObject({ screened: DOCUMENTS, failed: 0 });
   }, 600_000);
 });

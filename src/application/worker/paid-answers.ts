@@ -3,7 +3,7 @@ import { answerKey } from '../../contract/index.ts';
 import { CHARGE_UNKNOWN_DETAIL, type StoredReport } from '../../domain/batch/index.ts';
 import type { BureauResponse } from '../../domain/ports/index.ts';
 import { isReportArchive, normaliseCreditReport, type ReportArchive } from '../../domain/report/index.ts';
-import { auditDecision } from './audit-trail.ts';
+import { auditBureauRequest, auditDecision } from './audit-trail.ts';
 import {
   DONE,
   describe,
@@ -31,8 +31,18 @@ export async function recoverInheritedCall(held: HeldRow, deps: WorkerDependenci
   if (archive !== null) {
     deps.logger.info('settling from the answer a previous attempt persisted; no new bureau call', held.log);
     held.call = 'unknown';
-    return settleAnswer(held, responseOf(archive), { outcome: 'screened', rawKey: key });
+    const outcome = await settleAnswer(held, responseOf(archive), { outcome: 'screened', rawKey: key });
+    // Its holder audits a request once its answer is settled, so one that stopped before had not yet.
+    if (outcome.done)
+      await auditBureauRequest(held, {
+        httpStatus: archive.httpStatus,
+        charge: 'charged',
+        atMs: Date.parse(archive.fetchedAt),
+      });
+    return outcome;
   }
+  // That request left and was never audited (its holder died waiting for the answer): the audit counts it now.
+  await auditBureauRequest(held, { httpStatus: null, charge: 'unknown' });
   if (deps.settings.rebuyChargeUnknown) {
     if (!(await deps.batchRows.recordUncertainCall(message.batchId, message.row, held.claimToken)))
       return DONE;

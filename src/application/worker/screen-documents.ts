@@ -249,9 +249,11 @@ async function callBureau(
     }
     const answeredAt = now();
     if (options.probing) await tokenProbes.markToken(message.batchId, 'verified');
-    // The paid answer is kept and settled first; its audit entry follows, dated when the answer came.
+    // The paid answer is kept and settled first; its audit entry follows, dated when the answer came. A row given
+    // back unsettled is audited by whoever settles it from the persisted answer.
     const outcome = await persistAndSettle(held, response, deps);
-    await auditBureauRequest(held, { httpStatus: response.httpStatus, charge: 'charged', atMs: answeredAt });
+    if (outcome.done)
+      await auditBureauRequest(held, { httpStatus: response.httpStatus, charge: 'charged', atMs: answeredAt });
     return outcome;
   }
 }
@@ -317,6 +319,8 @@ async function handleOwnFailure(
   options: { readonly probing: boolean; readonly signal?: AbortSignal },
 ): Promise<Outcome> {
   if (options.probing) await deps.tokenProbes.releaseTokenProbe(held.message.batchId).catch(() => undefined);
+  // A request that left is audited whatever became of it.
+  if (held.call === 'unanswered') await auditBureauRequest(held, { httpStatus: null, charge: 'unknown' });
   // The call left and its answer is lost to our own failure: it may have been charged, so unless the customer
   // buys such rows again, the row settles failed, charge unknown, as after a crash.
   if (held.call === 'unanswered' && !deps.settings.rebuyChargeUnknown) {
