@@ -205,9 +205,36 @@ function alertProblems(settings: PipelineSettings): string[] {
   return problems;
 }
 
+/** The settings that are switches: true or false, nothing else (a string "false" from a context is not off). */
+function switchProblems(settings: PipelineSettings): string[] {
+  const switches = ['fairQueues', 'excelSummary', 'rebuyChargeUnknown', 'alertFullDocuments'] as const;
+  return switches
+    .filter((name) => typeof settings[name] !== 'boolean')
+    .map((name) => `${name} must be true or false`);
+}
+
+/** The settings written as words: a schedule, a language, a policy's file name, the audit's purpose and basis. */
+function textProblems(settings: PipelineSettings): string[] {
+  const problems: string[] = [];
+  for (const name of ['queryPurpose', 'legalBasis'] as const)
+    if (typeof settings[name] !== 'string' || settings[name].trim() === '' || settings[name].length > 200)
+      problems.push(`${name} must be a text of 1 to 200 characters`);
+  if (settings.portfolioSchedule !== null && !/^(cron|rate)\(.+\)$/.test(settings.portfolioSchedule))
+    problems.push('portfolioSchedule must be cron(…), rate(…) or null');
+  if (!isReportLanguage(settings.reportLanguage)) problems.push('reportLanguage must be pt-BR or en');
+  if (settings.defaultPolicy !== null && !isPolicyName(settings.defaultPolicy))
+    problems.push('defaultPolicy must be a policy file name under policies/ (name.json), or null');
+  return problems;
+}
+
 /** Checks settings where they are given, naming what is wrong. */
 export function validateSettings(settings: PipelineSettings): PipelineSettings {
-  const problems: string[] = [...bureauProblems(settings), ...alertProblems(settings)];
+  const problems: string[] = [
+    ...bureauProblems(settings),
+    ...alertProblems(settings),
+    ...switchProblems(settings),
+    ...textProblems(settings),
+  ];
   if (!Number.isInteger(settings.workerConcurrency) || settings.workerConcurrency < 2) {
     problems.push('workerConcurrency must be a whole number ≥ 2 (the SQS event source minimum)');
   }
@@ -235,14 +262,9 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
     settings.auditRetentionDays > MAX_AUDIT_RETENTION_DAYS
   )
     problems.push(`auditRetentionDays must be a whole number from 1 to ${MAX_AUDIT_RETENTION_DAYS}`);
-  for (const name of ['queryPurpose', 'legalBasis'] as const)
-    if (typeof settings[name] !== 'string' || settings[name].trim() === '' || settings[name].length > 200)
-      problems.push(`${name} must be a text of 1 to 200 characters`);
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1)
     problems.push('maxAttempts must be ≥ 1');
   if (!(settings.bureauTimeoutSeconds > 0)) problems.push('bureauTimeoutSeconds must be > 0');
-  if (typeof settings.rebuyChargeUnknown !== 'boolean')
-    problems.push('rebuyChargeUnknown must be true or false');
   if (
     !Number.isInteger(settings.maxReportBytes) ||
     settings.maxReportBytes < 64 * 1024 ||
@@ -266,11 +288,6 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
     problems.push('approvalThreshold must be a whole number of documents ≥ 0, or null for no approval');
   if (!(Number.isFinite(settings.scoreChangePoints) && settings.scoreChangePoints >= 1))
     problems.push('scoreChangePoints must be ≥ 1');
-  if (settings.portfolioSchedule !== null && !/^(cron|rate)\(.+\)$/.test(settings.portfolioSchedule))
-    problems.push('portfolioSchedule must be cron(…), rate(…) or null');
-  if (!isReportLanguage(settings.reportLanguage)) problems.push('reportLanguage must be pt-BR or en');
-  if (settings.defaultPolicy !== null && !isPolicyName(settings.defaultPolicy))
-    problems.push('defaultPolicy must be a policy file name under policies/ (name.json), or null');
   if (problems.length > 0) throw new Error(`invalid pipeline settings: ${problems.join('; ')}`);
   return settings;
 }

@@ -253,7 +253,11 @@ async function callBureau(
     // back unsettled is audited by whoever settles it from the persisted answer.
     const outcome = await persistAndSettle(held, response, deps);
     if (outcome.done)
-      await auditBureauRequest(held, { httpStatus: response.httpStatus, charge: 'charged', atMs: answeredAt });
+      await auditBureauRequest(held, {
+        httpStatus: response.httpStatus,
+        charge: 'charged',
+        atMs: answeredAt,
+      });
     return outcome;
   }
 }
