@@ -145,9 +145,14 @@ describe('one purchase per document across batches', () => {
       const [firstMessage] = first.queue.work as [WorkMessage];
       const [secondMessage] = second.queue.work as [WorkMessage];
 
+      // A timed-out call is retried only for a customer who buys such calls again (by default its row would end
+      // failed, charge unknown, and give the purchase up).
       const firstAttempt = await screenDocuments(
         [deliveryOf(firstMessage)],
-        workerDeps(first.queue, { bureau: failingOnce, settings: { rateLimitRetriesPerInvocation: 0 } }),
+        workerDeps(first.queue, {
+          bureau: failingOnce,
+          settings: { rateLimitRetriesPerInvocation: 0, rebuyChargeUnknown: true },
+        }),
       );
       // Meanwhile the second batch's row comes, again and again: it waits, and buys nothing.
       for (let attempt = 0; attempt < 3; attempt++)

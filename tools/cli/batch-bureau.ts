@@ -1,6 +1,7 @@
 /** Which bureau continues a local batch: the one it was started against, never another. */
 
 import type { BatchRecord } from '../../src/domain/batch/index.ts';
+import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import { BUILT_IN_EMULATOR_ENDPOINT, ServiceEmulator } from '../emulator/service-emulator.ts';
 import type { LocalBureauTarget } from '../local/local-pipeline-options.ts';
 import { CliError } from './cli-error.ts';
@@ -13,6 +14,19 @@ export interface BatchBureau {
   close(): Promise<void>;
 }
 
+/**
+ * The bureau of a command that buys nothing, when its token is not at hand: a cancelled row settles before any call,
+ * and a rejected batch queues none. Should a call ever be asked for, it fails before anything is written ahead.
+ */
+const SENDS_NOTHING: BureauGateway = {
+  prepare: async () => {
+    throw new Error('this command sends nothing to the bureau (no BUREAU_TOKEN)');
+  },
+  fetchReport: async () => {
+    throw new Error('this command sends nothing to the bureau (no BUREAU_TOKEN)');
+  },
+};
+
 /** Where a batch was started: batches stored before endpoints were recorded ran against the emulator. */
 const endpointOf = (batch: BatchRecord): string => batch.bureauEndpoint ?? BUILT_IN_EMULATOR_ENDPOINT;
 
@@ -22,7 +36,12 @@ const endpointOf = (batch: BatchRecord): string => batch.bureauEndpoint ?? BUILT
  * in one line, before anything is sent, when that token is missing or the batches were started against different
  * bureaus: another bureau's answers would be made up for these customers.
  */
-export async function openBatchBureau(batches: readonly BatchRecord[], epoch: number): Promise<BatchBureau> {
+export async function openBatchBureau(
+  batches: readonly BatchRecord[],
+  epoch: number,
+  /** A cancel or a reject: its workers settle rows without a call, so a missing token does not stop it. */
+  { buysNothing = false }: { readonly buysNothing?: boolean } = {},
+): Promise<BatchBureau> {
   const endpoints = [...new Set(batches.map(endpointOf))];
   if (endpoints.length > 1)
     throw new CliError(
@@ -43,6 +62,11 @@ export async function openBatchBureau(batches: readonly BatchRecord[], epoch: nu
       `${started} started against ${printable(endpoint)}, which ${problem}: nothing was sent`,
     );
   const token = process.env.BUREAU_TOKEN;
+  if ((token === undefined || token === '') && buysNothing)
+    return {
+      target: { bureauBaseUrl: endpoint, token: 'unused', bureau: SENDS_NOTHING, bureauEndpoint: endpoint },
+      close: async () => undefined,
+    };
   if (token === undefined || token === '')
     throw new CliError(
       `${started} started against ${printable(endpoint)}: set BUREAU_TOKEN to its token to continue there (nothing was sent)`,

@@ -42,12 +42,15 @@ export async function withTarget<T>(
   options: WorkOptions,
   continued: (connection: PipelineConnection) => Promise<readonly BatchRecord[]>,
   body: (connection: PipelineConnection) => Promise<T>,
+  /** Whether the command buys nothing for these batches: a `--live` batch's token is then not needed. */
+  buysNothing: (batches: readonly BatchRecord[]) => boolean = () => false,
 ): Promise<T> {
   if (options.stack) return withConnection(options, body);
   let bureau: BatchBureau | null = null;
   try {
     return await withConnection(options, async (connection) => {
-      bureau = await openBatchBureau(await continued(connection), options.epoch);
+      const batches = await continued(connection);
+      bureau = await openBatchBureau(batches, options.epoch, { buysNothing: buysNothing(batches) });
       await connection.local?.startWorkers(bureau.target);
       return body(connection);
     });
@@ -104,6 +107,15 @@ export function addWorkOptions(command: Command): Command {
  * or an approval pays for queries: where the rewritten results go is checked first), then `change` runs against
  * the target and, when it returns true, the batch is followed and its results downloaded.
  */
+/**
+ * A cancel or a reject never buys; an approve buys only for a batch still waiting for it (any other is refused in
+ * its own words, which a missing token must not hide).
+ */
+function buysNothing(command: string, batches: readonly BatchRecord[]): boolean {
+  if (command === 'cancel' || command === 'reject') return true;
+  return command === 'approve' && batches.every((batch) => batch.status !== 'awaiting_approval');
+}
+
 export function registerBatchChange(
   command: Command,
   change: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<boolean>,
@@ -122,6 +134,7 @@ export function registerBatchChange(
         await followAndDownload(connection, batchId, options);
         await followed?.(batchId, connection, options);
       },
+      (batches) => buysNothing(command.name(), batches),
     );
   });
 }
