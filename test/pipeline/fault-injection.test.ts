@@ -146,19 +146,20 @@ describe('fault injection on the whole local pipeline', () => {
     return started;
   }
 
-  it('a worker that fails between the bureau answer and the settle: that row ends charge unknown, bought once', async () => {
-    const documents = distinctDocuments(40, 'crash mid batch');
+  /** Screens 40 documents through that pipeline; the 18th is the one whose answer our failure loses. */
+  async function screenWithOneFailure(label: string, rebuyChargeUnknown: boolean) {
+    const documents = distinctDocuments(40, label);
     const victim = documents[17] as string;
-    const pipeline = await failingOnceAfterTheAnswer(victim, false);
+    const pipeline = await failingOnceAfterTheAnswer(victim, rebuyChargeUnknown);
+    const screened = await screenFile(pipeline, await writeCsv('crash.csv', customerListCsv(documents)));
+    return { ...screened, victim, stats: pipeline.emulator.stats() };
+  }
 
-    const { summary, manifest } = await screenFile(
-      pipeline,
-      await writeCsv('crash.csv', customerListCsv(documents)),
-    );
+  it('a worker that fails between the bureau answer and the settle: that row ends charge unknown, bought once', async () => {
+    const { summary, manifest, victim, stats } = await screenWithOneFailure('crash mid batch', false);
 
     expectNothingLost(summary, 40);
     expect(manifest.counts).toMatchObject({ screened: 39, failed: 1 });
-    const stats = pipeline.emulator.stats();
     expect(Object.values(stats.chargesByDocument).every((count) => count === 1)).toBe(true);
     expect(stats.charged).toBe(40);
     expect(expectChargesReconciled(summary, stats.chargesByDocument)).toEqual({
@@ -174,18 +175,13 @@ describe('fault injection on the whole local pipeline', () => {
   }, 120_000);
 
   it('the same failure with rebuyChargeUnknown: only that document is paid twice, and its row says so', async () => {
-    const documents = distinctDocuments(40, 'crash mid batch, bought again');
-    const victim = documents[17] as string;
-    const pipeline = await failingOnceAfterTheAnswer(victim, true);
-
-    const { summary, manifest } = await screenFile(
-      pipeline,
-      await writeCsv('crash.csv', customerListCsv(documents)),
+    const { summary, manifest, victim, stats } = await screenWithOneFailure(
+      'crash mid batch, bought again',
+      true,
     );
 
     expectNothingLost(summary, 40);
     expect(manifest.counts).toMatchObject({ screened: 40, failed: 0 });
-    const stats = pipeline.emulator.stats();
     expect(stats.chargesByDocument[victim]).toBe(2);
     expect(
       Object.entries(stats.chargesByDocument)
