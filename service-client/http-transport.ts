@@ -139,7 +139,7 @@ export class ServiceTransport {
       if (timeout.aborted)
         throw new TransientError(`no complete response within ${timeoutMs} ms`, null, null);
       throw new TransientError(`network error: ${describeNetworkError(error)}`, null, null, null, {
-        requestSent: !NOT_CONNECTED.has(causeCodeOf(error) ?? ''),
+        requestSent: !neverConnected(causeCodeOf(error) ?? ''),
       });
     }
   }
@@ -181,6 +181,23 @@ const NOT_CONNECTED: ReadonlySet<string> = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * The request never left: no connection was made, or the TLS handshake failed (a certificate refused, a protocol
+ * mismatch), and nothing is sent before the handshake completes.
+ */
+function neverConnected(code: string): boolean {
+  return NOT_CONNECTED.has(code) || /^(CERT_|ERR_TLS_|ERR_SSL_)/.test(code) || TLS_TRUST_FAILURES.has(code);
+}
+
+/** Node's names for a certificate chain it cannot trust (OpenSSL's, without a common prefix). */
+const TLS_TRUST_FAILURES: ReadonlySet<string> = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
 ]);
 
 /** The system or undici code of a fetch failure's cause (`ECONNREFUSED`…), if it has one. */

@@ -467,6 +467,23 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         expect(await store.getBatch(batchId)).toMatchObject({ settled: 2, failed: 2 });
       });
 
+      it('requeues a dead-lettered row with its pending call counted as uncertain, as the caller read it', async () => {
+        const held = await claim(1);
+        expect(await store.markCallSent(batchId, 1, held.claimToken)).toBe(true);
+        await store.settleAbandonedRow(batchId, 1, { reason: 'dead letter', answered: false });
+
+        const misread = await store.requeueFailedRow(batchId, 1, { callPending: false });
+        const requeued = await store.requeueFailedRow(batchId, 1, { callPending: true });
+        const [row] = await store.getRows(batchId, [1]);
+        const next = await claim(1);
+
+        expect(misread).toBe(false);
+        expect(requeued).toBe(true);
+        expect(row).toMatchObject({ state: 'queued', callPending: false, uncertainCalls: 1 });
+        // Its next holder takes no call over: the lost one is already counted.
+        expect(next.inheritedCall).toBe(false);
+      });
+
       it('cancels only queued rows, and requeues only failed ones with fresh attempts', async () => {
         const held = await claim(1);
         await store.settleRow(batchId, 1, held.claimToken, { outcome: 'failed', reason: 'bureau down' });

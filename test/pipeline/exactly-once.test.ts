@@ -411,6 +411,35 @@ describe('a paid answer is never bought again because of us', () => {
     );
   });
 
+  it('keeps a timed-out call pending when recording it fails: the next holder settles it, never buys it', async () => {
+    const [document] = distinctDocuments(1, 'timed out, record failed') as [string];
+    const { queue, ingest } = await ingestQuietly([document]);
+    const { batchId } = await ingest();
+    let thrown = false;
+    const flaky = new Proxy(test.store, {
+      get(target, property, receiver) {
+        if (property === 'recordUncertainCall' && !thrown)
+          return async () => {
+            thrown = true;
+            throw new Error('DynamoDB throttled (simulated)');
+          };
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const deps = { ...workerDeps(queue, { bureau: lateOnceFor(document) }), batchRows: flaky };
+
+    const first = await screenDocuments(queue.work.map(deliveryOf), deps);
+    const afterFailure = (await test.store.getRows(batchId, [1]))[0];
+    await screenDocuments(queue.work.map(deliveryOf), deps);
+    const [settled] = await test.store.getRows(batchId, [1]);
+
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(afterFailure).toMatchObject({ state: 'queued', callPending: true });
+    expect(settled).toMatchObject({ state: 'failed', detail: CHARGE_UNKNOWN_DETAIL });
+    expect(chargesOf(document)).toBe(1);
+  });
+
   it('buys again a row whose call timed out when the customer chose coverage over cost (rebuyChargeUnknown)', async () => {
     const documents = distinctDocuments(3, 'timed out, bought again');
     const { queue, ingest } = await ingestQuietly(documents);

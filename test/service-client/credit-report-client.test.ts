@@ -216,6 +216,28 @@ describe('CreditReportClient against scripted answers', () => {
     expect(error).toBeInstanceOf(TransientError);
     expect(error.status).toBeNull();
     expect(error.message).toContain('ECONNREFUSED');
+    // Nothing was sent: the pipeline may try again without counting a possible charge.
+    expect((error as TransientError).requestSent).toBe(false);
+  });
+
+  it.each([
+    ['a refused certificate', 'SELF_SIGNED_CERT_IN_CHAIN', false],
+    ['a failed TLS handshake', 'ERR_TLS_CERT_ALTNAME_INVALID', false],
+    ['a name that does not resolve', 'ENOTFOUND', false],
+    ['a reset connection (may come after the request was written)', 'ECONNRESET', true],
+    ['a socket closed mid-answer', 'UND_ERR_SOCKET', true],
+  ])('says whether the request may have left on %s', async (_label, code, sent) => {
+    const failing = (async () => {
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
+    }) as typeof fetch;
+    const client = new CreditReportClient(
+      new ServiceTransport({ baseUrl: 'https://bureau.example', token: TOKEN, fetch: failing }),
+    );
+
+    const error = await failureOf(client.fetchReport('a', '51954022212'));
+
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as TransientError).requestSent).toBe(sent);
   });
 
   it('refuses a configuration that cannot work, naming the problem', () => {

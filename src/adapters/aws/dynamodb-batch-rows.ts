@@ -297,16 +297,33 @@ export class DynamoDbBatchRows implements BatchRows {
     ]);
   }
 
-  async requeueFailedRow(batchId: string, row: number): Promise<boolean> {
+  async requeueFailedRow(
+    batchId: string,
+    row: number,
+    read: { readonly callPending: boolean } = { callPending: false },
+  ): Promise<boolean> {
+    // The pending call, as the caller read it, is folded into the uncertain calls; the condition makes sure it was.
+    const pending = read.callPending
+      ? {
+          set: ', uncertainCalls = if_not_exists(uncertainCalls, :zero) + :one',
+          condition: 'callPending = :true',
+        }
+      : { set: '', condition: '(attribute_not_exists(callPending) OR callPending = :false)' };
     return this.#db.transactIfClaimed([
       {
         Update: {
           TableName: this.#db.tableName,
           Key: rowKey(batchId, row),
-          UpdateExpression: 'SET #state = :queued, attempts = :zero, transientFailures = :zero REMOVE detail',
-          ConditionExpression: rowStateIn('requeue').condition,
+          UpdateExpression: `SET #state = :queued, attempts = :zero, transientFailures = :zero, callPending = :false${pending.set} REMOVE detail`,
+          ConditionExpression: `${rowStateIn('requeue').condition} AND ${pending.condition}`,
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':zero': 0, ...rowStateIn('requeue').values },
+          ExpressionAttributeValues: {
+            ':queued': 'queued',
+            ':zero': 0,
+            ':false': false,
+            ...(read.callPending ? { ':one': 1, ':true': true } : {}),
+            ...rowStateIn('requeue').values,
+          },
         },
       },
       this.#db.countOnShard(batchId, row, 'failed', -1),

@@ -165,10 +165,23 @@ export class MemoryBatchRows implements BatchRows {
     return true;
   }
 
-  async requeueFailedRow(batchId: string, row: number): Promise<boolean> {
+  async requeueFailedRow(
+    batchId: string,
+    row: number,
+    read: { readonly callPending: boolean } = { callPending: false },
+  ): Promise<boolean> {
     const current = this.#db.rowsOf(batchId).get(row);
     if (current === undefined || !rowMay('requeue', current.state)) return false;
-    this.#db.putRow({ ...current, state: 'queued', attempts: 0, transientFailures: 0, detail: null });
+    if (current.callPending !== read.callPending) return false;
+    this.#db.putRow({
+      ...current,
+      state: 'queued',
+      attempts: 0,
+      transientFailures: 0,
+      detail: null,
+      uncertainCalls: current.uncertainCalls + (current.callPending ? 1 : 0),
+      callPending: false,
+    });
     this.#db.count(batchId, 'failed', -1);
     return true;
   }

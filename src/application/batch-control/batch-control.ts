@@ -211,7 +211,9 @@ export async function redriveBatch(
     );
     const back = await Promise.all(
       candidates.map((row) =>
-        limit(async () => (row.state === 'queued' ? true : batchRows.requeueFailedRow(batchId, row.row))),
+        limit(async () =>
+          row.state === 'queued' ? true : batchRows.requeueFailedRow(batchId, row.row, row),
+        ),
       ),
     );
     const messages: WorkMessage[] = candidates

@@ -101,7 +101,7 @@ export async function resumeInterruptedBatches(deps: SweeperDependencies): Promi
         // A redrive stopped halfway: its remaining failed rows go back too, as the redrive would have sent them.
         const redriven =
           batch.requeuing && row.state === 'failed' && row.document !== null
-            ? await deps.batchRows.requeueFailedRow(batch.batchId, row.row)
+            ? await deps.batchRows.requeueFailedRow(batch.batchId, row.row, row)
             : false;
         if (!redriven && !awaitsScreening(row)) continue;
         rows.push({

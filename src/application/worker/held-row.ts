@@ -191,8 +191,19 @@ export class HeldRow {
     }
   }
 
+  /**
+   * Gives the row back. A call that left unanswered stays pending unless the customer buys such calls again: the
+   * next holder then settles the row charge unknown instead of buying it (whatever path gave the row back: a
+   * failed settle, a helper that threw on the way).
+   */
   async release(release: RowRelease): Promise<void> {
-    await this.deps.batchRows.releaseRow(this.message.batchId, this.message.row, this.claimToken, release);
+    const keepPending = release.call === 'unanswered' && !this.deps.settings.rebuyChargeUnknown;
+    await this.deps.batchRows.releaseRow(
+      this.message.batchId,
+      this.message.row,
+      this.claimToken,
+      keepPending ? { ...release, call: 'unknown' } : release,
+    );
   }
 
   /**

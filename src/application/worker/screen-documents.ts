@@ -248,10 +248,10 @@ async function callBureau(
       return next;
     }
     const answeredAt = now();
-    if (options.probing) await tokenProbes.markToken(message.batchId, 'verified');
-    // The paid answer is kept and settled first; its audit entry follows, dated when the answer came. A row given
-    // back unsettled is audited by whoever settles it from the persisted answer.
+    // The paid answer is kept and settled first (nothing may fail before it); the token's proof and the audit entry
+    // follow. A row given back unsettled is audited by whoever settles it from the persisted answer.
     const outcome = await persistAndSettle(held, response, deps);
+    if (options.probing) await tokenProbes.markToken(message.batchId, 'verified');
     if (outcome.done)
       await auditBureauRequest(held, {
         httpStatus: response.httpStatus,

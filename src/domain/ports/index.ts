@@ -173,8 +173,12 @@ export interface BatchRows {
     row: number,
     withheld: { readonly outcome: 'cancelled' | 'not_queried'; readonly reason: string },
   ): Promise<boolean>;
-  /** Puts a failed row back in the queue state with fresh attempts; false when it was not failed. */
-  requeueFailedRow(batchId: string, row: number): Promise<boolean>;
+  /**
+   * Puts a failed row back in the queue state with fresh attempts; false when it was not failed (or its pending
+   * call is not as the caller read it). A call still pending on it (a row the dead-letter handler settled) becomes
+   * one of its uncertain calls: the row's next holder must not take it for a call of its own to settle.
+   */
+  requeueFailedRow(batchId: string, row: number, read?: { readonly callPending: boolean }): Promise<boolean>;
   /**
    * Rows of a batch held by a claim that ran out before `before` (epoch ms), oldest first. Read from an index that
    * may lag a moment behind: a caller acts on them only through conditional writes.
