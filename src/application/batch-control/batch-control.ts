@@ -198,7 +198,8 @@ export async function redriveBatch(
       return { outcome: 'nothing_to_redrive', batchId, left };
     if (!(await batchRecords.reopenForRedrive(batchId))) return { outcome: 'not_completed', batchId };
     revision = batch.revision + 1;
-  } else if (!(batch.status === 'running' && batch.revision > 1)) {
+  } else if (!(batch.status === 'running' && batch.requeuing)) {
+    // Only a redrive stopped halfway is taken further; a redrive revision already under way is not a new one.
     return { outcome: 'not_completed', batchId };
   }
   const limit = pLimit(PARALLEL_UPDATES);

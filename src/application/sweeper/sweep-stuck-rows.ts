@@ -3,6 +3,7 @@ import {
   awaitsScreening,
   type BatchRecord,
   type ClaimedRow,
+  isRedrivable,
   isScreening,
   laneOfBatch,
   stuckClaimsBefore,
@@ -98,9 +99,10 @@ export async function resumeInterruptedBatches(deps: SweeperDependencies): Promi
     const rows: Requeue[] = [];
     for await (const page of deps.batchRows.rows(batch.batchId)) {
       for (const row of page) {
-        // A redrive stopped halfway: its remaining failed rows go back too, as the redrive would have sent them.
+        // A redrive stopped halfway: its remaining failed rows go back too, but only those never possibly charged
+        // (what a plain redrive sends). Rows whose charge is unknown are bought again only on the user's word.
         const redriven =
-          batch.requeuing && row.state === 'failed' && row.document !== null
+          batch.requeuing && isRedrivable(row, 'not_charged')
             ? await deps.batchRows.requeueFailedRow(batch.batchId, row.row, row)
             : false;
         if (!redriven && !awaitsScreening(row)) continue;

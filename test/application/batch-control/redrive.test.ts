@@ -149,4 +149,37 @@ describe('redriveBatch', () => {
     expect(queue.work.map((message) => message.row).sort()).toEqual([1, 2, 3, 4]);
     expect(await store.getBatch(batchId)).toMatchObject({ status: 'running', requeuing: false, failed: 0 });
   });
+
+  it('left halfway, is finished by a resume without the rows whose charge is unknown', async () => {
+    const store = memoryBatchStore();
+    const queue = new RecordingWorkQueue();
+    const batchId = await mixedFailures(store, queue);
+    await store.reopenForRedrive(batchId);
+    queue.work.length = 0;
+
+    await resumeInterruptedBatches({
+      ...asStores(store),
+      queue,
+      logger: new MemoryLogger(),
+      settings: { stuckClaimSeconds: 60 },
+    });
+    const rows = await store.getRows(batchId, [1, 2, 3, 4, 5]);
+
+    expect(queue.work.map((message) => message.row).sort()).toEqual([1, 2]);
+    expect(rows.map((row) => row.state)).toEqual(['queued', 'queued', 'failed', 'failed', 'failed']);
+  });
+
+  it('is not started again on a batch whose redrive revision is already under way', async () => {
+    const store = memoryBatchStore();
+    const queue = new RecordingWorkQueue();
+    const batchId = await mixedFailures(store, queue);
+    const control = { ...asStores(store), queue, logger: new MemoryLogger() };
+    await redriveBatch(batchId, control);
+    queue.work.length = 0;
+
+    const again = await redriveBatch(batchId, control, 'charge_unknown');
+
+    expect(again).toEqual({ outcome: 'not_completed', batchId });
+    expect(queue.work).toEqual([]);
+  });
 });

@@ -32,8 +32,8 @@ async function agreeToBuyAgain(
   options: RedriveOptions,
 ): Promise<boolean> {
   const batch = await connection.store.getBatch(batchId);
-  // Anything but a completed batch is for redriveBatch to answer (an interrupted redrive goes on unasked).
-  if (batch === null || batch.status !== 'completed') return true;
+  // A batch redriveBatch would refuse is for it to answer; a completed one, or a redrive stopped halfway, is asked.
+  if (batch === null || !(batch.status === 'completed' || batch.requeuing)) return true;
   const rows = (await redrivableRows(batchId, connection)).charge_unknown;
   if (rows === 0) return true;
   const price = pricePerQueryOf(batch);
