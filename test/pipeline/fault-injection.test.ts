@@ -155,47 +155,47 @@ describe('fault injection on the whole local pipeline', () => {
     return { ...screened, victim, stats: pipeline.emulator.stats() };
   }
 
-  it('a worker that fails between the bureau answer and the settle: that row ends charge unknown, bought once', async () => {
-    const { summary, manifest, victim, stats } = await screenWithOneFailure('crash mid batch', false);
+  it.each([
+    {
+      title: 'that row ends charge unknown, bought once',
+      rebuyChargeUnknown: false,
+      counts: { screened: 39, failed: 1 },
+      victimRow: { status: 'failed', charge_state: 'charge_unknown' },
+      victimCharges: 1,
+    },
+    {
+      title: 'with rebuyChargeUnknown, only that document is paid twice, and its row says so',
+      rebuyChargeUnknown: true,
+      counts: { screened: 40, failed: 0 },
+      victimRow: { status: 'screened', charge_state: 'charge_unknown' },
+      victimCharges: 2,
+    },
+  ])(
+    'a worker that fails between the bureau answer and the settle: $title',
+    async (expected) => {
+      const { summary, manifest, victim, stats } = await screenWithOneFailure(
+        `crash mid batch ${expected.rebuyChargeUnknown}`,
+        expected.rebuyChargeUnknown,
+      );
 
-    expectNothingLost(summary, 40);
-    expect(manifest.counts).toMatchObject({ screened: 39, failed: 1 });
-    expect(Object.values(stats.chargesByDocument).every((count) => count === 1)).toBe(true);
-    expect(stats.charged).toBe(40);
-    expect(expectChargesReconciled(summary, stats.chargesByDocument)).toEqual({
-      charged: 39,
-      notCharged: 0,
-      unknown: 1,
-      chargesOnUnknown: 1,
-    });
-    expect(summary.find((line) => line.document === victim)).toMatchObject({
-      status: 'failed',
-      charge_state: 'charge_unknown',
-    });
-  }, 120_000);
-
-  it('the same failure with rebuyChargeUnknown: only that document is paid twice, and its row says so', async () => {
-    const { summary, manifest, victim, stats } = await screenWithOneFailure(
-      'crash mid batch, bought again',
-      true,
-    );
-
-    expectNothingLost(summary, 40);
-    expect(manifest.counts).toMatchObject({ screened: 40, failed: 0 });
-    expect(stats.chargesByDocument[victim]).toBe(2);
-    expect(
-      Object.entries(stats.chargesByDocument)
-        .filter(([document]) => document !== victim)
-        .every(([, count]) => count === 1),
-    ).toBe(true);
-    expect(stats.charged).toBe(41);
-    // The one document paid twice is the one row whose charges the summary does not vouch for.
-    expect(expectChargesReconciled(summary, stats.chargesByDocument)).toEqual({
-      charged: 39,
-      notCharged: 0,
-      unknown: 1,
-      chargesOnUnknown: 2,
-    });
-    expect(summary.find((line) => line.document === victim)?.charge_state).toBe('charge_unknown');
-  }, 120_000);
+      expectNothingLost(summary, 40);
+      expect(manifest.counts).toMatchObject(expected.counts);
+      expect(stats.chargesByDocument[victim]).toBe(expected.victimCharges);
+      expect(
+        Object.entries(stats.chargesByDocument)
+          .filter(([document]) => document !== victim)
+          .every(([, count]) => count === 1),
+      ).toBe(true);
+      expect(stats.charged).toBe(39 + expected.victimCharges);
+      // The one document whose answer was lost is the one row whose charges the summary does not vouch for.
+      expect(expectChargesReconciled(summary, stats.chargesByDocument)).toEqual({
+        charged: 39,
+        notCharged: 0,
+        unknown: 1,
+        chargesOnUnknown: expected.victimCharges,
+      });
+      expect(summary.find((line) => line.document === victim)).toMatchObject(expected.victimRow);
+    },
+    120_000,
+  );
 });

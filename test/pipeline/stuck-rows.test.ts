@@ -52,7 +52,11 @@ async function stopPipeline(pipeline: LocalPipeline): Promise<void> {
 }
 
 /** Ingests a list, keeping its work messages back (the test sends them, or not). */
-async function ingestHoldingMessages(pipeline: LocalPipeline, documents: readonly string[]) {
+async function ingestHoldingMessages(
+  pipeline: LocalPipeline,
+  documents: readonly string[],
+  bureauEndpoint: string | null = pipeline.bureauEndpoint,
+) {
   const queue = new RecordingWorkQueue();
   const upload = await pipeline.upload(await writeCsv('list.csv', customerListCsv(documents)), 'a');
   const outcome = await ingestUpload(upload, {
@@ -63,7 +67,7 @@ async function ingestHoldingMessages(pipeline: LocalPipeline, documents: readonl
       defaultBureau: 'a',
       maxRows: 1000,
       excelSummary: false,
-      bureauEndpoint: pipeline.bureauEndpoint,
+      ...(bureauEndpoint === null ? {} : { bureauEndpoint }),
     },
   });
   return { batchId: outcome.batchId, messages: queue.work };
@@ -131,28 +135,28 @@ describe('stuck rows', () => {
     );
   }, 60_000);
 
-  it('leaves alone, locally, a batch started against another bureau endpoint', async () => {
+  it('leaves alone, locally, a batch started against another bureau, or before endpoints were recorded', async () => {
     const emulator = await startEmulator();
     const pipeline = await startPipeline(emulator, undefined, { eventSources: false });
-    const { batchId, messages } = await ingestHoldingMessages(
-      pipeline,
-      distinctDocuments(1, 'other endpoint'),
-    );
-    await pipeline.store.claimRow(batchId, messages[0]?.row ?? 0, -(stuckClaimSeconds(FAST_SETTINGS) + 60));
-    const queue = new RecordingWorkQueue();
-    const sweep = (bureauEndpoint: string) =>
-      sweepStuckRows({
-        ...asStores(pipeline.store),
-        queue,
-        logger: new MemoryLogger(),
-        settings: { stuckClaimSeconds: stuckClaimSeconds(FAST_SETTINGS), bureauEndpoint },
-      });
+    const stuck = async (label: string, bureauEndpoint: string | null) => {
+      const { batchId, messages } = await ingestHoldingMessages(
+        pipeline,
+        distinctDocuments(1, label),
+        bureauEndpoint,
+      );
+      await pipeline.store.claimRow(batchId, messages[0]?.row ?? 0, -(stuckClaimSeconds(FAST_SETTINGS) + 60));
+      return batchId;
+    };
+    const own = await stuck('this bureau', pipeline.bureauEndpoint);
+    const other = await stuck('another bureau', 'https://another-bureau.example');
+    const unrecorded = await stuck('unrecorded', null);
 
-    const elsewhere = await sweep('https://another-bureau.example');
-    const here = await sweep(pipeline.bureauEndpoint);
+    const report = await pipeline.sweep();
 
-    expect(elsewhere).toMatchObject({ batches: 0, requeued: 0 });
-    expect(here).toMatchObject({ batches: 1, requeued: 1 });
+    expect(report).toMatchObject({ batches: 1, requeued: 1 });
+    expect((await pipeline.store.getRows(own, [1]))[0]).toMatchObject({ state: 'queued' });
+    for (const batchId of [other, unrecorded])
+      expect((await pipeline.store.getRows(batchId, [1]))[0]).toMatchObject({ state: 'claimed' });
   }, 60_000);
 
   it('leaves the row to a worker that took it over between the sweep reading it and releasing it', async () => {

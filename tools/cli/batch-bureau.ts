@@ -76,3 +76,32 @@ export async function openBatchBureau(
     close: async () => undefined,
   };
 }
+
+/**
+ * Which unfinished batches one `resume` can take further: one bureau's (a run calls one). The `--live` gateway's
+ * when BUREAU_TOKEN is set and one gateway is waiting, else the bundled emulator's; `later` says, in one line, what
+ * is left for another resume (null when nothing is). Several gateways at once cannot be told apart by one token:
+ * refused in one line, nothing sent.
+ */
+export function resumableNow(unfinished: readonly BatchRecord[]): {
+  readonly resume: readonly BatchRecord[];
+  readonly later: string | null;
+} {
+  const endpoints = [...new Set(unfinished.map(endpointOf))];
+  if (endpoints.length <= 1) return { resume: unfinished, later: null };
+  const gateways = endpoints.filter((endpoint) => endpoint !== BUILT_IN_EMULATOR_ENDPOINT);
+  const token = process.env.BUREAU_TOKEN;
+  const tokenGiven = token !== undefined && token !== '';
+  if (tokenGiven && gateways.length > 1)
+    throw new CliError(
+      `unfinished batches wait for ${gateways.length} bureaus (${gateways.map((endpoint) => printable(endpoint)).join(', ')}) and one BUREAU_TOKEN cannot tell them apart: nothing was sent`,
+    );
+  const chosen = tokenGiven ? (gateways[0] as string) : BUILT_IN_EMULATOR_ENDPOINT;
+  const resume = unfinished.filter((batch) => endpointOf(batch) === chosen);
+  const left = unfinished.filter((batch) => endpointOf(batch) !== chosen);
+  const where = [...new Set(left.map(endpointOf))].map((endpoint) => printable(endpoint)).join(', ');
+  return {
+    resume,
+    later: `${left.length === 1 ? '1 batch started' : `${left.length} batches started`} against ${where} left for later: ${tokenGiven ? 'resume them without BUREAU_TOKEN' : 'resume them with BUREAU_TOKEN set to its token'}`,
+  };
+}

@@ -36,23 +36,27 @@ export function checkBatchId(batchId: string): string {
 /**
  * Runs a control command. Locally the pipeline's workers and finaliser run for the command's duration, against
  * the bureau the batches it continues were started against (the bundled emulator at `--epoch`, or a `--live`
- * gateway), so a cancel or redrive finishes before the command returns.
+ * gateway), so a cancel or redrive finishes before the command returns. They start when `body` calls
+ * `startWorkers`, after its change is made (a cancel is written before any row is taken further), and take only
+ * these batches further.
  */
 export async function withTarget<T>(
   options: WorkOptions,
   continued: (connection: PipelineConnection) => Promise<readonly BatchRecord[]>,
-  body: (connection: PipelineConnection) => Promise<T>,
+  body: (connection: PipelineConnection, startWorkers: () => Promise<void>) => Promise<T>,
   /** Whether the command buys nothing for these batches: a `--live` batch's token is then not needed. */
   buysNothing: (batches: readonly BatchRecord[]) => boolean = () => false,
 ): Promise<T> {
-  if (options.stack) return withConnection(options, body);
+  if (options.stack) return withConnection(options, (connection) => body(connection, async () => undefined));
   let bureau: BatchBureau | null = null;
   try {
     return await withConnection(options, async (connection) => {
       const batches = await continued(connection);
-      bureau = await openBatchBureau(batches, options.epoch, { buysNothing: buysNothing(batches) });
-      await connection.local?.startWorkers(bureau.target);
-      return body(connection);
+      const opened = await openBatchBureau(batches, options.epoch, { buysNothing: buysNothing(batches) });
+      bureau = opened;
+      const startWorkers = async () =>
+        connection.local?.startWorkers(opened.target, { batches: batches.map((batch) => batch.batchId) });
+      return body(connection, startWorkers);
     });
   } finally {
     // Once the workers have stopped with the connection: none is left calling it.
@@ -103,11 +107,6 @@ export function addWorkOptions(command: Command): Command {
 }
 
 /**
- * Registers a command that changes one batch: the id and `--out` are checked before anything is opened (a redrive
- * or an approval pays for queries: where the rewritten results go is checked first), then `change` runs against
- * the target and, when it returns true, the batch is followed and its results downloaded.
- */
-/**
  * A cancel or a reject never buys; an approve buys only for a batch still waiting for it (any other is refused in
  * its own words, which a missing token must not hide).
  */
@@ -116,6 +115,11 @@ function buysNothing(command: string, batches: readonly BatchRecord[]): boolean 
   return command === 'approve' && batches.every((batch) => batch.status !== 'awaiting_approval');
 }
 
+/**
+ * Registers a command that changes one batch: the id and `--out` are checked before anything is opened (a redrive
+ * or an approval pays for queries: where the rewritten results go is checked first), then `change` runs against
+ * the target and, when it returns true, the workers start and the batch is followed and its results downloaded.
+ */
 export function registerBatchChange(
   command: Command,
   change: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<boolean>,
@@ -128,9 +132,10 @@ export function registerBatchChange(
     return withTarget(
       options,
       (connection) => batchNamed(connection, batchId),
-      async (connection) => {
+      async (connection, startWorkers) => {
         const follow = await change(batchId, connection, options);
         if (!follow || !(options.wait || connection.local)) return;
+        await startWorkers();
         await followAndDownload(connection, batchId, options);
         await followed?.(batchId, connection, options);
       },

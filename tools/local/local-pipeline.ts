@@ -36,7 +36,7 @@ import {
   validateSettings,
 } from '../../src/contract/index.ts';
 import type { BatchRecord } from '../../src/domain/batch/index.ts';
-import { bureauEndpointOf } from '../../src/domain/bureau/index.ts';
+import { bureauEndpointOf, continuesAt } from '../../src/domain/bureau/index.ts';
 import { type PortfolioSettings, portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import type {
   AuditLog,
@@ -57,6 +57,7 @@ import {
   workerSettings,
 } from '../../src/functions/shared/pipeline-adapters.ts';
 import { createWorkerHandler } from '../../src/functions/worker/worker-handler.ts';
+import { BUILT_IN_EMULATOR_ENDPOINT } from '../emulator/service-emulator.ts';
 import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch } from './batch-results.ts';
 import { fanOutEvents } from './fan-out-events.ts';
 import { type FollowOptions, followBatch } from './follow-batch.ts';
@@ -140,7 +141,7 @@ export class LocalPipeline {
     this.#base = { ...adapters, logger: this.logger, events: this.#published, audit: this.audit };
     this.#ingest = this.#ingestHandler();
     this.#policyCheck = createPolicyCheckHandler({ ...this.#base, policyLoader: zenCreditPolicyLoader });
-    this.#sweeper = this.#sweeperOf(this.bureauEndpoint);
+    this.#sweeper = this.#sweeperOf();
     this.#finalise = finaliseDependencies(this.#base, settings);
   }
 
@@ -160,20 +161,34 @@ export class LocalPipeline {
     });
   }
 
-  #sweeperOf(bureauEndpoint: string): SweeperDependencies {
-    const settings = { stuckClaimSeconds: stuckClaimSeconds(this.settings), bureauEndpoint };
-    return { ...this.#adapters, logger: this.logger, settings };
+  #sweeperOf(only?: ReadonlySet<string>): SweeperDependencies {
+    const settings = { stuckClaimSeconds: stuckClaimSeconds(this.settings) };
+    const continues = (batch: BatchRecord) =>
+      this.continues(batch) && (only === undefined || only.has(batch.batchId));
+    return { ...this.#adapters, logger: this.logger, settings, continues };
+  }
+
+  /**
+   * Whether this pipeline may take a batch further: it was started against the bureau it calls (a batch stored
+   * before endpoints were recorded ran against the bundled emulator).
+   */
+  continues(batch: BatchRecord): boolean {
+    return continuesAt(batch, this.bureauEndpoint, BUILT_IN_EMULATOR_ENDPOINT);
   }
 
   /**
    * Starts the workers, the dead-letter handler and the finaliser, calling the bureau at `target`; first queues
    * again what an interrupted run on this state left of the batches started there (their queues were lost with
-   * it). Batches started against another endpoint are left alone, for a run that calls it. Once per pipeline.
+   * it). Batches started against another endpoint are left alone, for a run that calls it; with `batches`, so are
+   * all but those (a command on one batch takes no other further). Once per pipeline.
    */
-  async startWorkers(target: LocalBureauTarget, sweepIntervalSeconds?: number): Promise<void> {
+  async startWorkers(
+    target: LocalBureauTarget,
+    options: { readonly sweepIntervalSeconds?: number; readonly batches?: readonly string[] } = {},
+  ): Promise<void> {
     if (this.#sources.size > 0) throw new Error('the local workers are already started');
     this.bureauEndpoint = target.bureauEndpoint ?? bureauEndpointOf(target.bureauBaseUrl);
-    this.#sweeper = this.#sweeperOf(this.bureauEndpoint);
+    this.#sweeper = this.#sweeperOf(options.batches && new Set(options.batches));
     this.#ingest = this.#ingestHandler();
     const bureau =
       target.bureau ??
@@ -197,7 +212,7 @@ export class LocalPipeline {
     // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.
     if (this.#stateDirectory !== undefined) await this.#resume();
     for (const source of this.#sources.values()) source.start();
-    this.#sweepEvery((sweepIntervalSeconds ?? DEFAULT_SWEEP_INTERVAL_SECONDS) * 1000);
+    this.#sweepEvery((options.sweepIntervalSeconds ?? DEFAULT_SWEEP_INTERVAL_SECONDS) * 1000);
   }
 
   readonly #stateDirectory: string | undefined;
@@ -222,7 +237,7 @@ export class LocalPipeline {
     const pipeline = new LocalPipeline(stack, settings, options, auditKey);
     if (options.eventSources !== false) {
       try {
-        await pipeline.startWorkers(options, options.sweepIntervalSeconds);
+        await pipeline.startWorkers(options, { sweepIntervalSeconds: options.sweepIntervalSeconds });
       } catch (error) {
         await pipeline.stop();
         throw error;

@@ -9,7 +9,6 @@ import {
   stuckClaimsBefore,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
-import { continuesAt } from '../../domain/bureau/index.ts';
 import type { BatchRecords, BatchRows, Logger, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 
@@ -18,12 +17,6 @@ interface SweeperSettings {
   readonly stuckClaimSeconds: number;
   /** How many of the newest batches a sweep looks at. @default 1000 */
   readonly batchesPerSweep?: number;
-  /**
-   * Only batches started against this bureau endpoint are swept: a local run leaves another endpoint's batches to a
-   * run that calls it. Unset in AWS, where every batch must finish (its worker refuses to call another bureau).
-   * @default every batch
-   */
-  readonly bureauEndpoint?: string;
 }
 
 export interface SweeperDependencies {
@@ -33,6 +26,12 @@ export interface SweeperDependencies {
   readonly logger: Logger;
   readonly settings: SweeperSettings;
   readonly now?: () => number;
+  /**
+   * The batches this sweeper may take further: a local run leaves another bureau's batches (and, for a command on
+   * one batch, the others) to a run that continues them. Unset in AWS, where every batch must finish (its worker
+   * refuses to call another bureau). @default every batch
+   */
+  readonly continues?: (batch: BatchRecord) => boolean;
 }
 
 /** What a sweep did: running batches looked at, rows queued again, and how many of those were claimed. */
@@ -74,9 +73,10 @@ export async function sweepStuckRows(deps: SweeperDependencies): Promise<SweepRe
 }
 
 async function recentBatches(deps: SweeperDependencies): Promise<BatchRecord[]> {
-  const { batchesPerSweep, bureauEndpoint } = deps.settings;
-  const batches = await deps.batchRecords.listBatches(batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP);
-  return batches.filter((batch) => continuesAt(batch, bureauEndpoint));
+  const batches = await deps.batchRecords.listBatches(
+    deps.settings.batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP,
+  );
+  return deps.continues === undefined ? batches : batches.filter(deps.continues);
 }
 
 /**

@@ -9,12 +9,16 @@ export function bureauEndpointOf(baseUrl: string): string {
 }
 
 /**
- * Whether a batch may be continued by a pipeline calling `endpoint`: it was started there, or before batches
- * recorded where (null or absent), or the pipeline does not say where it calls (undefined).
+ * Whether a batch may be continued by a pipeline calling `endpoint`: it was started there, or the pipeline does not
+ * say where it calls (undefined). A batch stored before endpoints were recorded counts as started at `unrecorded`:
+ * the local runner says the bundled emulator (where such batches were continued before); left undefined, as in AWS
+ * (one endpoint per stack), such a batch continues anywhere.
  */
 export function continuesAt(
   batch: { readonly bureauEndpoint?: string | null },
   endpoint: string | undefined,
+  unrecorded?: string,
 ): boolean {
-  return endpoint === undefined || batch.bureauEndpoint == null || batch.bureauEndpoint === endpoint;
+  const started = batch.bureauEndpoint ?? unrecorded;
+  return endpoint === undefined || started === undefined || started === endpoint;
 }

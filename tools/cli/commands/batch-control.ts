@@ -10,6 +10,7 @@ import {
 import type { ApprovalDecision, BatchRecord } from '../../../src/domain/batch/index.ts';
 import { formatBrl } from '../../../src/domain/spend/index.ts';
 import { RESUME_LOOKBACK } from '../../local/local-pipeline.ts';
+import { resumableNow } from '../batch-bureau.ts';
 import {
   addWorkOptions,
   checkBatchId,
@@ -208,15 +209,20 @@ function registerResumeCommand(program: Command): void {
         'resume is for the local state: a deployed stack resumes stuck rows by itself (its sweeper)',
       );
     await checkResultsDirectoryOption(options.out, 'batch folders');
-    let unfinished: BatchRecord[] = [];
+    let unfinished: readonly BatchRecord[] = [];
     const unfinishedOf = async (connection: PipelineConnection) => {
       // As the interrupted run left them: one finalised as this run started is still followed to its results.
-      unfinished = (await connection.store.listBatches(RESUME_LOOKBACK)).filter(
-        (batch) => batch.status === 'running' || batch.status === 'finalising',
+      const { resume, later } = resumableNow(
+        (await connection.store.listBatches(RESUME_LOOKBACK)).filter(
+          (batch) => batch.status === 'running' || batch.status === 'finalising',
+        ),
       );
+      if (later !== null) process.stderr.write(`${later}\n`);
+      unfinished = resume;
       return unfinished;
     };
-    return withTarget(options, unfinishedOf, async (connection) => {
+    return withTarget(options, unfinishedOf, async (connection, startWorkers) => {
+      await startWorkers();
       const resumed = connection.local?.resumed;
       print({ batches: unfinished.map((batch) => batch.batchId), resumed }, options, () =>
         unfinished.length === 0

@@ -75,7 +75,9 @@ export function registerRedriveCommand(program: Command): void {
       const outcome = await redriveBatch(batchId, connection, selection);
       if (outcome.outcome === 'nothing_to_redrive') {
         const what =
-          selection === 'charge_unknown' ? 'no rows whose charge is unknown' : 'no failed documents';
+          selection === 'charge_unknown'
+            ? 'no rows whose charge is unknown'
+            : 'no failed rows that were never possibly charged';
         print(
           outcome,
           options,

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { IngestOutcome } from '../../../src/application/ingest/ingest-upload.ts';
 import type { BatchManifest } from '../../../src/contract/index.ts';
 import type { BatchRecord } from '../../../src/domain/batch/index.ts';
-import { continuesAt } from '../../../src/domain/bureau/index.ts';
+import { BUILT_IN_EMULATOR_ENDPOINT } from '../../emulator/service-emulator.ts';
 import { progressOf } from '../../local/batch-results.ts';
 import type { BatchProgress, UploadOptions } from '../../local/local-pipeline.ts';
 import { localSettings } from '../../local/local-settings.ts';
@@ -70,9 +70,13 @@ async function unfinishedBatchOf(
   if (candidates.length === 0) return null;
   const sha256 = await sha256Of(file);
   const batch = candidates.find((candidate) => candidate.sourceSha256 === sha256) ?? null;
-  if (batch !== null && !continuesAt(batch, run.pipeline.bureauEndpoint))
+  if (batch !== null && !run.pipeline.continues(batch))
     throw new CliError(
-      `batch ${batch.batchId} of ${printable(file)} was started against ${printable(batch.bureauEndpoint ?? '')}, not the bureau this run calls: nothing was sent. Continue it there (the same --live --base-url and BUREAU_TOKEN), or screen it as a new batch with --new-batch`,
+      `batch ${batch.batchId} of ${printable(file)} was started against ${printable(batch.bureauEndpoint ?? BUILT_IN_EMULATOR_ENDPOINT)}, not the bureau this run calls: nothing was sent. ${
+        (batch.bureauEndpoint ?? BUILT_IN_EMULATOR_ENDPOINT) === BUILT_IN_EMULATOR_ENDPOINT
+          ? 'Continue it without --live'
+          : 'Continue it there (the same --live --base-url and BUREAU_TOKEN)'
+      }, or screen it as a new batch with --new-batch`,
     );
   if (batch !== null) {
     taken.add(batch.batchId);
