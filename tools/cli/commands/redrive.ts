@@ -5,6 +5,7 @@ import { redrivableRows, redriveBatch } from '../../../src/application/batch-con
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import type { BatchRecord, RedriveSelection } from '../../../src/domain/batch/index.ts';
 import { formatBrl } from '../../../src/domain/spend/index.ts';
+import { readManifest } from '../../local/batch-results.ts';
 import { askToBuy } from '../approval-prompt.ts';
 import { print, registerBatchChange, type WorkOptions } from '../batch-change.ts';
 import { CliError } from '../cli-error.ts';
@@ -34,7 +35,12 @@ async function agreeToBuyAgain(
   const batch = await connection.store.getBatch(batchId);
   // A batch redriveBatch would refuse is for it to answer; a completed one, or a redrive stopped halfway, is asked.
   if (batch === null || !(batch.status === 'completed' || batch.requeuing)) return true;
-  const rows = (await redrivableRows(batchId, connection)).charge_unknown;
+  // A completed batch's manifest counts them already; only a stopped redrive needs its rows read.
+  const manifest = batch.status === 'completed' ? await readManifest(connection.objects, batchId) : null;
+  const rows =
+    manifest?.revision === batch.revision && manifest.chargeUnknownFailed !== undefined
+      ? manifest.chargeUnknownFailed
+      : (await redrivableRows(batchId, connection)).charge_unknown;
   if (rows === 0) return true;
   const price = pricePerQueryOf(batch);
   const offer = `batch ${batchId}: ${rows} rows whose earlier call may have been charged would be bought again for ${formatBrl(rows * price)} (${formatBrl(price)} each, possibly paid twice)`;
