@@ -1,5 +1,5 @@
 /** What a local pipeline is started with. */
-import type { PipelineSettings } from '../../src/contract/index.ts';
+import type { BatchManifest, PipelineSettings } from '../../src/contract/index.ts';
 import type { BureauGateway, EventPublisher, Logger } from '../../src/domain/ports/index.ts';
 import type { LocalEngine, SharedDynamoDb } from './local-stack.ts';
 import type { StrictModeOptions } from './strict-aws-proxy.ts';
@@ -52,4 +52,20 @@ export interface LocalPipelineOptions extends LocalBureauTarget {
   readonly engine?: LocalEngine;
   /** Where events go besides {@link LocalPipeline.events} (the run's webhooks). @default nowhere else */
   readonly alsoPublishTo?: EventPublisher;
+}
+
+/** How a customer list is uploaded: what its S3 metadata and key ask of its batch. */
+export interface UploadOptions {
+  /** The batch's own spending cap (S3 metadata `max-charges`). */
+  readonly maxCharges?: number;
+  /** Ask for the priority lane: the file goes under `incoming/<bureau>/priority/`. */
+  readonly priority?: boolean;
+  /** The credit policy (a name under `policies/`, put there by `LocalPipeline.putPolicy`) that decides it. */
+  readonly policy?: string;
+}
+
+/** Where a batch's results were written, and its manifest. */
+export interface DownloadedResults {
+  readonly directory: string;
+  readonly manifest: BatchManifest;
 }

@@ -21,7 +21,6 @@ import {
   type SweepReport,
   sweepStuckRows,
 } from '../../src/application/sweeper/sweep-stuck-rows.ts';
-import type { BatchManifest } from '../../src/contract/index.ts';
 import {
   type PipelineFunction,
   type PipelineSettings,
@@ -64,7 +63,12 @@ import { type FollowOptions, followBatch } from './follow-batch.ts';
 import { UploadWatcher } from './incoming-objects.ts';
 import { localEventSources } from './local-event-sources.ts';
 import { adaptersOn, finaliseDependencies } from './local-handlers.ts';
-import type { LocalBureauTarget, LocalPipelineOptions } from './local-pipeline-options.ts';
+import type {
+  DownloadedResults,
+  LocalBureauTarget,
+  LocalPipelineOptions,
+  UploadOptions,
+} from './local-pipeline-options.ts';
 
 export type { BatchProgress } from './batch-results.ts';
 
@@ -74,22 +78,7 @@ import { LocalStack } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import type { SqsEventSource } from './sqs-event-source.ts';
 
-export type { LocalPipelineOptions } from './local-pipeline-options.ts';
-
-/** How a customer list is uploaded: what its S3 metadata and key ask of its batch. */
-export interface UploadOptions {
-  /** The batch's own spending cap (S3 metadata `max-charges`). */
-  readonly maxCharges?: number;
-  /** Ask for the priority lane: the file goes under `incoming/<bureau>/priority/`. */
-  readonly priority?: boolean;
-  /** The credit policy (a name under `policies/`, put there by {@link LocalPipeline.putPolicy}) that decides it. */
-  readonly policy?: string;
-}
-
-export interface DownloadedResults {
-  readonly directory: string;
-  readonly manifest: BatchManifest;
-}
+export type { DownloadedResults, LocalPipelineOptions, UploadOptions } from './local-pipeline-options.ts';
 
 const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
 
