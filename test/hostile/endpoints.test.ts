@@ -65,7 +65,7 @@ describe('a batch is continued only by the bureau it was started against', () =>
     expect((await readManifest(join(cwd, 'results'))).counts).toMatchObject({ screened: 8, failed: 0 });
   }, 300_000);
 
-  it('a killed run: screen without --live refuses in one line; resume finishes it against its own bureau', async () => {
+  it('a killed run: screen without --live refuses its state in one line; resume finishes it against its own bureau', async () => {
     const { emulator, cwd, live } = await liveCase('resume', 30, 300);
     const args = ['screen', 'lista.csv', '--state', 'state', '--rate-limit', '4', ...live];
     const killed = startCli(args, { cwd });
@@ -87,7 +87,7 @@ describe('a batch is continued only by the bureau it was started against', () =>
 
     expectOneErrorLine(
       elsewhere,
-      /^credit-screen: batch [0-9a-f]{24} of lista\.csv was started against http:\/\/127\.0\.0\.1:\d+, not the bureau this run calls: nothing was sent\. .*--new-batch$/,
+      /^credit-screen: state holds reports from http:\/\/127\.0\.0\.1:\d+, and this run calls the built-in emulator, which would take them for its own: nothing was sent; name another state directory with --state, or empty this one with --fresh$/,
     );
     expect(requestsElsewhere).toBe(requestsBefore);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -101,5 +101,28 @@ describe('a batch is continued only by the bureau it was started against', () =>
       expect(charges[row.document as string]).toBe(1);
     expect(Math.max(...Object.values(charges))).toBe(1);
     expect(manifest.counts.screened + manifest.counts.failed).toBe(30);
+  }, 300_000);
+
+  it('a state keeps one bureau: a --live run on an emulator state is refused, nothing sent or reused', async () => {
+    const { emulator, cwd, live } = await liveCase('one-bureau', 4);
+    const tried = await runCli(['screen', 'lista.csv', '--state', 'state', '--out', 'tried'], { cwd });
+
+    const refused = await runCli(['screen', 'lista.csv', '--state', 'state', '--new-batch', ...live], {
+      cwd,
+    });
+    const requestsRefused = emulator.stats().requests;
+    const elsewhere = await runCli(['screen', 'lista.csv', '--state', 'live', '--out', 'results', ...live], {
+      cwd,
+    });
+
+    expect(tried.code, tried.stderr).toBe(0);
+    expectOneErrorLine(
+      refused,
+      /^credit-screen: state holds reports from the built-in emulator, and this run calls http:\/\/127\.0\.0\.1:\d+, which would take them for its own: nothing was sent; .*--fresh$/,
+    );
+    expect(requestsRefused).toBe(0);
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    // Its own state reuses nothing of the emulator's: every document is bought from its bureau, once.
+    expect(emulator.stats()).toMatchObject({ requests: 4, charged: 4 });
   }, 300_000);
 });

@@ -8,7 +8,12 @@ import { type BatchBureau, openBatchBureau } from './batch-bureau.ts';
 import { CliError } from './cli-error.ts';
 import { abortOnInterrupt } from './interruption.ts';
 import { addTableOptions } from './option-parsers.ts';
-import { type PipelineConnection, type TargetOptions, withConnection } from './pipeline-connection.ts';
+import {
+  asLocalStartCliError,
+  type PipelineConnection,
+  type TargetOptions,
+  withConnection,
+} from './pipeline-connection.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { checkResultsDirectoryOption, resultsDirectory } from './results-directory.ts';
 import { printable, printableLines } from './terminal-text.ts';
@@ -55,7 +60,11 @@ export async function withTarget<T>(
       const opened = await openBatchBureau(batches, options.epoch, { buysNothing: buysNothing(batches) });
       bureau = opened;
       const startWorkers = async () =>
-        connection.local?.startWorkers(opened.target, { batches: batches.map((batch) => batch.batchId) });
+        connection.local
+          ?.startWorkers(opened.target, { batches: batches.map((batch) => batch.batchId) })
+          .catch((error: unknown) => {
+            throw asLocalStartCliError(error);
+          });
       return body(connection, startWorkers);
     });
   } finally {

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalStateError } from './local-state.ts';
+import { readIfThere, writeOnce } from './private-files.ts';
 
 /** The audit key's file in a state directory, readable by its owner only. */
 const AUDIT_KEY_FILE = 'audit-key';
@@ -13,24 +14,6 @@ const AUDIT_KEY_CHECK_FILE = 'audit-key.check';
 const CHECK_TEXT = 'credit-screen local audit key check, version 1';
 
 const checkOf = (key: string) => createHmac('sha256', key).update(CHECK_TEXT).digest('hex');
-
-async function readIfThere(path: string): Promise<string | null> {
-  try {
-    return (await readFile(path, 'utf8')).trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-/** Writes a file only if it is not there yet (two runs starting on one state agree on the first one's). */
-async function writeOnce(path: string, text: string): Promise<void> {
-  try {
-    await writeFile(path, text, { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-}
 
 /**
  * The local deployment's audit key (what Secrets Manager generates in AWS), kept in the state directory and made

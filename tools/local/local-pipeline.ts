@@ -77,6 +77,7 @@ import { openLocalAuditKey } from './local-audit-key.ts';
 import { LocalStack } from './local-stack.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import type { SqsEventSource } from './sqs-event-source.ts';
+import { keepStateBureau } from './state-bureau.ts';
 
 export type { DownloadedResults, LocalPipelineOptions, UploadOptions } from './local-pipeline-options.ts';
 
@@ -177,6 +178,9 @@ export class LocalPipeline {
   ): Promise<void> {
     if (this.#sources.size > 0) throw new Error('the local workers are already started');
     this.bureauEndpoint = target.bureauEndpoint ?? bureauEndpointOf(target.bureauBaseUrl);
+    // A command that takes no batch further buys nothing: it needs not hold the state to its bureau.
+    if (this.#stateDirectory !== undefined && options.batches?.length !== 0)
+      await keepStateBureau(this.#stateDirectory, this.bureauEndpoint, this.store);
     this.#sweeper = this.#sweeperOf(options.batches && new Set(options.batches));
     this.#ingest = this.#ingestHandler();
     const bureau =

@@ -27,8 +27,12 @@ const MARKER_TEXT =
 const LOCK = 'lock';
 /** Objects being written: each is complete here before it is renamed into `s3/`, so `s3/` never holds half a file. */
 const PARTIAL_OBJECTS = 's3.partial';
-/** What a state directory holds besides its marker: `--fresh` deletes these and nothing else (`s3.next`: older runs). */
-const STATE_ENTRIES = ['dynamodb', 's3', 's3.next', PARTIAL_OBJECTS, LOCK] as const;
+/** The file that names the one bureau endpoint a state's reports came from (see `keepStateBureau`). */
+export const STATE_BUREAU_FILE = 'bureau-endpoint';
+/**
+ * What a state directory holds besides its marker: `--fresh` deletes these and nothing else (`s3.next`: older runs).
+ */
+const STATE_ENTRIES = ['dynamodb', 's3', 's3.next', PARTIAL_OBJECTS, LOCK, STATE_BUREAU_FILE] as const;
 
 // S3 sets LastModified on every PUT, so the first upload time travels in metadata and survives restores.
 const CREATED_METADATA = 'credit-screen-created';

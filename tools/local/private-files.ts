@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /**
@@ -118,5 +118,24 @@ async function removeCreated(deepest: string, top: string): Promise<void> {
   for (let current = deepest; current.startsWith(top); current = dirname(current)) {
     await rmdir(current).catch(() => undefined);
     if (current === top) return;
+  }
+}
+
+/** A small file's text, trimmed, or null when it is not there. */
+export async function readIfThere(path: string): Promise<string | null> {
+  try {
+    return (await readFile(path, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Writes a private file only if it is not there yet (two runs starting on one state agree on the first one's). */
+export async function writeOnce(path: string, text: string): Promise<void> {
+  try {
+    await writeFile(path, text, { flag: 'wx', mode: PRIVATE_FILE_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
