@@ -60,4 +60,5 @@ export function protectAuditLog(
   for (const fn of Object.values(functions)) fn.addToRolePolicy(deny);
   auditKey.grantRead(functions.worker);
   auditKey.grantRead(functions.finalise);
+  auditKey.grantRead(functions.deadLetter);
 }

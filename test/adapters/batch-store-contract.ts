@@ -261,7 +261,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       it('lets one worker claim a row while its lease runs, and another once it ran out', async () => {
         const first = await claim();
         const meanwhile = await store.claimRow(batchId, 1, LEASE_SECONDS);
-        const written = await store.markCallSent(batchId, 1, first.claimToken);
+        const written = await store.markCallSent(batchId, 1, first.claimToken, 1_790_000_000_123);
         subject.advance((LEASE_SECONDS + 1) * 1000);
         const takeover = await store.claimRow(batchId, 1, LEASE_SECONDS);
 
@@ -276,7 +276,8 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         expect(takeover).toMatchObject({
           claimed: true,
           inheritedCall: true,
-          row: { attempts: 2, callPending: true },
+          // When it was written ahead: every holder that finds it unanswered audits it at that one instant.
+          row: { attempts: 2, callPending: true, callSentAt: 1_790_000_000_123 },
         });
       });
 
@@ -293,13 +294,13 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         subject.advance((LEASE_SECONDS + 1) * 1000);
         const current = await claim();
 
-        expect(await store.markCallSent(batchId, 1, stale.claimToken)).toBe(false);
-        expect(await store.markCallSent(batchId, 1, current.claimToken)).toBe(true);
+        expect(await store.markCallSent(batchId, 1, stale.claimToken, Date.now())).toBe(false);
+        expect(await store.markCallSent(batchId, 1, current.claimToken, Date.now())).toBe(true);
       });
 
       it('keeps an inherited call pending once it is recorded as uncertain, until the row settles', async () => {
         const first = await claim();
-        await store.markCallSent(batchId, 1, first.claimToken);
+        await store.markCallSent(batchId, 1, first.claimToken, Date.now());
         subject.advance((LEASE_SECONDS + 1) * 1000);
         const second = await claim();
         const recorded = await store.recordUncertainCall(batchId, 1, second.claimToken);
@@ -320,7 +321,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
           transientFailure: true,
         });
         const afterUnanswered = await claim();
-        await store.markCallSent(batchId, 1, afterUnanswered.claimToken);
+        await store.markCallSent(batchId, 1, afterUnanswered.claimToken, Date.now());
         await store.releaseRow(batchId, 1, afterUnanswered.claimToken, {
           call: 'unknown',
           transientFailure: false,
@@ -469,7 +470,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
 
       it('requeues a dead-lettered row with its pending call counted as uncertain, as the caller read it', async () => {
         const held = await claim(1);
-        expect(await store.markCallSent(batchId, 1, held.claimToken)).toBe(true);
+        expect(await store.markCallSent(batchId, 1, held.claimToken, Date.now())).toBe(true);
         await store.settleAbandonedRow(batchId, 1, { reason: 'dead letter', answered: false });
 
         const misread = await store.requeueFailedRow(batchId, 1, { callPending: false });

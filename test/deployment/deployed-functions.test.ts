@@ -225,7 +225,7 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     });
     const claim = await batchRows.claimRow(batchId, 1, -7 * 24 * 3600);
     if (!claim.claimed) throw new Error('row 1 could not be claimed');
-    expect(await batchRows.markCallSent(batchId, 1, claim.claimToken)).toBe(true);
+    expect(await batchRows.markCallSent(batchId, 1, claim.claimToken, Date.now())).toBe(true);
 
     const swept = await deployed.function('Sweeper').process.invoke({});
     deployed.startEventSources('Worker');

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHARGE_UNKNOWN_DETAIL } from '../../src/domain/batch/index.ts';
+import { formatBrl } from '../../src/domain/spend/index.ts';
 import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
 import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
@@ -17,6 +18,7 @@ import { caseFolder, expectOneErrorLine } from './harness.ts';
 /** Kills per run of the test: each is a whole local pipeline started and killed (about 5 s). */
 const KILLS = Number(process.env.CREDIT_SCREEN_TEST_KILLS ?? 6);
 const DOCUMENTS = 30;
+const escaped = (text: string) => text.replace(/[$.()]/g, '\\$&');
 
 let emulator: ServiceEmulator;
 afterAll(async () => {
@@ -40,6 +42,9 @@ describe('screen killed with -9 at random moments, then run again', () => {
       '4',
       '--concurrency',
       '3',
+      // A contract price of the user's: every later quote of this batch (its last line, the redrive) is at it.
+      '--price',
+      'a=3,15',
       '--live',
       '--base-url',
       emulator.url,
@@ -82,7 +87,7 @@ describe('screen killed with -9 at random moments, then run again', () => {
     expect(unknown.length).toBeGreaterThan(0);
     expect(last.stdout + last.stderr).toMatch(
       new RegExp(
-        `charge unknown: \\d+ rows .*; ${unknown.length} of them failed and are not bought again without your word: credit-screen redrive ${manifest.batchId} --charge-unknown --state \\S+ buys them again for R\\$ [\\d.,]+$`,
+        `charge unknown: \\d+ rows .*; ${unknown.length} of them failed and are not bought again without your word: credit-screen redrive ${manifest.batchId} --charge-unknown --state \\S+ buys them again for ${escaped(formatBrl(unknown.length * 3.15))}$`,
         'm',
       ),
     );
@@ -107,7 +112,7 @@ describe('screen killed with -9 at random moments, then run again', () => {
     expectOneErrorLine(
       unasked,
       new RegExp(
-        `^credit-screen: batch ${manifest.batchId}: ${unknown.length} rows whose earlier call may have been charged would be bought again for R\\$ [\\d.,]+ \\(R\\$ [\\d.,]+ each, possibly paid twice\\): nothing was bought\\. Rerun with --yes to buy them$`,
+        `^credit-screen: batch ${manifest.batchId}: ${unknown.length} rows whose earlier call may have been charged would be bought again for ${escaped(formatBrl(unknown.length * 3.15))} \\(R\\$ 3,15 each, possibly paid twice\\): nothing was bought\\. Rerun with --yes to buy them$`,
       ),
     );
     expect(chargedBefore).toEqual(charges);

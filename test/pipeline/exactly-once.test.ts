@@ -226,6 +226,32 @@ describe('exactly-once screening', () => {
     expect(manifest?.counts).toMatchObject({ rows: 3, screened: 2, failed: 1 });
   });
 
+  it('audits once, as charge unknown, the call a dead-lettered row’s holder wrote ahead and never saw answered', async () => {
+    const [document] = distinctDocuments(1, 'dead letter, call lost') as [string];
+    const { queue, ingest } = await ingestQuietly([document]);
+    const { batchId } = await ingest();
+    const held = await test.store.claimRow(batchId, 1, 60);
+    if (!held.claimed) throw new Error('the row was not claimed');
+    await test.store.markCallSent(batchId, 1, held.claimToken, Date.parse('2026-11-28T10:00:00.000Z'));
+    const deps = { ...workerDeps(queue), auditBasis: { purpose: 'credit', legalBasis: 'art. 7, X' } };
+
+    await settleDeadLetters(queue.work.map(deliveryOf), deps);
+    await settleDeadLetters(queue.work.map(deliveryOf), deps);
+    const [row] = await test.store.getRows(batchId, [1]);
+    const entries = await test.audit.log.read({ documentKey: await test.audit.documentKeys.keyOf(document) });
+
+    expect(row).toMatchObject({ state: 'failed' });
+    expect(entries.filter((entry) => entry.batchId === batchId)).toEqual([
+      expect.objectContaining({
+        kind: 'bureau_request',
+        at: '2026-11-28T10:00:00.000Z',
+        charge: 'charge_unknown',
+        httpStatus: null,
+        purpose: 'credit',
+      }),
+    ]);
+  });
+
   it('reuses fresh reports at ingest, counting them right across an interrupted ingest, and pays only for the rest', async () => {
     const known = distinctDocuments(60, 'known before');
     const first = await ingestQuietly(known);
@@ -434,10 +460,22 @@ describe('a paid answer is never bought again because of us', () => {
     await screenDocuments(queue.work.map(deliveryOf), deps);
     const [settled] = await test.store.getRows(batchId, [1]);
 
+    const documentKey = await test.audit.documentKeys.keyOf(document);
+    const entries = await test.audit.log.read({ documentKey });
+
     expect(first.batchItemFailures).toHaveLength(1);
     expect(afterFailure).toMatchObject({ state: 'queued', callPending: true });
     expect(settled).toMatchObject({ state: 'failed', detail: CHARGE_UNKNOWN_DETAIL });
     expect(chargesOf(document)).toBe(1);
+    // Both holders found that one call unanswered and audited it, at the instant it was written ahead: one entry.
+    const requests = entries.filter((entry) => entry.batchId === batchId && entry.kind === 'bureau_request');
+    expect(requests).toEqual([
+      expect.objectContaining({
+        charge: 'charge_unknown',
+        httpStatus: null,
+        at: new Date(afterFailure?.callSentAt ?? 0).toISOString(),
+      }),
+    ]);
   });
 
   it('buys again a row whose call timed out when the customer chose coverage over cost (rebuyChargeUnknown)', async () => {

@@ -119,7 +119,7 @@ describe('stuck rows', () => {
     const longAgo = -(stuckClaimSeconds(FAST_SETTINGS) + 60);
     const claim = await pipeline.store.claimRow(batchId, row, longAgo);
     if (!claim.claimed) throw new Error('the row could not be claimed');
-    expect(await pipeline.store.markCallSent(batchId, row, claim.claimToken)).toBe(true);
+    expect(await pipeline.store.markCallSent(batchId, row, claim.claimToken, Date.now())).toBe(true);
     await pipeline.adapters.queue.sendWork(delivered);
 
     const done = await pipeline.waitForCompletion(batchId, {

@@ -50,6 +50,7 @@ import { createDeadLetterHandler } from '../../src/functions/dead-letter/dead-le
 import { createFinaliseHandler } from '../../src/functions/finalise/finalise-handler.ts';
 import { createIngestHandler } from '../../src/functions/ingest/ingest-handler.ts';
 import {
+  auditBasisOf,
   bureauTransportSettings,
   ingestSettings,
   type PipelineAdapters,
@@ -198,7 +199,7 @@ export class LocalPipeline {
         settings: workerSettings(this.settings, this.bureauEndpoint),
         policyLoader: zenCreditPolicyLoader,
       }),
-      deadLetter: createDeadLetterHandler(this.#base),
+      deadLetter: createDeadLetterHandler({ ...this.#base, auditBasis: auditBasisOf(this.settings) }),
       finalise: createFinaliseHandler(this.#finalise),
     };
     this.#sources = localEventSources(this.stack, handlers, onInvocationError);

@@ -179,16 +179,21 @@ export class DynamoDbBatchRows implements BatchRows {
     );
   }
 
-  async markCallSent(batchId: string, row: number, claimToken: string): Promise<boolean> {
+  async markCallSent(batchId: string, row: number, claimToken: string, sentAtMs: number): Promise<boolean> {
     return this.#db.conditionally(() =>
       this.#db.client.send(
         new UpdateCommand({
           TableName: this.#db.tableName,
           Key: rowKey(batchId, row),
-          UpdateExpression: 'SET callPending = :true',
+          UpdateExpression: 'SET callPending = :true, callSentAt = :at',
           ConditionExpression: '#state = :claimed AND claimToken = :token',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':true': true, ':claimed': 'claimed', ':token': claimToken },
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':at': sentAtMs,
+            ':claimed': 'claimed',
+            ':token': claimToken,
+          },
         }),
       ),
     );

@@ -69,6 +69,10 @@ const rowItemSchema = z.object({
   reportKey: reportKeySchema.nullish().transform((value) => value ?? null),
   decision: decisionSchema.nullish().transform((value) => value ?? null),
   callPending: z.boolean().default(false),
+  callSentAt: z
+    .number()
+    .nullish()
+    .transform((value) => value ?? null),
   uncertainCalls: count,
   answered: z.boolean().default(false),
   erasedAt: optionalText,

@@ -79,10 +79,10 @@ export class MemoryBatchRows implements BatchRows {
     return { claimed: true, claimToken, row: toRow(claimed), inheritedCall: current.callPending };
   }
 
-  async markCallSent(batchId: string, row: number, claimToken: string): Promise<boolean> {
+  async markCallSent(batchId: string, row: number, claimToken: string, sentAtMs: number): Promise<boolean> {
     const current = this.#db.held(batchId, row, claimToken);
     if (current === null) return false;
-    this.#db.putRow({ ...current, callPending: true });
+    this.#db.putRow({ ...current, callPending: true, callSentAt: sentAtMs });
     return true;
   }
 

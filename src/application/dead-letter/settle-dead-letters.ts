@@ -1,14 +1,18 @@
 import { answerKey } from '../../contract/index.ts';
+import type { WorkMessage } from '../../domain/batch/index.ts';
 import { parseMessage, workMessageSchema } from '../../domain/batch/index.ts';
 import type {
+  AuditLog,
   BatchRecords,
   BatchRows,
+  DocumentKeys,
   Logger,
   ObjectStore,
   QueueRecord,
   WorkQueue,
 } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
+import { bureauRequestEntry } from '../worker/audit-trail.ts';
 
 export interface DeadLetterDependencies {
   readonly batchRecords: BatchRecords;
@@ -16,6 +20,10 @@ export interface DeadLetterDependencies {
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
   readonly logger: Logger;
+  /** Where a call the row's holders left unanswered is audited; without it, nothing is. */
+  readonly audit?: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
+  /** Why queries are made and on what legal ground, as the deployment configures them (the audit entry's). */
+  readonly auditBasis?: { readonly purpose: string; readonly legalBasis: string };
 }
 
 const REASON = 'failed: the work message reached the dead-letter queue after repeated failures';
@@ -38,6 +46,7 @@ export async function settleDeadLetters(
     }
     try {
       const answered = await deps.objects.exists(answerKey(message.bureau, message.batchId, message.row));
+      const [before] = await deps.batchRows.getRows(message.batchId, [message.row]);
       if (
         await deps.batchRows.settleAbandonedRow(message.batchId, message.row, { reason: REASON, answered })
       ) {
@@ -45,6 +54,7 @@ export async function settleDeadLetters(
           batchId: message.batchId,
           row: message.row,
         });
+        if (before?.callPending && !answered) await auditLostCall(message, before.callSentAt ?? null, deps);
         await finaliseIfLast(message.batchId, deps);
       }
     } catch (error) {
@@ -56,4 +66,29 @@ export async function settleDeadLetters(
     }
   }
   return { batchItemFailures: failures };
+}
+
+/**
+ * A row's holders wrote a call ahead and none of them learnt its answer: that request left and may have been
+ * charged, so the audit counts it (at the instant it was written ahead: a holder that audited it already made the
+ * same entry, kept once). An entry that cannot be written is logged, and never keeps the row from settling.
+ */
+async function auditLostCall(
+  message: WorkMessage,
+  callSentAt: number | null,
+  deps: DeadLetterDependencies,
+): Promise<void> {
+  if (deps.audit === undefined || deps.auditBasis === undefined) return;
+  const at = new Date(callSentAt ?? Date.now()).toISOString();
+  const facts = { message, at, charge: 'charge_unknown' as const, httpStatus: null, basis: deps.auditBasis };
+  try {
+    const documentKey = await deps.audit.documentKeys.keyOf(message.document);
+    await deps.audit.log.append([bureauRequestEntry(facts, documentKey)]);
+  } catch (error) {
+    deps.logger.error('could not write the audit entry', {
+      batchId: message.batchId,
+      row: message.row,
+      error: String(error),
+    });
+  }
 }

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../domain/audit/index.ts';
-import type { ChargeState } from '../../domain/batch/index.ts';
+import type { ChargeState, WorkMessage } from '../../domain/batch/index.ts';
 import type { Decision } from '../../domain/decision/index.ts';
 import { describe, type HeldRow } from './held-row.ts';
 
@@ -21,31 +21,50 @@ async function record(held: HeldRow, entry: (documentKey: string) => AuditEntry)
 
 const nowIso = (held: HeldRow) => new Date((held.deps.now ?? Date.now)()).toISOString();
 
+/** What a bureau request's entry says besides its document's key. */
+export interface BureauRequestFacts {
+  readonly message: WorkMessage;
+  /** ISO 8601: when the answer came, or, for a call that got none, when it was written ahead. */
+  readonly at: string;
+  readonly charge: ChargeState;
+  readonly httpStatus: number | null;
+  /** Why the query was made and on what legal ground, as the deployment configures them. */
+  readonly basis: { readonly purpose: string; readonly legalBasis: string };
+}
+
+/** The audit entry of one request sent to the bureau (the worker's and the dead-letter handler's alike). */
+export const bureauRequestEntry = (facts: BureauRequestFacts, documentKey: string): AuditEntry => ({
+  kind: 'bureau_request',
+  at: facts.at,
+  batchId: facts.message.batchId,
+  row: facts.message.row,
+  documentKey,
+  bureau: facts.message.bureau,
+  charge: facts.charge,
+  httpStatus: facts.httpStatus,
+  purpose: facts.basis.purpose,
+  legalBasis: facts.basis.legalBasis,
+});
+
 /** One request sent to the bureau, with what it may have cost. */
 export function auditBureauRequest(
   held: HeldRow,
   outcome: {
     readonly httpStatus: number | null;
     readonly charge: 'charged' | 'not_charged' | 'unknown';
-    /** When the answer came (epoch ms); now when not given. */
+    /**
+     * When the answer came (epoch ms). Not given: for a call that got none, when it was written ahead, so that each
+     * holder that finds it unanswered records the same entry (kept once); otherwise now.
+     */
     readonly atMs?: number;
   },
 ): Promise<void> {
   const { message, deps } = held;
-  const at = outcome.atMs === undefined ? nowIso(held) : new Date(outcome.atMs).toISOString();
+  const atMs = outcome.atMs ?? (outcome.httpStatus === null ? held.callSentAt : null);
+  const at = atMs === null ? nowIso(held) : new Date(atMs).toISOString();
   const charge: ChargeState = outcome.charge === 'unknown' ? 'charge_unknown' : outcome.charge;
-  return record(held, (documentKey) => ({
-    kind: 'bureau_request',
-    at,
-    batchId: message.batchId,
-    row: message.row,
-    documentKey,
-    bureau: message.bureau,
-    charge,
-    httpStatus: outcome.httpStatus,
-    purpose: deps.settings.audit.purpose,
-    legalBasis: deps.settings.audit.legalBasis,
-  }));
+  const facts = { message, at, charge, httpStatus: outcome.httpStatus, basis: deps.settings.audit };
+  return record(held, (documentKey) => bureauRequestEntry(facts, documentKey));
 }
 
 /** The batch policy's decision on the row's report. */

@@ -124,6 +124,8 @@ export class HeldRow {
    */
   call: CallOutcome;
   uncertainCalls: number;
+  /** When the call pending on the row was written ahead (epoch ms; see `RowRecord.callSentAt`), or null. */
+  callSentAt: number | null;
   /** This row holds its document's purchase (see {@link DocumentPurchases}). */
   holdsPurchase = false;
   /** The purchase's answer is recorded: it answers other batches now, and is never given up. */
@@ -142,6 +144,7 @@ export class HeldRow {
   ) {
     this.uncertainCalls = row.uncertainCalls;
     this.call = inheritedCall ? 'unknown' : 'not_sent';
+    this.callSentAt = row.callSentAt ?? null;
   }
 
   get log() {

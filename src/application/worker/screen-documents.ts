@@ -221,8 +221,10 @@ async function callBureau(
         async () => {
           await deps.bureau.prepare?.(); // a token that cannot be read fails here, before anything is written ahead
           // Written ahead: if this process dies from here on, the next holder knows the call may have been charged.
-          if (!(await deps.batchRows.markCallSent(message.batchId, message.row, held.claimToken)))
+          const sentAt = (deps.now ?? Date.now)();
+          if (!(await deps.batchRows.markCallSent(message.batchId, message.row, held.claimToken, sentAt)))
             throw new ClaimLostBeforeCall();
+          held.callSentAt = sentAt;
           held.call = 'unanswered'; // from here on, only an answer says otherwise
           return deps.bureau.fetchReport(message.bureau, message.document);
         },

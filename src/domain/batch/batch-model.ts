@@ -93,7 +93,10 @@ export interface BatchRecord {
    * it continues the batch. Null or absent for batches stored before it was recorded.
    */
   readonly bureauEndpoint?: string | null;
-  /** The quote of a batch that had to wait for approval (what it would buy, at what cost); null otherwise. */
+  /**
+   * What ingest quoted for the batch (what it would buy, at the price per query it was started with, at what cost):
+   * later quotes of the batch (a redrive's, its last lines) use its price. Null for batches stored before quotes.
+   */
   readonly quote: Quote | null;
   readonly approval: ApprovalDecision | null;
   /** Someone asked to cancel the batch: queued rows are settled `cancelled`, the rest finish. */
@@ -186,6 +189,11 @@ export interface RowRecord extends Omit<NewRow, 'state' | 'report' | 'reportKey'
    * next holder looks for a persisted answer before paying for another one.
    */
   readonly callPending: boolean;
+  /**
+   * When the pending call was written ahead (epoch ms): the instant its audit entry records, so that every holder
+   * or handler that finds the call unanswered records one and the same entry. Absent on rows written before it.
+   */
+  readonly callSentAt?: number | null;
   /** Calls for this row whose answer never reached us (see {@link ChargeEvidence}). */
   readonly uncertainCalls: number;
   /** The bureau answered this row with a report (it was charged). */

@@ -145,9 +145,10 @@ export interface BatchRows {
   /**
    * Writes ahead, on a held row, that its bureau call is about to leave: a holder that dies after this leaves the row
    * marked, so that the next one knows a call may have been charged (and one that dies before, that none was).
-   * False when the claim is no longer this holder's (nothing may be sent then).
+   * False when the claim is no longer this holder's (nothing may be sent then). `sentAtMs` is kept as the row's
+   * `callSentAt`.
    */
-  markCallSent(batchId: string, row: number, claimToken: string): Promise<boolean>;
+  markCallSent(batchId: string, row: number, claimToken: string, sentAtMs: number): Promise<boolean>;
   /** Records on a held row that a call inherited from an earlier holder was never answered; false if not held. */
   recordUncertainCall(batchId: string, row: number, claimToken: string): Promise<boolean>;
   /**

@@ -151,6 +151,12 @@ export function ingestSettings(settings: PipelineSettings, bureauEndpoint?: stri
   };
 }
 
+/** Why bureau queries are made and on what legal ground, as every audit entry of a request records them. */
+export const auditBasisOf = (settings: PipelineSettings) => ({
+  purpose: settings.queryPurpose,
+  legalBasis: settings.legalBasis,
+});
+
 /** The worker's settings, derived from the pipeline's, and where its bureau calls go. */
 export function workerSettings(settings: PipelineSettings, bureauEndpoint?: string): WorkerSettings {
   return {
@@ -163,6 +169,6 @@ export function workerSettings(settings: PipelineSettings, bureauEndpoint?: stri
     bureauTimeoutSeconds: settings.bureauTimeoutSeconds,
     rebuyChargeUnknown: settings.rebuyChargeUnknown,
     monthlyChargeCap: perBureau((bureau) => settings.bureaus[bureau].monthlyChargeCap),
-    audit: { purpose: settings.queryPurpose, legalBasis: settings.legalBasis },
+    audit: auditBasisOf(settings),
   };
 }
