@@ -1,9 +1,9 @@
-// The import rules of ARCHITECTURE.md, checked in `npm test` (`npm run architecture`). Each rule names the layer it
+// The import rules of docs/architecture.md, checked in `npm test` (`npm run architecture`). Each rule names the layer it
 // protects; a violation prints the offending import and the rule's comment.
 /** @type {import('dependency-cruiser').IConfiguration} */
 
 const AWS_SDK = '^node_modules/(@aws-sdk|@smithy|@aws-lambda-powertools|aws-cdk-lib|constructs|cdk-nag)/';
-const PRODUCTION = '^(src|service-client|infrastructure|tools|bin)/';
+const PRODUCTION = '^(src|service-client|lib|lambdas|cli|emulator|bin)/';
 // Lambda's event types come from @types/aws-lambda, imported as `aws-lambda` (type-only, no such runtime package).
 const LAMBDA_EVENT_TYPES = '^aws-lambda$';
 
@@ -48,18 +48,31 @@ module.exports = {
     onlyInto(
       'composition-wires-the-source',
       'A composition root wires use cases to adapters; it never reaches into tools or the construct.',
-      '^src/functions/',
+      '^lambdas/',
       ['^src/', '^service-client/'],
     ),
     onlyInto(
       'construct-reads-only-the-contract',
       'The CDK construct deploys what the contract describes; it imports no Lambda code, domain rule or SDK client, ' +
         'but the policy engine, with which it compiles the policies it ships so a broken one fails at synth.',
-      '^infrastructure/',
+      '^lib/',
       ['^src/contract/', '^src/adapters/decision/zen-credit-policy\\.ts$'],
     ),
+    onlyInto(
+      'cli-drives-the-core',
+      'The command line and its local runner run the core and the same composition roots as Lambda (lambdas/), ' +
+        'against the emulator; they never import the construct (they read what it synthesized, in cdk.out).',
+      '^cli/',
+      ['^src/', '^lambdas/', '^emulator/', '^service-client/'],
+    ),
+    onlyInto(
+      'cli-launcher-starts-the-cli',
+      'The launcher only starts the command line.',
+      '^bin/credit-screen\\.mjs$',
+      ['^cli/main\\.ts$'],
+    ),
     onlyInto('cdk-app-reads-the-construct', 'The CDK app only builds the stack.', '^bin/app\\.ts$', [
-      '^infrastructure/',
+      '^lib/',
     ]),
     onlyInto(
       'service-client-stands-alone',
@@ -70,7 +83,7 @@ module.exports = {
     onlyInto(
       'emulator-shares-nothing',
       'The emulator keeps its own copies, so the emulator and the code it tests cannot share a bug.',
-      '^tools/emulator/',
+      '^emulator/',
       [],
     ),
     {
@@ -91,8 +104,8 @@ module.exports = {
       name: 'lambda-code-never-imports-tools',
       comment: 'Lambda code is bundled and deployed; the CLI, local runner and emulator are not.',
       severity: 'error',
-      from: { path: '^(src|service-client)/' },
-      to: { path: '^tools/' },
+      from: { path: '^(src|lambdas|service-client)/' },
+      to: { path: '^(cli|emulator)/' },
     },
     {
       name: 'no-cycles',
@@ -113,7 +126,10 @@ module.exports = {
       comment:
         'Production code imports only packages listed in package.json dependencies (devDependencies are not installed in production).',
       severity: 'error',
-      from: { path: '^(src|service-client|tools|bin/credit-screen)', pathNot: '^bin/app\\.ts$' },
+      from: {
+        path: '^(src|lambdas|service-client|cli|emulator|bin/credit-screen)',
+        pathNot: '^bin/app\\.ts$',
+      },
       to: { dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown'] },
     },
   ],

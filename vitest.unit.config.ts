@@ -13,9 +13,9 @@ const UNIT_TESTS = [
   'test/adapters/bureau/**/*.test.ts',
   'test/adapters/decision/**/*.test.ts',
   'test/service-client/**/*.test.ts',
-  'test/infrastructure/**/*.test.ts',
-  'test/functions/**/*.test.ts',
-  'test/tools/emulator/**/*.test.ts',
+  'test/lib/**/*.test.ts',
+  'test/lambdas/**/*.test.ts',
+  'test/emulator/**/*.test.ts',
   'test/docs-links.test.ts',
 ];
 
@@ -26,7 +26,7 @@ export default defineConfig({
     ...base.test,
     include: UNIT_TESTS,
     // Runs the handler on the local pipeline (DynamoDB Local): an integration test under a unit folder.
-    exclude: ['**/node_modules/**', 'test/functions/portfolio-schedules/portfolio-schedules-handler.test.ts'],
+    exclude: ['**/node_modules/**', 'test/lambdas/portfolio-schedules/portfolio-schedules-handler.test.ts'],
     globalSetup: [],
   },
 });

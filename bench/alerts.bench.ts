@@ -6,13 +6,13 @@
  */
 import { parseArgs } from 'node:util';
 import type { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import { eventBridgePublisher } from '../src/adapters/aws/eventbridge-publisher.ts';
 import { ChangeAlerts } from '../src/application/finalise/change-alerts.ts';
 import { DEFAULT_ALERT_CHANGE_KINDS } from '../src/contract/index.ts';
 import type { ReportChange } from '../src/domain/monitoring/index.ts';
 import { batchRecord, rowRecord } from '../test/factories/batch-records.ts';
 import { makeCpf } from '../test/factories/documents.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({ options: { documents: { type: 'string', default: '100000' } } });
 const documents = Number(values.documents);

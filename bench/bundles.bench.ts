@@ -12,8 +12,8 @@
  */
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BundledFunction } from '../tools/local/bundled-function.ts';
-import { type BundledFunctionDefinition, readCloudAssembly } from '../tools/local/cloud-assembly.ts';
+import { BundledFunction } from '../cli/local/bundled-function.ts';
+import { type BundledFunctionDefinition, readCloudAssembly } from '../cli/local/cloud-assembly.ts';
 
 const STARTS = 9;
 const args = process.argv.slice(2);

@@ -26,6 +26,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { redecide } from '../cli/decide/redecide.ts';
+import { withResultFiles } from '../cli/decide/result-files.ts';
+import { generateCreditReport } from '../emulator/report-generator.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import { loadZenCreditPolicy } from '../src/adapters/decision/zen-credit-policy.ts';
 import { type BatchManifest, resultKeys } from '../src/contract/index.ts';
 import { type Decision, decisionInput } from '../src/domain/decision/index.ts';
@@ -39,10 +43,6 @@ import {
   type SummaryStatus,
 } from '../src/domain/summary/index.ts';
 import { makeCpf } from '../test/factories/documents.ts';
-import { redecide } from '../tools/cli/decide/redecide.ts';
-import { withResultFiles } from '../tools/cli/decide/result-files.ts';
-import { generateCreditReport } from '../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({
   options: {

@@ -14,6 +14,8 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { generateCreditReport } from '../emulator/report-generator.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import { loadZenCreditPolicy } from '../src/adapters/decision/zen-credit-policy.ts';
 import {
   type DecisionInput,
@@ -24,8 +26,6 @@ import {
 import type { CreditPolicy } from '../src/domain/ports/index.ts';
 import { type Bureau, normaliseCreditReport } from '../src/domain/report/index.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
-import { generateCreditReport } from '../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({
   options: {

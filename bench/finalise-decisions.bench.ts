@@ -11,6 +11,8 @@
  * a requested amount; their reports are 1,000 emulator reports, cycled.
  */
 import { parseArgs } from 'node:util';
+import { generateCreditReport } from '../emulator/report-generator.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import { zenCreditPolicyLoader } from '../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryLogger } from '../src/adapters/memory/memory-logger.ts';
 import { MemoryObjectStore } from '../src/adapters/memory/memory-object-store.ts';
@@ -29,8 +31,6 @@ import { normaliseCreditReport } from '../src/domain/report/index.ts';
 import { reportColumns } from '../src/domain/summary/index.ts';
 import { batchRecord, rowRecord } from '../test/factories/batch-records.ts';
 import { makeCpf } from '../test/factories/documents.ts';
-import { generateCreditReport } from '../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({
   options: { rows: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' } },

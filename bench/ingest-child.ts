@@ -6,12 +6,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LocalResources } from '../cli/local/local-services.ts';
+import { createPipelineAdapters } from '../lambdas/shared/pipeline-adapters.ts';
 import { MemoryLogger } from '../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../src/adapters/memory/recording-event-publisher.ts';
 import { ingestUpload, type UploadedObject } from '../src/application/ingest/ingest-upload.ts';
 import { DEFAULT_SETTINGS } from '../src/contract/index.ts';
-import { createPipelineAdapters } from '../src/functions/shared/pipeline-adapters.ts';
-import type { LocalResources } from '../tools/local/local-stack.ts';
 
 const upload = JSON.parse(process.env.BENCH_UPLOAD ?? '') as UploadedObject;
 const endpoints = JSON.parse(process.env.BENCH_ENDPOINTS ?? '') as { dynamodb: string; s3AndSqs: string };

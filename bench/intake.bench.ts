@@ -12,9 +12,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import { openCustomerList } from '../src/domain/intake/index.ts';
 import { makeCnpj, makeCpf, punctuate } from '../test/factories/documents.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({
   options: {

@@ -4,10 +4,10 @@
  * protests and debts), parsed from JSON text as the worker receives them. Run with `npm run bench:normalise`.
  */
 import { parseArgs } from 'node:util';
+import { generateCreditReport } from '../emulator/report-generator.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import { type Bureau, normaliseCreditReport } from '../src/domain/report/index.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
-import { generateCreditReport } from '../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({ options: { reports: { type: 'string', default: '100000' } } });
 const total = Number(values.reports);

@@ -27,6 +27,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
+import { LocalPipeline } from '../cli/local/local-pipeline.ts';
+import { LOCAL_NAMES } from '../cli/local/local-services.ts';
+import type { StrictModeOptions, StrictStats } from '../cli/local/strict-aws-proxy.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
+import { type EmulatorFaults, ServiceEmulator } from '../emulator/service-emulator.ts';
 import { CreditReportClient, RateLimitedError, ServiceTransport } from '../service-client/index.ts';
 import {
   bureausWith,
@@ -36,11 +41,6 @@ import {
   type PipelineSettings,
 } from '../src/contract/index.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
-import { type EmulatorFaults, ServiceEmulator } from '../tools/emulator/service-emulator.ts';
-import { LocalPipeline } from '../tools/local/local-pipeline.ts';
-import { LOCAL_NAMES } from '../tools/local/local-stack.ts';
-import type { StrictModeOptions, StrictStats } from '../tools/local/strict-aws-proxy.ts';
 
 const { values } = parseArgs({
   options: {

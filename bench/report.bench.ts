@@ -6,6 +6,8 @@
  * first render pays ECharts' and Intl's start-up, as a Lambda's first batch would.
  */
 import { parseArgs } from 'node:util';
+import { generateCreditReport } from '../emulator/report-generator.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import { renderBatchReport, renderReportFromResults } from '../src/application/batch-report/index.ts';
 import type { BatchManifest } from '../src/contract/index.ts';
 import { resultKeys } from '../src/contract/index.ts';
@@ -19,8 +21,6 @@ import {
   SummaryStatisticsCollector,
 } from '../src/domain/summary/index.ts';
 import { makeCnpj, makeCpf } from '../test/factories/documents.ts';
-import { generateCreditReport } from '../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' } } });
 const total = Number(values.rows);

@@ -8,6 +8,9 @@
  * Each run screens its own documents, so no run reuses another's purchases.
  */
 import { parseArgs } from 'node:util';
+import { generateCreditReport } from '../emulator/report-generator.ts';
+import { SeededRandom } from '../emulator/seeded-random.ts';
+import { workerSettings } from '../lambdas/shared/pipeline-adapters.ts';
 import { zenCreditPolicyLoader } from '../src/adapters/decision/zen-credit-policy.ts';
 import { memoryBatchStores } from '../src/adapters/memory/memory-batch-store.ts';
 import { MemoryChargeBudget } from '../src/adapters/memory/memory-charge-budget.ts';
@@ -20,12 +23,9 @@ import { ingestUpload } from '../src/application/ingest/ingest-upload.ts';
 import { screenDocuments, type WorkerDependencies } from '../src/application/worker/screen-documents.ts';
 import { policyKey, S3_LAYOUT } from '../src/contract/index.ts';
 import type { BureauGateway } from '../src/domain/ports/index.ts';
-import { workerSettings } from '../src/functions/shared/pipeline-adapters.ts';
 import { makeCpf } from '../test/factories/documents.ts';
 import { FAST_SETTINGS } from '../test/factories/pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../test/factories/recording-ports.ts';
-import { generateCreditReport } from '../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const { values } = parseArgs({
   options: { rows: { type: 'string', default: '5000' }, runs: { type: 'string', default: '3' } },

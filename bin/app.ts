@@ -5,8 +5,8 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BUREAUS, type Bureau, isBureau, perBureau } from '../infrastructure/credit-screen-pipeline.ts';
-import { CreditScreenStack } from '../infrastructure/credit-screen-stack.ts';
+import { BUREAUS, type Bureau, isBureau, perBureau } from '../lib/credit-screen-pipeline.ts';
+import { CreditScreenStack } from '../lib/credit-screen-stack.ts';
 
 const app = new App();
 const context = (name: string): string | undefined => {

@@ -25,7 +25,7 @@ if (runHere) {
   // README, not on each run. Set the variable to "false" to see it again.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   register();
-  const { main } = await import('../tools/cli/main.ts');
+  const { main } = await import('../cli/main.ts');
   process.exitCode = await main(process.argv);
 } else {
   // A process cannot size its own heap once started: the command runs again in one started with the flags.

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ALERT_DOCS_PATH, renderAlertDocs } from '../tools/cli/alert-docs.ts';
+import { ALERT_DOCS_PATH, renderAlertDocs } from '../cli/alert-docs.ts';
 
 const path = fileURLToPath(new URL(`../${ALERT_DOCS_PATH}`, import.meta.url));
 writeFileSync(path, renderAlertDocs());

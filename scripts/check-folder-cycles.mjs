@@ -1,18 +1,20 @@
 /**
  * Fails when folders depend on each other in a circle (dependency-cruiser's `circular` rule sees modules, not
- * folders). A folder here is a unit a reader thinks in: `src/<layer>/<module>`, `tools/<tool>`, or a top folder.
+ * folders). A folder here is a unit a reader thinks in: `src/<layer>/<module>`, `cli/local`, or a top
+ * folder.
  * Run by `npm run architecture`; prints each cycle with one import per step. Plain JavaScript run by node: under tsx,
  * dependency-cruiser's swc parser fails to load.
  */
 import { cruise } from 'dependency-cruiser';
 
-const ROOTS = ['src', 'service-client', 'infrastructure', 'tools', 'bin'];
+const ROOTS = ['src', 'service-client', 'lib', 'lambdas', 'cli', 'emulator', 'bin'];
 
-/** The folder a module belongs to, as ARCHITECTURE.md names them. */
+/** The folder a module belongs to, as docs/architecture.md names them. */
 /** @param {string} path */
 function folderOf(path) {
   const parts = path.split('/');
-  const depth = parts[0] === 'src' ? 3 : parts[0] === 'tools' ? 2 : 1;
+  // The command line is one unit (its commands and their parts), its local runner another; src by layer and module.
+  const depth = parts[0] === 'src' ? 3 : parts[0] === 'cli' && parts[1] === 'local' ? 2 : 1;
   return parts.slice(0, Math.min(depth, parts.length - 1)).join('/') || path;
 }
 

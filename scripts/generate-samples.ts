@@ -10,6 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
+import { SeededRandom } from '../emulator/seeded-random.ts';
 import {
   makeAlphanumericCnpj,
   makeCnpj,
@@ -18,7 +19,6 @@ import {
   makeCpfWithLeadingZeros,
   punctuate,
 } from '../test/factories/documents.ts';
-import { SeededRandom } from '../tools/emulator/seeded-random.ts';
 
 const FIRST_NAMES = [
   'Maria',

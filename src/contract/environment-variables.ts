@@ -4,7 +4,7 @@ import type { PipelineSettings } from './settings.ts';
 
 /**
  * The functions' environment variables, by what they hold: the construct writes them, each function reads them
- * once at cold start (src/functions/shared/environment.ts). Only the secret's id travels, never the token.
+ * once at cold start (lambdas/shared/environment.ts). Only the secret's id travels, never the token.
  */
 export const ENVIRONMENT_VARIABLES = {
   tableName: 'TABLE_NAME',

@@ -31,7 +31,7 @@ export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<PipelineFunction, 
 /**
  * The processor a function runs on: Graviton (arm64), except a function that ships a native module, which runs on
  * x86_64 — the build the tests load here and in CI, which bundling ships whatever machine synthesizes
- * (infrastructure/pipeline/native-modules.ts), so the deployment test runs the very bundle that is deployed. x86's higher price per GB-second (about a quarter more) is
+ * (lib/pipeline/native-modules.ts), so the deployment test runs the very bundle that is deployed. x86's higher price per GB-second (about a quarter more) is
  * immaterial: a worker spends about a quarter GB-second per row, a millionth of a dollar more, beside a query's R$ 2.70.
  */
 export const functionArchitecture = (name: PipelineFunction): 'arm64' | 'x86_64' =>

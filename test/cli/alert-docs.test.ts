@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ALERT_DOCS_COMMAND, ALERT_DOCS_PATH, renderAlertDocs } from '../../cli/alert-docs.ts';
+import { ALERT_SAMPLES } from '../../cli/alert-samples.ts';
 import { WebhookDelivery } from '../../src/adapters/webhook/webhook-delivery.ts';
 import { ALERT_EVENT_TYPES, type AlertEnvelope } from '../../src/contract/index.ts';
-import { ALERT_DOCS_COMMAND, ALERT_DOCS_PATH, renderAlertDocs } from '../../tools/cli/alert-docs.ts';
-import { ALERT_SAMPLES } from '../../tools/cli/alert-samples.ts';
 import { ScriptedServer } from '../factories/scripted-server.ts';
 
 let server: ScriptedServer | undefined;

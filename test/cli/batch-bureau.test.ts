@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { resumableNow } from '../../tools/cli/batch-bureau.ts';
-import { CliError } from '../../tools/cli/cli-error.ts';
-import { BUILT_IN_EMULATOR_ENDPOINT } from '../../tools/emulator/service-emulator.ts';
+import { resumableNow } from '../../cli/batch-bureau.ts';
+import { CliError } from '../../cli/cli-error.ts';
+import { BUILT_IN_EMULATOR_ENDPOINT } from '../../emulator/service-emulator.ts';
 import { batchRecord } from '../factories/batch-records.ts';
 
 const GATEWAY = 'https://gateway.example';

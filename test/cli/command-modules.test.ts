@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_MODULES } from '../../tools/cli/main.ts';
+import { COMMAND_MODULES } from '../../cli/main.ts';
 
 describe('the command modules main loads lazily', () => {
   it.each(COMMAND_MODULES.map((module) => [module.names.join(', '), module] as const))(

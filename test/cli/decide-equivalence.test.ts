@@ -9,12 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { redecide } from '../../cli/decide/redecide.ts';
+import type { ResultFiles } from '../../cli/decide/result-files.ts';
+import { SeededRandom } from '../../emulator/seeded-random.ts';
 import { type LoadOptions, loadZenCreditPolicy } from '../../src/adapters/decision/zen-credit-policy.ts';
 import type { CreditPolicy } from '../../src/domain/ports/index.ts';
 import { reportColumns, SummaryCsvWriter } from '../../src/domain/summary/index.ts';
-import { redecide } from '../../tools/cli/decide/redecide.ts';
-import type { ResultFiles } from '../../tools/cli/decide/result-files.ts';
-import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
 import { personReport } from '../factories/decision-reports.ts';
 import { makeCpf } from '../factories/documents.ts';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { FlipTally } from '../../cli/decide/flip-matrix.ts';
+import { duplicateTargets, redecide } from '../../cli/decide/redecide.ts';
+import { storedReport } from '../../cli/decide/report-lines.ts';
+import type { ResultFiles } from '../../cli/decide/result-files.ts';
+import { scanDuplicateCells } from '../../cli/decide/summary-stream.ts';
 import { loadZenCreditPolicy } from '../../src/adapters/decision/zen-credit-policy.ts';
 import { type Decision, decisionFigures } from '../../src/domain/decision/index.ts';
 import type { NormalisedReport } from '../../src/domain/report/index.ts';
 import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
-import { FlipTally } from '../../tools/cli/decide/flip-matrix.ts';
-import { duplicateTargets, redecide } from '../../tools/cli/decide/redecide.ts';
-import { storedReport } from '../../tools/cli/decide/report-lines.ts';
-import type { ResultFiles } from '../../tools/cli/decide/result-files.ts';
-import { scanDuplicateCells } from '../../tools/cli/decide/summary-stream.ts';
 import { personReport } from '../factories/decision-reports.ts';
 import { manifestFor } from '../factories/summary-rows.ts';
 

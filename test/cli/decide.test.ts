@@ -4,6 +4,11 @@ import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FlipTally } from '../../cli/decide/flip-matrix.ts';
+import { redecide } from '../../cli/decide/redecide.ts';
+import type { ResultFiles } from '../../cli/decide/result-files.ts';
+import { customerHeaders } from '../../cli/decide/summary-stream.ts';
+import { SeededRandom } from '../../emulator/seeded-random.ts';
 import { loadZenCreditPolicy } from '../../src/adapters/decision/zen-credit-policy.ts';
 import { type CsvDialect, UTF8_BOM } from '../../src/domain/csv/csv-format.ts';
 import { type Decision, decisionInput } from '../../src/domain/decision/index.ts';
@@ -15,11 +20,6 @@ import {
   type SummaryRow,
   type SummaryStatus,
 } from '../../src/domain/summary/index.ts';
-import { FlipTally } from '../../tools/cli/decide/flip-matrix.ts';
-import { redecide } from '../../tools/cli/decide/redecide.ts';
-import type { ResultFiles } from '../../tools/cli/decide/result-files.ts';
-import { customerHeaders } from '../../tools/cli/decide/summary-stream.ts';
-import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
 import { companyReport, personReport } from '../factories/decision-reports.ts';
 import { makeCnpj, makeCpf } from '../factories/documents.ts';
 import { runCli } from '../factories/run-cli.ts';

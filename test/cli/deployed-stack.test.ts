@@ -8,7 +8,7 @@ import { parseSummary, startTestPipeline, type TestPipeline, writeCsv } from '..
 import { runCli } from '../factories/run-cli.ts';
 
 /**
- * The local stack plays the deployed one: its handlers stand for the Lambda functions (the upload watcher for
+ * The local services plays the deployed one: its handlers stand for the Lambda functions (the upload watcher for
  * the S3 notification), and the CLI reaches it only through the AWS SDK's standard endpoint settings and the
  * stack's outputs, exactly as it reaches AWS.
  */

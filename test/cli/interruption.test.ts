@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../tools/cli/cli-error.ts';
-import { abortOnInterrupt } from '../../tools/cli/interruption.ts';
+import { CliError } from '../../cli/cli-error.ts';
+import { abortOnInterrupt } from '../../cli/interruption.ts';
 
 describe('abortOnInterrupt', () => {
   it('aborts with a one-line error of exit code 130 when one of its signals arrives', () => {

@@ -1,16 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { Command, type Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_MODULES } from '../../tools/cli/main.ts';
-import { OPTION_DOCS_COMMAND, OPTION_DOCS_PATH, renderOptionDocs } from '../../tools/cli/option-docs.ts';
-import { optionName, optionNotes } from '../../tools/cli/option-parsers.ts';
+import { COMMAND_MODULES } from '../../cli/main.ts';
+import { OPTION_DOCS_COMMAND, OPTION_DOCS_PATH, renderOptionDocs } from '../../cli/option-docs.ts';
+import { optionName, optionNotes } from '../../cli/option-parsers.ts';
 import {
   type CommandPath,
   DURATION_UNIT_MS,
   MAX_TIMER_MS,
   OPTION_TABLE,
   type OptionSpec,
-} from '../../tools/cli/option-table.ts';
+} from '../../cli/option-table.ts';
 
 /** The whole program, every command module registered. */
 async function program(): Promise<Command> {
@@ -29,7 +29,7 @@ function commandsOf(command: Command, prefix: string[] = []): [string, Command][
 
 const table = OPTION_TABLE as Readonly<Record<string, readonly OptionSpec[]>>;
 
-describe('the option table (tools/cli/option-table.ts)', () => {
+describe('the option table (cli/option-table.ts)', () => {
   it('is every option each command registers, in the order --help lists them', async () => {
     const registered = Object.fromEntries(
       commandsOf(await program()).map(([path, command]) => [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProgressDisplay } from '../../tools/cli/progress-display.ts';
+import { ProgressDisplay } from '../../cli/progress-display.ts';
 
 /** A stream that is not a terminal and keeps what is written to it. */
 function plainStream(): { stream: NodeJS.WriteStream; lines: string[] } {

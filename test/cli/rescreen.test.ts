@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { portfolioNameOf } from '../../tools/cli/commands/rescreen.ts';
+import { portfolioNameOf } from '../../cli/commands/rescreen.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { runCli } from '../factories/run-cli.ts';

@@ -36,7 +36,7 @@ describe('spend control on the command line', () => {
     const unknown = await runCli(['approve', 'ffffffffffffffffffffffff', '--state', state]);
     const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
 
-    // The local stack says what it started, then one line says why nothing was bought and what to do.
+    // The local services says what it started, then one line says why nothing was bought and what to do.
     const reason = refused.stderr.trim().split('\n').at(-1) ?? '';
     expect(refused.code).toBe(2);
     expect(reason).toMatch(/^credit-screen: batch [0-9a-f]{24} would buy 15 documents for R\$ 45,00/);

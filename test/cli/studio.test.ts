@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { runCli } from '../factories/run-cli.ts';
 
 const LAUNCHER = fileURLToPath(new URL('../../bin/credit-screen.mjs', import.meta.url));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printable, printableLines } from '../../tools/cli/terminal-text.ts';
+import { printable, printableLines } from '../../cli/terminal-text.ts';
 
 /** What a terminal would act on if it were printed raw (ESC, BEL, the one-character CSI). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters looked for

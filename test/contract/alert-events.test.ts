@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ALERT_SAMPLES } from '../../cli/alert-samples.ts';
 import {
   ALERT_DETAIL_SCHEMAS,
   ALERT_EVENT_TYPES,
@@ -14,7 +15,6 @@ import {
   validateWebhooks,
   type WebhookSubscription,
 } from '../../src/contract/index.ts';
-import { ALERT_SAMPLES } from '../../tools/cli/alert-samples.ts';
 
 const envelope = (type: AlertEnvelope['detail-type'], detail: AlertEnvelope['detail']): AlertEnvelope => ({
   version: '0',

@@ -9,15 +9,15 @@ import {
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readCloudAssembly, type Template } from '../../cli/local/cloud-assembly.ts';
+import { objectCreatedEvent } from '../../cli/local/s3-notification.ts';
+import { SeededRandom } from '../../emulator/seeded-random.ts';
 import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { DynamoDbAuditLog } from '../../src/adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStores } from '../../src/adapters/aws/dynamodb-batch-store.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { ALERT_DETAIL_SCHEMAS, type AlertEventType, resultKeys } from '../../src/contract/index.ts';
 import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
-import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
-import { readCloudAssembly, type Template } from '../../tools/local/cloud-assembly.ts';
-import { objectCreatedEvent } from '../../tools/local/s3-notification.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { DeployedStack } from './deployed-stack.ts';

@@ -1,12 +1,12 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
+import { BundledFunction } from '../../cli/local/bundled-function.ts';
+import type { BundledFunctionDefinition, CloudAssembly } from '../../cli/local/cloud-assembly.ts';
+import { LocalServices } from '../../cli/local/local-services.ts';
+import { SqsEventSource } from '../../cli/local/sqs-event-source.ts';
+import type { StrictModeOptions } from '../../cli/local/strict-aws-proxy.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { DEFAULT_SETTINGS, type PipelineSettings, validateSettings } from '../../src/contract/index.ts';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
-import { BundledFunction } from '../../tools/local/bundled-function.ts';
-import type { BundledFunctionDefinition, CloudAssembly } from '../../tools/local/cloud-assembly.ts';
-import { LocalStack } from '../../tools/local/local-stack.ts';
-import { SqsEventSource } from '../../tools/local/sqs-event-source.ts';
-import type { StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 import { FakeScheduler } from '../factories/fake-scheduler.ts';
 import { sharedDynamoDb } from '../factories/shared-dynamodb.ts';
 import { FakeAwsServices } from './fake-aws-services.ts';
@@ -15,7 +15,7 @@ import { RecordingProxy } from './recording-proxy.ts';
 import { ACCOUNT, REGION, TemplateResolver } from './template-resolver.ts';
 
 // The local services accept any signature; these keep the SDK from looking for real credentials. The access key is
-// the local stack's own: DynamoDB Local keeps one database per access key.
+// the local services' own: DynamoDB Local keeps one database per access key.
 const CREDENTIALS = {
   AWS_ACCESS_KEY_ID: 'local',
   AWS_SECRET_ACCESS_KEY: 'local',
@@ -51,10 +51,10 @@ const getAttOf = (value: unknown): string | undefined =>
     : undefined;
 
 /**
- * Which logical ids play the local stack's resources, found the way the functions find them: the environment's
+ * Which logical ids play the local services' resources, found the way the functions find them: the environment's
  * references (table, bucket, queues, secret) and the queues' redrive policies (their dead-letter queues).
  */
-function localNames(assembly: CloudAssembly, stack: LocalStack): Map<string, string> {
+function localNames(assembly: CloudAssembly, stack: LocalServices): Map<string, string> {
   const names = new Map<string, string>();
   const { resources } = stack;
   const queueName = (url: string) => url.split('/').pop() ?? '';
@@ -95,7 +95,7 @@ function templateSettings(assembly: CloudAssembly): PipelineSettings {
 }
 
 /**
- * The synthesized stack run offline: the local stack (DynamoDB Local, fauxqs) with the template's settings, the
+ * The synthesized stack run offline: the local services (DynamoDB Local, fauxqs) with the template's settings, the
  * bureau emulator, fakes of Secrets Manager, EventBridge and Scheduler, and every bundled function in its own
  * processes behind its own recording endpoint, with the template's environment resolved to these resources.
  * The only value changed from the template is BUREAU_BASE_URL, which points at the emulator.
@@ -108,7 +108,7 @@ export class DeployedStack {
   private constructor(
     readonly assembly: CloudAssembly,
     readonly settings: PipelineSettings,
-    readonly stack: LocalStack,
+    readonly stack: LocalServices,
     readonly emulator: ServiceEmulator,
     readonly fakes: FakeAwsServices,
     readonly scheduler: FakeScheduler,
@@ -116,7 +116,7 @@ export class DeployedStack {
   ) {}
 
   /**
-   * With `strict`, the local stack's strict endpoint sits behind every function's recording endpoint (recording
+   * With `strict`, the local services' strict endpoint sits behind every function's recording endpoint (recording
    * proxy → strict proxy → emulators), so the bundled functions meet DynamoDB's conflicts and AWS faults.
    */
   static async start(
@@ -127,7 +127,7 @@ export class DeployedStack {
     const emulator = await ServiceEmulator.start({ random: options.emulatorRandom });
     const fakes = await FakeAwsServices.start();
     const scheduler = await FakeScheduler.start();
-    const stack = await LocalStack.start(settings, {
+    const stack = await LocalServices.start(settings, {
       strict: options.strict,
       sharedDynamoDb: sharedDynamoDb(),
     });

@@ -11,7 +11,7 @@ export interface PutEvent {
 }
 
 /**
- * Stand-ins for the two JSON-protocol services the local stack lacks: Secrets Manager (`GetSecretValue` of the
+ * Stand-ins for the two JSON-protocol services the local services lacks: Secrets Manager (`GetSecretValue` of the
  * secrets put here, ResourceNotFoundException otherwise) and EventBridge (`PutEvents`, recorded). They answer on
  * one loopback port, told apart by `X-Amz-Target`, with the services' response shapes.
  */

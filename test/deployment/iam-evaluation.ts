@@ -1,5 +1,5 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import type { Template } from '../../tools/local/cloud-assembly.ts';
+import type { Template } from '../../cli/local/cloud-assembly.ts';
 import { type RecordedCall, resourceArnOf } from './recording-proxy.ts';
 import { ACCOUNT, REGION, type TemplateResolver } from './template-resolver.ts';
 

@@ -1,9 +1,9 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AwsCall, type AwsService, parseAwsRequest, readBody } from '../../tools/local/aws-request.ts';
+import { type AwsCall, type AwsService, parseAwsRequest, readBody } from '../../cli/local/aws-request.ts';
 import { arns } from './template-resolver.ts';
 
-export type { AwsService } from '../../tools/local/aws-request.ts';
+export type { AwsService } from '../../cli/local/aws-request.ts';
 
 /** One AWS API call as a function made it: which API, on which resource, with what matters for IAM. */
 export interface RecordedCall extends AwsCall {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CloudAssembly, readCloudAssembly } from '../../tools/local/cloud-assembly.ts';
+import { type CloudAssembly, readCloudAssembly } from '../../cli/local/cloud-assembly.ts';
 
 /**
  * The engine the functions run is the engine the tests ran: what `cdk deploy` would upload for each function that

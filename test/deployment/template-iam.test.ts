@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Template } from '../../tools/local/cloud-assembly.ts';
+import type { Template } from '../../cli/local/cloud-assembly.ts';
 import { TemplateIam } from './iam-evaluation.ts';
 import type { RecordedCall } from './recording-proxy.ts';
 import { TemplateResolutionError, TemplateResolver } from './template-resolver.ts';

@@ -1,4 +1,4 @@
-import type { Template, TemplateResource } from '../../tools/local/cloud-assembly.ts';
+import type { Template, TemplateResource } from '../../cli/local/cloud-assembly.ts';
 
 /** The account and region the offline deployment pretends to be in. */
 export const ACCOUNT = '123456789012';
@@ -15,7 +15,7 @@ export const arns = {
   function: (name: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`,
 } as const;
 
-/** Physical names of the resources the local stack provides, by logical id; the rest are named after their id. */
+/** Physical names of the resources the local services provides, by logical id; the rest are named after their id. */
 export interface PhysicalNames {
   readonly byLogicalId: ReadonlyMap<string, string>;
   /** A queue's URL as a function sees it (the origin is that function's recording endpoint). */

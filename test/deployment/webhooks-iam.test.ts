@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Template } from '../../tools/local/cloud-assembly.ts';
+import type { Template } from '../../cli/local/cloud-assembly.ts';
 import { synthesizeStack } from '../factories/synthesized-stack.ts';
 import { WEBHOOKS } from '../factories/webhooks.ts';
 import { describeDenials, type IamRequest, TemplateIam } from './iam-evaluation.ts';

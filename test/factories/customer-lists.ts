@@ -1,4 +1,4 @@
-import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
+import { SeededRandom } from '../../emulator/seeded-random.ts';
 import { makeCnpj, makeCpf } from './documents.ts';
 
 /** `count` distinct valid documents (a mix of CPFs and CNPJs), the same for the same seed. */

@@ -1,5 +1,5 @@
+import type { SeededRandom } from '../../emulator/seeded-random.ts';
 import { cnpjCheckDigits, cpfCheckDigits, formatDocument } from '../../src/domain/documents/index.ts';
-import type { SeededRandom } from '../../tools/emulator/seeded-random.ts';
 
 const ALPHANUMERIC = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_EMULATOR_TOKEN } from '../../tools/emulator/service-emulator.ts';
+import { DEFAULT_EMULATOR_TOKEN } from '../../emulator/service-emulator.ts';
 
 /** A raw HTTP query to the emulator, bypassing the client, to see exactly what the service answers. */
 export async function postQuery(

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { ServiceEmulator, type ServiceEmulatorOptions } from '../../emulator/service-emulator.ts';
+import { rateLimitsOf } from '../../lambdas/shared/pipeline-adapters.ts';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
 import { joinBatchStores } from '../../src/adapters/batch-stores.ts';
@@ -17,8 +19,6 @@ import type { UploadedObject } from '../../src/application/ingest/ingest-upload.
 import { type PipelineSettings, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
 import type { Bureau } from '../../src/domain/report/index.ts';
-import { rateLimitsOf } from '../../src/functions/shared/pipeline-adapters.ts';
-import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
 import { FAST_SETTINGS } from './pipeline.ts';
 
 /** The memory pipeline's audit key (a deployment generates its own). */

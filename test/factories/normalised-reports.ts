@@ -1,6 +1,6 @@
+import { generateCreditReport } from '../../emulator/report-generator.ts';
 import type { Bureau, NormalisedReport, Section } from '../../src/domain/report/index.ts';
 import { normaliseCreditReport } from '../../src/domain/report/index.ts';
-import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
 import { bureauResponse } from './bureau-responses.ts';
 
 /** The emulator's report for a document at an epoch, normalised as the pipeline stores it. */

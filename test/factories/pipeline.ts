@@ -2,11 +2,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
+import { LocalPipeline, type UploadOptions } from '../../cli/local/local-pipeline.ts';
+import type { StrictModeOptions } from '../../cli/local/strict-aws-proxy.ts';
+import { ServiceEmulator, type ServiceEmulatorOptions } from '../../emulator/service-emulator.ts';
 import { bureausWith, DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
-import { ServiceEmulator, type ServiceEmulatorOptions } from '../../tools/emulator/service-emulator.ts';
-import { LocalPipeline, type UploadOptions } from '../../tools/local/local-pipeline.ts';
-import type { StrictModeOptions } from '../../tools/local/strict-aws-proxy.ts';
 import { sharedDynamoDb } from './shared-dynamodb.ts';
 
 /** Settings that make a local batch finish in seconds: high limits, short timeouts. */

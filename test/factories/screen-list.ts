@@ -1,3 +1,4 @@
+import { workerSettings } from '../../lambdas/shared/pipeline-adapters.ts';
 import { zenCreditPolicyLoader } from '../../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
@@ -5,7 +6,6 @@ import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments } from '../../src/application/worker/screen-documents.ts';
 import { S3_LAYOUT } from '../../src/contract/index.ts';
 import type { BureauGateway, CreditPolicyLoader } from '../../src/domain/ports/index.ts';
-import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
 import type { MemoryPipeline } from './memory-pipeline.ts';
 import { parseSummary } from './pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from './recording-ports.ts';

@@ -1,5 +1,5 @@
 import { ServiceClient, type ServiceClientConfig } from 'credit-screen/client';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 
 /** One request as the client sent it, seen through an injected fetch. */
 export interface SentRequest {

@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { CreditScreenStack, type CreditScreenStackProps } from '../../infrastructure/credit-screen-stack.ts';
+import { CreditScreenStack, type CreditScreenStackProps } from '../../lib/credit-screen-stack.ts';
 
 /** What CloudFormation would put for the pseudo parameters, so tests can read ARNs and names as AWS builds them. */
 const PSEUDO_PARAMETERS: Readonly<Record<string, string>> = {

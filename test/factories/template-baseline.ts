@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { CreditScreenPipeline } from '../../infrastructure/credit-screen-pipeline.ts';
+import { CreditScreenPipeline } from '../../lib/credit-screen-pipeline.ts';
 import { synthesizeStack } from './synthesized-stack.ts';
 
 type Json = unknown;

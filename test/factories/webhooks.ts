@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import type { WebhookProps } from '../../infrastructure/credit-screen-pipeline.ts';
+import type { WebhookProps } from '../../lib/credit-screen-pipeline.ts';
 
 // Imported resources carry their literal ARNs, so they may be made in a scope of their own.
 const imports = new Stack(new App(), 'Imports');

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type CliResult, runCli, startCliInTerminal, type TerminalCli } from '../factories/run-cli.ts';
 import { caseFolder, expectOneErrorLine, treeOf } from './harness.ts';

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { runCli, startCli } from '../factories/run-cli.ts';

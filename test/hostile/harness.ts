@@ -2,7 +2,7 @@ import { lstat, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'vitest';
-import { main } from '../../tools/cli/main.ts';
+import { main } from '../../cli/main.ts';
 
 /** What a run of the command line left: its exit code and what it wrote. */
 export interface CliResult {

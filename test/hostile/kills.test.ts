@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../emulator/seeded-random.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { CHARGE_UNKNOWN_DETAIL } from '../../src/domain/batch/index.ts';
 import { formatBrl } from '../../src/domain/spend/index.ts';
-import { SeededRandom } from '../../tools/emulator/seeded-random.ts';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { runCli, startCli } from '../factories/run-cli.ts';

@@ -2,17 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { optionName, parserOf } from '../../tools/cli/option-parsers.ts';
-import {
-  type CommandPath,
-  OPTION_TABLE,
-  type OptionSpec,
-  type OptionValue,
-} from '../../tools/cli/option-table.ts';
+import { optionName, parserOf } from '../../cli/option-parsers.ts';
+import { type CommandPath, OPTION_TABLE, type OptionSpec, type OptionValue } from '../../cli/option-table.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { caseFolder, expectOneLineRefusal, runInProcess, treeOf } from './harness.ts';
 
-// The hostile-input corpus, part two, made from the option table (tools/cli/option-table.ts): every option of every
+// The hostile-input corpus, part two, made from the option table (cli/option-table.ts): every option of every
 // command given values on both sides of its range, and every pair of options the table forbids given together.
 // The parsers are tried directly (fast, many values); then each option's refusal, and each forbidden pair, goes
 // through the command line in this process, where it must be one line, exit 2, with nothing started or written.

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { withConnection } from '../../tools/cli/pipeline-connection.ts';
+import { withConnection } from '../../cli/pipeline-connection.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary, type SummaryLine } from '../factories/pipeline.ts';
 import { runCli, startCli } from '../factories/run-cli.ts';

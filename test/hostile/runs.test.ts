@@ -13,7 +13,7 @@ import { caseFolder, expectOneErrorLine, expectOneLineRefusal, treeOf } from './
 // The hostile-input corpus, part three: what only a real run shows, each in a child process as a user's shell
 // starts it: what a finished run leaves on disk (nothing outside the folders it was given, all of it private, no
 // document in a name), a file refused once the pipeline reads it (nothing bought), two runs on one state, and
-// signals. They run side by side: most of their time is spent waiting on the local stack.
+// signals. They run side by side: most of their time is spent waiting on the local services.
 
 const leftovers: number[] = [];
 afterAll(() => {

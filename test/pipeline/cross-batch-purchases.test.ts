@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerSettings } from '../../lambdas/shared/pipeline-adapters.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
@@ -7,7 +8,6 @@ import { screenDocuments, type WorkerSettings } from '../../src/application/work
 import type { WorkMessage } from '../../src/domain/batch/index.ts';
 import { BureauCallError } from '../../src/domain/bureau/index.ts';
 import type { BureauGateway } from '../../src/domain/ports/index.ts';
-import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../factories/memory-pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../factories/recording-ports.ts';

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerSettings } from '../../lambdas/shared/pipeline-adapters.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { redriveBatch } from '../../src/application/batch-control/batch-control.ts';
 import { finaliseIfLast } from '../../src/application/completion/finalise-if-last.ts';
@@ -10,7 +11,6 @@ import { screenDocuments, type WorkerSettings } from '../../src/application/work
 import { CHARGE_UNKNOWN_DETAIL, type WorkMessage } from '../../src/domain/batch/index.ts';
 import { BureauCallError } from '../../src/domain/bureau/index.ts';
 import type { BatchStore, BureauGateway } from '../../src/domain/ports/index.ts';
-import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
 import { asStores } from '../factories/batch-records.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../factories/memory-pipeline.ts';

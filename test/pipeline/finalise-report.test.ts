@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerSettings } from '../../lambdas/shared/pipeline-adapters.ts';
 import { CreditReportClient, ServiceTransport } from '../../service-client/index.ts';
 import { CreditReportGateway } from '../../src/adapters/bureau/credit-report-gateway.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
@@ -7,7 +8,6 @@ import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments } from '../../src/application/worker/screen-documents.ts';
 import { resultKeys } from '../../src/contract/index.ts';
 import type { ObjectStore } from '../../src/domain/ports/index.ts';
-import { workerSettings } from '../../src/functions/shared/pipeline-adapters.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 import { deliveryOf, RecordingVisibility, RecordingWorkQueue } from '../factories/recording-ports.ts';

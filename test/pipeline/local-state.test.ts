@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, stat, utimes, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalStateDirectory, STATE_MARKER } from '../../tools/local/local-state.ts';
+import { LocalStateDirectory, STATE_MARKER } from '../../cli/local/local-state.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { screenFile, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCreditReport } from '../../emulator/report-generator.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { DEFAULT_ALERT_CHANGE_KINDS, EVENTS } from '../../src/contract/index.ts';
 import { CHANGE_KINDS, type ChangeKind, detectChanges } from '../../src/domain/monitoring/index.ts';
 import { normaliseCreditReport } from '../../src/domain/report/index.ts';
-import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary, startTestPipeline, type TestPipeline, writeCsv } from '../factories/pipeline.ts';
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCreditReport } from '../../emulator/report-generator.ts';
 import { SAMPLE_FILES } from '../../scripts/generate-samples.ts';
 import { openCustomerList } from '../../src/domain/intake/index.ts';
 import { normaliseCreditReport, reportColumns } from '../../src/domain/report/index.ts';
-import { generateCreditReport } from '../../tools/emulator/report-generator.ts';
 import { chunked } from '../factories/byte-sources.ts';
 import { screenFile, startTestPipeline, type TestPipeline } from '../factories/pipeline.ts';
 

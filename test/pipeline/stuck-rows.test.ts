@@ -2,6 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LocalPipeline } from '../../cli/local/local-pipeline.ts';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { cancelBatch } from '../../src/application/batch-control/batch-control.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
@@ -9,8 +11,6 @@ import { sweepStuckRows } from '../../src/application/sweeper/sweep-stuck-rows.t
 import { type PipelineSettings, stuckClaimSeconds } from '../../src/contract/index.ts';
 import { CHARGE_UNKNOWN_DETAIL } from '../../src/domain/batch/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
-import { LocalPipeline } from '../../tools/local/local-pipeline.ts';
 import { asStores } from '../factories/batch-records.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { FAST_SETTINGS, writeCsv } from '../factories/pipeline.ts';

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import {
   CreditReportClient,
   DEFAULT_USER_AGENT,
@@ -11,7 +12,6 @@ import {
   TransientError,
 } from '../../service-client/index.ts';
 import { normaliseCreditReport } from '../../src/domain/report/index.ts';
-import { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
 import { scriptedRandom } from '../factories/scripted-random.ts';
 import { ScriptedServer } from '../factories/scripted-server.ts';
 

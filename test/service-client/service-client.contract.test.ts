@@ -12,7 +12,7 @@ import {
   type ServiceClient,
 } from 'credit-screen/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceEmulator } from '../../tools/emulator/service-emulator.ts';
+import type { ServiceEmulator } from '../../emulator/service-emulator.ts';
 import { recordingClient, startAiEmulator } from '../factories/service-client.ts';
 
 let emulator: ServiceEmulator;

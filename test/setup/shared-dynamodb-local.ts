@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { LocalStackError, startSharedDynamoDbLocal } from '../../tools/local/local-stack.ts';
+import { LocalServicesError, startSharedDynamoDbLocal } from '../../cli/local/local-services.ts';
 
 /**
  * One DynamoDB Local for the whole run, which every stack without a state directory shares, each in a table of
@@ -15,7 +15,7 @@ export default async function startForTheRun(
     project.provide('sharedDynamoDb', { endpoint: dynamoDb.endpoint });
     return () => dynamoDb.stop();
   } catch (error) {
-    if (!(error instanceof LocalStackError)) throw error;
+    if (!(error instanceof LocalServicesError)) throw error;
     project.provide('sharedDynamoDb', { unavailable: error.message });
     return undefined;
   }

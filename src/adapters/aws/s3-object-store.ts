@@ -115,7 +115,7 @@ export class S3ObjectStore implements ObjectStore {
 
   /**
    * Deletes the versions and delete markers of exactly `key`. The pipeline's bucket is created unversioned
-   * (`infrastructure/pipeline/storage.ts`), where this finds the one `null` version; a bucket someone versioned
+   * (`lib/pipeline/storage.ts`), where this finds the one `null` version; a bucket someone versioned
    * keeps every earlier body of an object until each version is deleted by its id.
    */
   async #removeVersions(key: string, options: { readonly keepLatest: boolean }): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * Operators' control of batches, driven by the command line (`batches`, `status`, `cancel`, `redrive`, `approve`,
  * `reject`) against
- * the local stack or a deployed one: no Lambda runs this, it uses the same ports and store as the functions.
+ * the local services or a deployed one: no Lambda runs this, it uses the same ports and store as the functions.
  */
 import pLimit from 'p-limit';
 import {

@@ -1,4 +1,5 @@
 import { afterAll } from 'vitest';
+import { LocalServices } from '../../../cli/local/local-services.ts';
 import { DynamoDbAuditLog } from '../../../src/adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-store.ts';
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
@@ -6,7 +7,6 @@ import { DynamoDbDecisionOverrides } from '../../../src/adapters/aws/dynamodb-de
 import { DynamoDbDocumentPurchases } from '../../../src/adapters/aws/dynamodb-document-purchases.ts';
 import { DynamoDbSubjectErasure } from '../../../src/adapters/aws/dynamodb-subject-erasure.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
-import { LocalStack } from '../../../tools/local/local-stack.ts';
 import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 import { describeAuditLogContract } from '../audit-log-contract.ts';
 import { describeBatchStoreContract } from '../batch-store-contract.ts';
@@ -15,13 +15,13 @@ import { describeDecisionOverridesContract } from '../decision-overrides-contrac
 import { describeDocumentPurchasesContract } from '../document-purchases-contract.ts';
 import { describeSubjectErasureContract } from '../subject-erasure-contract.ts';
 
-let stack: Promise<LocalStack> | undefined;
+let stack: Promise<LocalServices> | undefined;
 afterAll(async () => {
   await (await stack)?.stop();
 });
 
 describeBatchStoreContract('DynamoDbBatchStore (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   let clock = Date.now();
   return {
@@ -38,14 +38,14 @@ describeBatchStoreContract('DynamoDbBatchStore (DynamoDB Local)', async () => {
 });
 
 describeChargeBudgetContract('DynamoDbChargeBudget (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   const table = { client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 };
   return { budget: new DynamoDbChargeBudget(table), store: dynamoDbBatchStore(table) };
 });
 
 describeDocumentPurchasesContract('DynamoDbDocumentPurchases (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   let clock = Date.now();
   return {
@@ -63,7 +63,7 @@ describeDocumentPurchasesContract('DynamoDbDocumentPurchases (DynamoDB Local)', 
 });
 
 describeDecisionOverridesContract('DynamoDbDecisionOverrides (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   return new DynamoDbDecisionOverrides({
     client: clients.dynamo,
@@ -73,13 +73,13 @@ describeDecisionOverridesContract('DynamoDbDecisionOverrides (DynamoDB Local)', 
 });
 
 describeAuditLogContract('DynamoDbAuditLog (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   return new DynamoDbAuditLog({ client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 });
 });
 
 describeSubjectErasureContract('DynamoDbSubjectErasure (DynamoDB Local)', async () => {
-  stack ??= LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   const table = { client: clients.dynamo, tableName: resources.tableName, retentionDays: 1 };
   return {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalServices } from '../../../cli/local/local-services.ts';
 import { DynamoDbRateLimiter } from '../../../src/adapters/aws/dynamodb-rate-limiter.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
-import { LocalStack } from '../../../tools/local/local-stack.ts';
 import { watchEventLoopLag } from '../../factories/event-loop-lag.ts';
 import { sharedDynamoDb } from '../../factories/shared-dynamodb.ts';
 
-let stack: LocalStack;
+let stack: LocalServices;
 beforeAll(async () => {
-  stack = await LocalStack.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  stack = await LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   // DynamoDB Local's first conditional writes run cold (class loading, JIT): warmed up here, on the other bureau,
   // so the first grant measured below is a round trip, not the emulator's start.
   await limiterFor(100, 10).acquire('b');

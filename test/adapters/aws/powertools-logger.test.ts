@@ -1,5 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createFinaliseHandler } from '../../../lambdas/finalise/finalise-handler.ts';
 import { CreditReportClient, RejectedError, ServiceTransport } from '../../../service-client/index.ts';
 import { createLambdaLogger } from '../../../src/adapters/aws/powertools-logger.ts';
 import {
@@ -9,7 +10,6 @@ import {
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import type { BatchStore } from '../../../src/domain/ports/index.ts';
 import { normaliseCreditReport } from '../../../src/domain/report/index.ts';
-import { createFinaliseHandler } from '../../../src/functions/finalise/finalise-handler.ts';
 import { bureauResponse, creditSection } from '../../factories/bureau-responses.ts';
 import { startTestPipeline, type TestPipeline, writeCsv } from '../../factories/pipeline.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../../emulator/seeded-random.ts';
+import { ServiceEmulator } from '../../../emulator/service-emulator.ts';
 import { LazyBureauGateway } from '../../../src/adapters/bureau/lazy-bureau-gateway.ts';
 import type { TokenSource } from '../../../src/domain/ports/index.ts';
-import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
-import { ServiceEmulator } from '../../../tools/emulator/service-emulator.ts';
 import { makeCpf } from '../../factories/documents.ts';
 
 const TOKEN = 'lazy-gateway-test-token';

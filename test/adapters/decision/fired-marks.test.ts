@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { generateCreditReport } from '../../../emulator/report-generator.ts';
+import { SeededRandom } from '../../../emulator/seeded-random.ts';
 import { loadZenCreditPolicy } from '../../../src/adapters/decision/zen-credit-policy.ts';
 import { type DecisionInput, decisionInput, MISSING_DATA } from '../../../src/domain/decision/index.ts';
 import type { CreditPolicy } from '../../../src/domain/ports/index.ts';
 import { type Bureau, normaliseCreditReport } from '../../../src/domain/report/index.ts';
-import { generateCreditReport } from '../../../tools/emulator/report-generator.ts';
-import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 import { inputOf, personReport } from '../../factories/decision-reports.ts';
 import { makeCnpj, makeCpf } from '../../factories/documents.ts';
 

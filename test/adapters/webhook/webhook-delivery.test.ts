@@ -1,13 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ALERT_SAMPLES } from '../../../cli/alert-samples.ts';
 import { WebhookDelivery, type WebhookTarget } from '../../../src/adapters/webhook/webhook-delivery.ts';
 import {
   ALERT_DETAIL_SCHEMAS,
   type AlertEnvelope,
   type WebhookSubscription,
 } from '../../../src/contract/index.ts';
-import { ALERT_SAMPLES } from '../../../tools/cli/alert-samples.ts';
 import { ScriptedServer } from '../../factories/scripted-server.ts';
 
 const OK = { status: 200, body: 'ok' };

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../../emulator/seeded-random.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import { recordOverride } from '../../../src/application/review/record-override.ts';
 import { policyKey } from '../../../src/contract/index.ts';
 import type { AuditEntry } from '../../../src/domain/audit/index.ts';
 import type { BureauGateway } from '../../../src/domain/ports/index.ts';
-import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 import { distinctDocuments } from '../../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../../factories/memory-pipeline.ts';
 import { screenListOn } from '../../factories/screen-list.ts';

