@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import Papa from 'papaparse';
 import { LocalPipeline, type UploadOptions } from '../../cli/local/local-pipeline.ts';
 import type { StrictModeOptions } from '../../cli/local/strict-aws-proxy.ts';
-import { ServiceEmulator, type ServiceEmulatorOptions } from '../../emulator/service-emulator.ts';
+import {
+  BUILT_IN_EMULATOR_ENDPOINT,
+  ServiceEmulator,
+  type ServiceEmulatorOptions,
+} from '../../emulator/service-emulator.ts';
 import { bureausWith, DEFAULT_SETTINGS, type PipelineSettings } from '../../src/contract/index.ts';
 import type { BureauGateway, Logger } from '../../src/domain/ports/index.ts';
 import { sharedDynamoDb } from './shared-dynamodb.ts';
@@ -54,6 +58,9 @@ export async function startTestPipeline(
     const pipeline = await LocalPipeline.start({
       settings: { ...FAST_SETTINGS, ...options.settings },
       bureauBaseUrl: emulator.url,
+      // Runs on one state directory call one emulator each, on a new port: as the command line does, they count as
+      // the one built-in emulator (its answers are the same per epoch), so a later run may reuse an earlier one's.
+      bureauEndpoint: options.stateDirectory === undefined ? undefined : BUILT_IN_EMULATOR_ENDPOINT,
       token: options.token ?? emulator.token,
       bureau: options.bureau?.(emulator),
       eventSources: options.eventSources,
