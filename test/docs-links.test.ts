@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 /** The documentation people read: the README, every page under docs/, and the client's own README. */
 const PAGES = [
   'README.md',
-  'ARCHITECTURE.md',
   'service-client/README.md',
   ...readdirSync('docs')
     .filter((name) => name.endsWith('.md'))
