@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { type RedecideOutcome, redecide } from '../../src/application/redecide/redecide.ts';
+import type { ResultFiles } from '../../src/application/redecide/result-files.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
 import { CliError } from '../cli-error.ts';
 import { DecisionsFile } from '../decide/decisions-file.ts';
-import { renderFlips } from '../decide/flip-matrix.ts';
-import { type RedecideOutcome, redecide } from '../decide/redecide.ts';
-import { type ResultFiles, withResultFiles } from '../decide/result-files.ts';
+import { renderFlips } from '../decide/flip-report.ts';
+import { withResultFiles } from '../decide/result-files.ts';
 import { abortOnInterrupt } from '../interruption.ts';
 import { fileErrorReason } from '../local/private-files.ts';
 import { addTableOptions } from '../option-parsers.ts';

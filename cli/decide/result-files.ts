@@ -6,27 +6,13 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { RESULT_FILE_NAMES, type ResultFiles } from '../../src/application/redecide/result-files.ts';
 import { type BatchManifest, resultKeys } from '../../src/contract/index.ts';
 import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../src/domain/batch/index.ts';
 import { CliError } from '../cli-error.ts';
 import type { TargetOptions } from '../pipeline-connection.ts';
 import { resultsDirectory } from '../results-directory.ts';
 import { printable } from '../terminal-text.ts';
-
-/** The two files `decide` reads, by their names in a results folder. */
-const RESULT_FILE_NAMES = { summary: 'summary.csv', reports: 'reports.jsonl' } as const;
-type ResultFile = keyof typeof RESULT_FILE_NAMES;
-
-/** A batch's stored results, each file opened as a new stream every time it is asked for. */
-export interface ResultFiles {
-  /** The folder, or `batch <id> in <where>`, for messages. */
-  readonly where: string;
-  /** Null for a folder without `manifest.json` (its summary and reports are enough). */
-  readonly manifest: BatchManifest | null;
-  /** Where `decisions.csv` goes without `--out`. */
-  readonly defaultOut: string;
-  open(file: ResultFile): AsyncIterable<Uint8Array>;
-}
 
 /**
  * Reads of 64 KiB. Bigger reads were slower (1 MiB: about a third more time): every line read is a slice of its

@@ -4,12 +4,12 @@ import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FlipTally } from '../../cli/decide/flip-matrix.ts';
-import { redecide } from '../../cli/decide/redecide.ts';
-import type { ResultFiles } from '../../cli/decide/result-files.ts';
-import { customerHeaders } from '../../cli/decide/summary-stream.ts';
 import { SeededRandom } from '../../emulator/seeded-random.ts';
 import { loadZenCreditPolicy } from '../../src/adapters/decision/zen-credit-policy.ts';
+import { FlipTally } from '../../src/application/redecide/flip-tally.ts';
+import { redecide } from '../../src/application/redecide/redecide.ts';
+import type { ResultFiles } from '../../src/application/redecide/result-files.ts';
+import { customerHeaders } from '../../src/application/redecide/summary-stream.ts';
 import { type CsvDialect, UTF8_BOM } from '../../src/domain/csv/csv-format.ts';
 import { type Decision, decisionInput } from '../../src/domain/decision/index.ts';
 import type { CreditPolicy } from '../../src/domain/ports/index.ts';

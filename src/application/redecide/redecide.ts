@@ -6,8 +6,8 @@
  * a chunk of each file, the decisions in flight, and the decisions of rows that duplicates repeat until their last
  * duplicate has passed.
  */
-import type { BatchManifest } from '../../src/contract/index.ts';
-import { csvLine, csvPreamble } from '../../src/domain/csv/csv-format.ts';
+import type { BatchManifest } from '../../contract/index.ts';
+import { csvLine, csvPreamble } from '../../domain/csv/csv-format.ts';
 import {
   type Decision,
   type DecisionFigures,
@@ -15,14 +15,14 @@ import {
   decisionFigures,
   decisionInput,
   POLICY_ERROR,
-} from '../../src/domain/decision/index.ts';
-import { maskDocument } from '../../src/domain/documents/format-document.ts';
-import type { CreditPolicy } from '../../src/domain/ports/index.ts';
-import { reasonsCell } from '../../src/domain/summary/index.ts';
-import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
-import { FlipTally } from './flip-matrix.ts';
+} from '../../domain/decision/index.ts';
+import { maskDocument } from '../../domain/documents/format-document.ts';
+import type { CreditPolicy } from '../../domain/ports/index.ts';
+import { reasonsCell } from '../../domain/summary/index.ts';
+import { ResultsFileError } from '../../domain/summary/summary-csv-reader.ts';
+import { FlipTally } from './flip-tally.ts';
 import { jsonLines, type PreviousReasons, storedReport } from './report-lines.ts';
-import type { ResultFiles } from './result-files.ts';
+import type { ResultFiles, TextSink } from './result-files.ts';
 import { openSummary, type SummaryLayout, type SummaryLine, scanDuplicateCells } from './summary-stream.ts';
 
 /** The columns of `decisions.csv`. */
@@ -61,11 +61,6 @@ export interface RedecideOutcome {
   /** Of them, rows whose policy could not decide (`POLICY_ERROR`), and the first one's detail. */
   readonly policyErrors: { readonly rows: number; readonly first: string | null };
   readonly tally: FlipTally;
-}
-
-/** Where the decisions go, one piece of text after the other. */
-interface TextSink {
-  write(text: string): Promise<void>;
 }
 
 const NO_REASONS: PreviousReasons = { read: () => [] };

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { FlipTally } from '../../cli/decide/flip-matrix.ts';
-import { duplicateTargets, redecide } from '../../cli/decide/redecide.ts';
-import { storedReport } from '../../cli/decide/report-lines.ts';
-import type { ResultFiles } from '../../cli/decide/result-files.ts';
-import { scanDuplicateCells } from '../../cli/decide/summary-stream.ts';
-import { loadZenCreditPolicy } from '../../src/adapters/decision/zen-credit-policy.ts';
-import { type Decision, decisionFigures } from '../../src/domain/decision/index.ts';
-import type { NormalisedReport } from '../../src/domain/report/index.ts';
-import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
-import { personReport } from '../factories/decision-reports.ts';
-import { manifestFor } from '../factories/summary-rows.ts';
+import { loadZenCreditPolicy } from '../../../src/adapters/decision/zen-credit-policy.ts';
+import { FlipTally } from '../../../src/application/redecide/flip-tally.ts';
+import { duplicateTargets, redecide } from '../../../src/application/redecide/redecide.ts';
+import { storedReport } from '../../../src/application/redecide/report-lines.ts';
+import type { ResultFiles } from '../../../src/application/redecide/result-files.ts';
+import { scanDuplicateCells } from '../../../src/application/redecide/summary-stream.ts';
+import { type Decision, decisionFigures } from '../../../src/domain/decision/index.ts';
+import type { NormalisedReport } from '../../../src/domain/report/index.ts';
+import { ResultsFileError } from '../../../src/domain/summary/summary-csv-reader.ts';
+import { personReport } from '../../factories/decision-reports.ts';
+import { manifestFor } from '../../factories/summary-rows.ts';
 
 const decision = (value: Decision['decision'], ...codes: string[]): Decision => ({
   decision: value,

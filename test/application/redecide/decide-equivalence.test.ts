@@ -9,14 +9,14 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { redecide } from '../../cli/decide/redecide.ts';
-import type { ResultFiles } from '../../cli/decide/result-files.ts';
-import { SeededRandom } from '../../emulator/seeded-random.ts';
-import { type LoadOptions, loadZenCreditPolicy } from '../../src/adapters/decision/zen-credit-policy.ts';
-import type { CreditPolicy } from '../../src/domain/ports/index.ts';
-import { reportColumns, SummaryCsvWriter } from '../../src/domain/summary/index.ts';
-import { personReport } from '../factories/decision-reports.ts';
-import { makeCpf } from '../factories/documents.ts';
+import { SeededRandom } from '../../../emulator/seeded-random.ts';
+import { type LoadOptions, loadZenCreditPolicy } from '../../../src/adapters/decision/zen-credit-policy.ts';
+import { redecide } from '../../../src/application/redecide/redecide.ts';
+import type { ResultFiles } from '../../../src/application/redecide/result-files.ts';
+import type { CreditPolicy } from '../../../src/domain/ports/index.ts';
+import { reportColumns, SummaryCsvWriter } from '../../../src/domain/summary/index.ts';
+import { personReport } from '../../factories/decision-reports.ts';
+import { makeCpf } from '../../factories/documents.ts';
 
 const SAMPLE = JSON.parse(readFileSync('samples/policies/pessoa-fisica.json', 'utf8'));
 const COLUMNS = ['customer_id', 'requested_amount', 'vip'];

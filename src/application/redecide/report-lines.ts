@@ -2,9 +2,9 @@
  * Reads `reports.jsonl` as a stream: one normalised report a line (with the decision the batch's policy gave it,
  * when it had one), in the order of the summary's rows that have a report.
  */
-import { DECISION_VALUES } from '../../src/domain/decision/index.ts';
-import { BUREAUS, type NormalisedReport } from '../../src/domain/report/index.ts';
-import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
+import { DECISION_VALUES } from '../../domain/decision/index.ts';
+import { BUREAUS, type NormalisedReport } from '../../domain/report/index.ts';
+import { ResultsFileError } from '../../domain/summary/summary-csv-reader.ts';
 
 /** A line longer than this is not a report: a file that is not the batch's reports (or has no line breaks). */
 const MAX_LINE_CHARACTERS = 64 << 20;

@@ -3,18 +3,18 @@
  * than a chunk of it: each row's number, document, status, the original of a duplicate, the decision it was given
  * and the customer's own cells, which a policy reads as `input.<header>`.
  */
-import { type CsvDialect, UTF8_BOM } from '../../src/domain/csv/csv-format.ts';
-import { DECISION_VALUES, type DecisionValue } from '../../src/domain/decision/index.ts';
-import { parseCsvRows } from '../../src/domain/intake/csv-rows.ts';
-import { CustomerListError } from '../../src/domain/intake/index.ts';
+import { type CsvDialect, UTF8_BOM } from '../../domain/csv/csv-format.ts';
+import { DECISION_VALUES, type DecisionValue } from '../../domain/decision/index.ts';
+import { parseCsvRows } from '../../domain/intake/csv-rows.ts';
+import { CustomerListError } from '../../domain/intake/index.ts';
 import {
   DECISION_COLUMNS,
   FINAL_DECISION_COLUMNS,
   ROW_STATUSES,
   SUMMARY_COLUMNS,
   type SummaryStatus,
-} from '../../src/domain/summary/index.ts';
-import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
+} from '../../domain/summary/index.ts';
+import { ResultsFileError } from '../../domain/summary/summary-csv-reader.ts';
 
 /** What the header says. */
 export interface SummaryLayout {
