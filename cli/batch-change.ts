@@ -7,6 +7,7 @@ import { CliError } from './cli-error.ts';
 import { abortOnInterrupt } from './interruption.ts';
 import { type BatchProgress, downloadBatchResults, waitForBatch } from './local/batch-results.ts';
 import { BatchStalledError } from './local/follow-batch.ts';
+import { keepStateBureau } from './local/state-bureau.ts';
 import { addTableOptions } from './option-parsers.ts';
 import {
   asLocalStartCliError,
@@ -59,12 +60,15 @@ export async function withTarget<T>(
       const batches = await continued(connection);
       const opened = await openBatchBureau(batches, options.epoch, { buysNothing: buysNothing(batches) });
       bureau = opened;
+      // Before the change: a command that would buy on a state holding another bureau's reports changes nothing.
+      if (connection.local && batches.length > 0 && !buysNothing(batches))
+        await keepStateBureau(options.state, opened.target.bureauEndpoint ?? '', connection.store, {
+          record: false,
+        }).catch((error: unknown) => {
+          throw asLocalStartCliError(error);
+        });
       const startWorkers = async () =>
-        connection.local
-          ?.startWorkers(opened.target, { batches: batches.map((batch) => batch.batchId) })
-          .catch((error: unknown) => {
-            throw asLocalStartCliError(error);
-          });
+        connection.local?.startWorkers(opened.target, { batches: batches.map((batch) => batch.batchId) });
       return body(connection, startWorkers);
     });
   } finally {

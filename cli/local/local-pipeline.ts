@@ -179,8 +179,8 @@ export class LocalPipeline {
   ): Promise<void> {
     if (this.#sources.size > 0) throw new Error('the local workers are already started');
     this.bureauEndpoint = target.bureauEndpoint ?? bureauEndpointOf(target.bureauBaseUrl);
-    // A command that takes no batch further buys nothing: it needs not hold the state to its bureau.
-    if (this.#stateDirectory !== undefined && options.batches?.length !== 0)
+    // A run that starts batches holds the state to its bureau; a command on named batches checked it (withTarget).
+    if (this.#stateDirectory !== undefined && options.batches === undefined)
       await keepStateBureau(this.#stateDirectory, this.bureauEndpoint, this.store);
     this.#sweeper = this.#sweeperOf(options.batches && new Set(options.batches));
     this.#ingest = this.#ingestHandler();

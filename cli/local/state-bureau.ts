@@ -1,8 +1,9 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_EMULATOR_ENDPOINT } from '../../emulator/service-emulator.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { LocalStateError, STATE_BUREAU_FILE } from './local-state.ts';
-import { readIfThere, writeOnce } from './private-files.ts';
+import { PRIVATE_FILE_MODE, readIfThere, writeOnce } from './private-files.ts';
 
 /** How many of the newest batches are read to learn the bureau of a state kept before the record existed. */
 const STORED_BATCHES_READ = 1000;
@@ -21,17 +22,22 @@ function anotherBureau(stateDirectory: string, kept: string, calling: string): L
  * before the record existed belongs to the endpoint its batches were started against (a batch that recorded none
  * ran against the built-in emulator).
  *
+ * A command that only takes a batch further on its own bureau (`record: false`: approve, redrive, resume) is refused
+ * only by a recorded endpoint: a state mixed before the record existed can still finish each batch where it began.
+ *
  * @throws LocalStateError when the directory's reports came from another endpoint
  */
 export async function keepStateBureau(
   stateDirectory: string,
   endpoint: string,
   store: Pick<BatchStore, 'listBatches'>,
+  { record = true }: { readonly record?: boolean } = {},
 ): Promise<void> {
   const path = join(stateDirectory, STATE_BUREAU_FILE);
-  const kept = await readIfThere(path);
+  // An empty record is one a run killed between creating and writing it: as good as none.
+  const kept = (await readIfThere(path)) || null;
   if (kept !== null && kept !== endpoint) throw anotherBureau(stateDirectory, kept, endpoint);
-  if (kept !== null) return;
+  if (kept !== null || !record) return;
   const stored = await store.listBatches(STORED_BATCHES_READ);
   const other = stored
     .map((batch) => batch.bureauEndpoint ?? BUILT_IN_EMULATOR_ENDPOINT)
@@ -40,5 +46,6 @@ export async function keepStateBureau(
   // Two runs starting on one state at once: the first to record its endpoint holds the directory.
   await writeOnce(path, `${endpoint}\n`);
   const first = await readIfThere(path);
-  if (first !== endpoint) throw anotherBureau(stateDirectory, first ?? '?', endpoint);
+  if (first === '') await writeFile(path, `${endpoint}\n`, { mode: PRIVATE_FILE_MODE });
+  else if (first !== endpoint) throw anotherBureau(stateDirectory, first ?? '?', endpoint);
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -63,5 +63,33 @@ describe('keepStateBureau', () => {
     ]);
 
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+  });
+
+  it('lets a command on its own batches finish a state mixed before the record, writing nothing; a record still holds', async () => {
+    const mixed = await stateDirectory();
+    const recorded = await stateDirectory();
+    await keepStateBureau(recorded, BUILT_IN_EMULATOR_ENDPOINT, storedBatches());
+    const batches = storedBatches(
+      batchRecord({ bureauEndpoint: null }),
+      batchRecord({ bureauEndpoint: GATEWAY }),
+    );
+
+    const [onMixed, onRecorded] = await Promise.allSettled([
+      keepStateBureau(mixed, GATEWAY, batches, { record: false }),
+      keepStateBureau(recorded, GATEWAY, batches, { record: false }),
+    ]);
+
+    expect(onMixed.status).toBe('fulfilled');
+    expect(await readdir(mixed)).toEqual([]);
+    expect(onRecorded).toMatchObject({ status: 'rejected' });
+  });
+
+  it('takes an empty record (a run killed while writing it) for none, and records this run’s endpoint', async () => {
+    const directory = await stateDirectory();
+    await writeFile(join(directory, 'bureau-endpoint'), '');
+
+    await keepStateBureau(directory, GATEWAY, storedBatches());
+
+    expect(await readFile(join(directory, 'bureau-endpoint'), 'utf8')).toBe(`${GATEWAY}\n`);
   });
 });
