@@ -8,14 +8,17 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** A browser named in CHROMIUM_PATH is the user's: it is looked for there, never installed in its place. */
+const NAMED_CHROMIUM = process.env.CHROMIUM_PATH || null;
+const CHROMIUM = NAMED_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Each thing the tests need: whether it is here, and the Debian package that brings it. */
 const NEEDS = [
   {
     what: 'a Java runtime (java on the PATH, for DynamoDB Local)',
     here: () => spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0,
-    debianPackage: 'openjdk-17-jre-headless',
+    // Debian's default JRE (17 on Debian 12, 21 on 13): DynamoDB Local needs 17 or newer.
+    debianPackage: 'default-jre-headless',
   },
   {
     what: `Chromium at ${CHROMIUM} (for the browser tests; CHROMIUM_PATH names another)`,
@@ -27,7 +30,7 @@ const NEEDS = [
         return false;
       }
     },
-    debianPackage: 'chromium',
+    debianPackage: NAMED_CHROMIUM === null ? 'chromium' : null,
   },
 ];
 
@@ -53,11 +56,12 @@ function installWithApt(packages) {
 
 const missing = NEEDS.filter((need) => !need.here());
 if (missing.length > 0) {
+  const named = missing.find((need) => need.debianPackage === null);
+  if (named !== undefined) fail(`missing ${named.what}: put it there, or unset CHROMIUM_PATH`);
   const packages = missing.map((need) => need.debianPackage);
-  const canInstall = existsSync('/usr/bin/apt-get') && process.getuid?.() === 0;
-  if (!canInstall)
+  if (!existsSync('/usr/bin/apt-get') || process.getuid?.() !== 0)
     fail(
-      `missing ${missing.map((need) => need.what).join(' and ')}: install ${packages.join(' and ')} (on Debian or Ubuntu, as root: apt-get install ${packages.join(' ')}), then run npm test again`,
+      `missing ${missing.map((need) => need.what).join(' and ')}: install it (on Debian, as root: apt-get install ${packages.join(' ')}), then run npm test again`,
     );
   installWithApt(packages);
   const still = missing.filter((need) => !need.here());

@@ -18,7 +18,7 @@ import {
   writeCsv,
 } from '../factories/pipeline.ts';
 
-/** Debian's Chromium (`.ci/run` installs it when missing), driven by playwright-core: no browser download. */
+/** Debian's Chromium (`npm test` installs it when missing), driven by playwright-core: no browser download. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots for a person to look at (git-ignored). */
 const OUTPUT = fileURLToPath(new URL('../../test-output/report', import.meta.url));

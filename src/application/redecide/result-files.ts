@@ -2,7 +2,7 @@ import type { BatchManifest } from '../../contract/index.ts';
 
 /** The two files a re-decision reads, by their names in a results folder. */
 export const RESULT_FILE_NAMES = { summary: 'summary.csv', reports: 'reports.jsonl' } as const;
-export type ResultFile = keyof typeof RESULT_FILE_NAMES;
+type ResultFile = keyof typeof RESULT_FILE_NAMES;
 
 /**
  * A batch's stored results, each file opened as a new stream every time it is asked for: a results folder on this
