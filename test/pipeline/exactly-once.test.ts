@@ -357,6 +357,26 @@ describe('a paid answer is never bought again because of us', () => {
     expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
   });
 
+  it('audits, as charged, the answer a dead-lettered row’s holder persisted and never settled', async () => {
+    const [document] = distinctDocuments(1, 'dead letter, answer persisted') as [string];
+    const { queue, ingest } = await ingestQuietly([document]);
+    const { batchId } = await ingest();
+    const message = queue.work[0] as WorkMessage;
+    const deps = { ...workerDeps(queue), auditBasis: { purpose: 'credit', legalBasis: 'art. 7, X' } };
+    await screenDocuments([deliveryOf(message)], { ...deps, batchRows: contendedStore(4).store });
+
+    await settleDeadLetters([deliveryOf(message)], deps);
+    await settleDeadLetters([deliveryOf(message)], deps);
+    const [row] = await test.store.getRows(batchId, [1]);
+    const entries = await test.audit.log.read({ documentKey: await test.audit.documentKeys.keyOf(document) });
+
+    expect(row).toMatchObject({ state: 'failed', answered: true });
+    expect(chargesOf(document)).toBe(1);
+    expect(entries.filter((entry) => entry.batchId === batchId)).toEqual([
+      expect.objectContaining({ kind: 'bureau_request', charge: 'charged', httpStatus: 200 }),
+    ]);
+  });
+
   it('rides out settle conflicts within the invocation, without giving the message back', async () => {
     const [document] = distinctDocuments(1, 'settle conflicts once');
     const { queue, ingest } = await ingestQuietly([document as string]);

@@ -11,8 +11,9 @@ import type {
   QueueRecord,
   WorkQueue,
 } from '../../domain/ports/index.ts';
+import { isReportArchive, type ReportArchive } from '../../domain/report/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
-import { bureauRequestEntry } from '../worker/audit-trail.ts';
+import { type BureauRequestFacts, bureauRequestEntry } from '../worker/audit-trail.ts';
 
 export interface DeadLetterDependencies {
   readonly batchRecords: BatchRecords;
@@ -45,7 +46,8 @@ export async function settleDeadLetters(
       continue;
     }
     try {
-      const answered = await deps.objects.exists(answerKey(message.bureau, message.batchId, message.row));
+      const archive = await persistedAnswer(message, deps);
+      const answered = archive !== null;
       const [before] = await deps.batchRows.getRows(message.batchId, [message.row]);
       if (
         await deps.batchRows.settleAbandonedRow(message.batchId, message.row, { reason: REASON, answered })
@@ -54,7 +56,15 @@ export async function settleDeadLetters(
           batchId: message.batchId,
           row: message.row,
         });
-        if (before?.callPending && !answered) await auditLostCall(message, before.callSentAt ?? null, deps);
+        // Its holders audit a request once they settle it: none did, so this handler records it.
+        if (archive !== null && archive !== 'unreadable')
+          await auditRequest(
+            message,
+            { at: archive.fetchedAt, charge: 'charged', httpStatus: archive.httpStatus },
+            deps,
+          );
+        else if (before?.callPending)
+          await auditRequest(message, lostCallFacts(before.callSentAt ?? null), deps);
         await finaliseIfLast(message.batchId, deps);
       }
     } catch (error) {
@@ -69,21 +79,45 @@ export async function settleDeadLetters(
 }
 
 /**
- * A row's holders wrote a call ahead and none of them learnt its answer: that request left and may have been
- * charged, so the audit counts it (at the instant it was written ahead: a holder that audited it already made the
- * same entry, kept once). An entry that cannot be written is logged, and never keeps the row from settling.
+ * What a holder persisted under the row's answer key: null when nothing (no call was answered), `unreadable` when
+ * an object is there that is not this document's answer (it still says the bureau answered, so it was charged).
  */
-async function auditLostCall(
+async function persistedAnswer(
   message: WorkMessage,
-  callSentAt: number | null,
+  deps: DeadLetterDependencies,
+): Promise<ReportArchive | 'unreadable' | null> {
+  const text = await deps.objects.readTextIfExists(answerKey(message.bureau, message.batchId, message.row));
+  if (text === null) return null;
+  try {
+    const archive: unknown = JSON.parse(text);
+    return isReportArchive(archive) && archive.document === message.document ? archive : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/**
+ * A call the row's holders wrote ahead and none of them saw answered: it left and may have been charged. Recorded
+ * at the instant it was written ahead, so a holder that audited it already made the same entry, kept once.
+ */
+const lostCallFacts = (callSentAt: number | null) => ({
+  at: new Date(callSentAt ?? Date.now()).toISOString(),
+  charge: 'charge_unknown' as const,
+  httpStatus: null,
+});
+
+/** Audits a request of a dead-lettered row. An entry that cannot be written is logged; the row settles anyway. */
+async function auditRequest(
+  message: WorkMessage,
+  request: Pick<BureauRequestFacts, 'at' | 'charge' | 'httpStatus'>,
   deps: DeadLetterDependencies,
 ): Promise<void> {
   if (deps.audit === undefined || deps.auditBasis === undefined) return;
-  const at = new Date(callSentAt ?? Date.now()).toISOString();
-  const facts = { message, at, charge: 'charge_unknown' as const, httpStatus: null, basis: deps.auditBasis };
   try {
     const documentKey = await deps.audit.documentKeys.keyOf(message.document);
-    await deps.audit.log.append([bureauRequestEntry(facts, documentKey)]);
+    await deps.audit.log.append([
+      bureauRequestEntry({ ...request, message, basis: deps.auditBasis }, documentKey),
+    ]);
   } catch (error) {
     deps.logger.error('could not write the audit entry', {
       batchId: message.batchId,
