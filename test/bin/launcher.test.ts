@@ -45,7 +45,7 @@ describe('the launcher', () => {
   });
 
   it('ends with the command’s own exit code and message', async () => {
-    const result = await runCli(['decide', join(tmpdir(), 'no-such-results-folder')]);
+    const result = await runCli(['decide', join(tmpdir(), 'no-such-results-folder')], { ownProcess: true });
 
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { runInWarmCli } from './warm-cli.ts';
 
 const LAUNCHER = fileURLToPath(new URL('../../bin/credit-screen.mjs', import.meta.url));
 
@@ -13,11 +14,27 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the real `credit-screen` launcher in a child process, as a user's shell would. */
-export function runCli(
-  args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<CliResult> {
+/** Where a command runs, and what it is given. */
+export interface CliRunOptions {
+  readonly cwd?: string;
+  /** Variables set for the command, over the test's; a command given any runs in a process of its own. */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Run the real launcher in a process of its own, as a user's shell does: for what only a process shows (the
+   * launcher itself, its exit, what it leaves running). Otherwise the command runs in the test worker's warm
+   * credit-screen process (`warm-cli.ts`: the same `main`, without loading the command line again), unless it is
+   * given variables (a module reads its settings once) or that process is busy with another command.
+   * @default false
+   */
+  readonly ownProcess?: boolean;
+}
+
+/** Runs a `credit-screen` command to its end, with its arguments, folder and environment (see {@link CliRunOptions}). */
+export async function runCli(args: readonly string[], options: CliRunOptions = {}): Promise<CliResult> {
+  if (!options.ownProcess && options.env === undefined) {
+    const result = await runInWarmCli(args, options.cwd ?? process.cwd());
+    if (result !== null) return result;
+  }
   return startCli(args, options).done;
 }
 
