@@ -34,95 +34,117 @@ export const STACK_NAME = {
   patternText: 'a CloudFormation stack name (a letter, then letters, digits and -)',
 } as const;
 
-export const json = (description = 'print JSON'): OptionSpec => ({
-  flags: '--json',
-  description,
-  value: { type: 'flag' },
-});
+// The helpers below keep their options' literal types (`as const`): the options types (option-types.ts) are made
+// from the flags, value types and defaults they hold.
 
-export const bureau = (description: string, withDefault = true): OptionSpec => ({
-  flags: '--bureau <bureau>',
-  description,
-  value: { type: 'choice', choices: BUREAUS },
-  ...(withDefault ? { default: { value: DEFAULT_SETTINGS.defaultBureau } } : {}),
-});
+/** `--json`: print JSON instead of text for people. */
+export const json = (description = 'print JSON') =>
+  ({ flags: '--json', description, value: { type: 'flag' } }) as const satisfies OptionSpec;
+
+/** `--bureau <bureau>` with no default: for a command that can learn it otherwise (`normalize`, from an archive). */
+export const anyBureau = (description: string) =>
+  ({
+    flags: '--bureau <bureau>',
+    description,
+    value: { type: 'choice', choices: BUREAUS },
+  }) as const satisfies OptionSpec;
+
+/** `--bureau <bureau>`, the default bureau when not given. */
+export const bureau = (description: string) =>
+  ({
+    ...anyBureau(description),
+    default: { value: DEFAULT_SETTINGS.defaultBureau },
+  }) as const satisfies OptionSpec;
 
 /**
  * `--price <bureau>=<BRL>` (repeatable), and `--price-<bureau>` for each bureau of the registry, kept as the
  * aliases they were before `--price`.
  */
-export const prices = (purpose: string): OptionSpec[] => [
-  {
-    flags: '--price <bureau=brl>',
-    description: `price of one query of a bureau${purpose}, e.g. a=2,70`,
-    value: { type: 'bureau-price', max: MAX_PRICE_PER_QUERY },
-    repeatable: true,
-    default: {
-      value: undefined,
-      text: `the list price, ${BUREAUS.map((bureau) => `${bureau}=${formatBrl(DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery)}`).join(', ')}`,
-    },
-  },
-  ...BUREAUS.map(
-    (bureau): OptionSpec => ({
-      flags: `--price-${bureau} <brl>`,
-      description: `price of one bureau ${BUREAU_REGISTRY[bureau].label} query${purpose} (the same as --price ${bureau}=<brl>)`,
-      value: { type: 'price', max: MAX_PRICE_PER_QUERY },
+export const prices = (purpose: string) =>
+  [
+    {
+      flags: '--price <bureau=brl>',
+      description: `price of one query of a bureau${purpose}, e.g. a=2,70`,
+      value: { type: 'bureau-price', max: MAX_PRICE_PER_QUERY },
+      repeatable: true,
       default: {
         value: undefined,
-        text: `list price ${formatBrl(DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery)}`,
+        text: `the list price, ${BUREAUS.map((bureau) => `${bureau}=${formatBrl(DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery)}`).join(', ')}`,
       },
-    }),
-  ),
-];
+    },
+    ...BUREAUS.map(
+      (bureau) =>
+        ({
+          flags: `--price-${bureau} <brl>`,
+          description: `price of one bureau ${BUREAU_REGISTRY[bureau].label} query${purpose} (the same as --price ${bureau}=<brl>)`,
+          value: { type: 'price', max: MAX_PRICE_PER_QUERY },
+          default: {
+            value: undefined,
+            text: `list price ${formatBrl(DEFAULT_SETTINGS.bureaus[bureau].pricePerQuery)}`,
+          },
+        }) as const satisfies OptionSpec,
+    ),
+  ] as const satisfies readonly OptionSpec[];
 
-export const rateLimit = (description: string, fallback: number): OptionSpec => ({
-  flags: '--rate-limit <req/s>',
-  description,
-  value: { type: 'rate', min: MIN_RATE, max: MAX_RATE },
-  default: { value: undefined, text: String(fallback) },
-});
+/** `--rate-limit`: the bureau request rate, `fallback` (said in help) when not given. */
+export const rateLimit = (description: string, fallback: number) =>
+  ({
+    flags: '--rate-limit <req/s>',
+    description,
+    value: { type: 'rate', min: MIN_RATE, max: MAX_RATE },
+    default: { value: undefined, text: String(fallback) },
+  }) as const satisfies OptionSpec;
 
-export const freshnessHours = (description: string): OptionSpec => ({
-  flags: '--freshness-hours <h>',
-  description,
-  value: { type: 'number', min: 0, max: MAX_HOURS, unit: 'h' },
-  default: { value: undefined, text: String(DEFAULT_SETTINGS.freshnessHours) },
-});
+/** `--freshness-hours`: how old a stored report may be and still be reused. */
+export const freshnessHours = (description: string) =>
+  ({
+    flags: '--freshness-hours <h>',
+    description,
+    value: { type: 'number', min: 0, max: MAX_HOURS, unit: 'h' },
+    default: { value: undefined, text: String(DEFAULT_SETTINGS.freshnessHours) },
+  }) as const satisfies OptionSpec;
 
-export const epoch = (description: string, conflicts: readonly OptionRelation[] = []): OptionSpec => ({
-  flags: '--epoch <n>',
-  description,
-  value: { type: 'integer', min: 0, max: MAX_EPOCH },
-  default: { value: 0 },
-  ...(conflicts.length > 0 ? { conflicts } : {}),
-});
+/** `--epoch`: the emulator's point in time, and the options it is refused with on this command. */
+export const epoch = (description: string, conflicts: readonly OptionRelation[] = []) =>
+  ({
+    flags: '--epoch <n>',
+    description,
+    value: { type: 'integer', min: 0, max: MAX_EPOCH },
+    default: { value: 0 },
+    ...(conflicts.length > 0 ? { conflicts } : {}),
+  }) as const satisfies OptionSpec;
 
-export const lang = (description: string): OptionSpec => ({
-  flags: '--lang <language>',
-  description,
-  value: { type: 'choice', choices: REPORT_LANGUAGES },
-  default: { value: DEFAULT_REPORT_LANGUAGE },
-});
+/** `--lang`: the language of the batch's report page. */
+export const lang = (description: string) =>
+  ({
+    flags: '--lang <language>',
+    description,
+    value: { type: 'choice', choices: REPORT_LANGUAGES },
+    default: { value: DEFAULT_REPORT_LANGUAGE },
+  }) as const satisfies OptionSpec;
 
-export const resultsFolder = (description: string): OptionSpec => ({
-  flags: '--out <dir>',
-  description,
-  value: { type: 'path', of: 'folder' },
-});
+/** `--out <dir>`: where a batch's results go. */
+export const resultsFolder = (description: string) =>
+  ({
+    flags: '--out <dir>',
+    description,
+    value: { type: 'path', of: 'folder' },
+  }) as const satisfies OptionSpec;
 
 /**
  * `--force` of a command that writes one file the user names with `--<option>`: an existing file is kept unless
  * this replaces it (cli/named-file.ts).
  */
-export const replaceFile = (option: 'out' | 'export'): OptionSpec => ({
-  flags: '--force',
-  description: `replace the --${option} file when it exists`,
-  value: { type: 'flag' },
-  requires: [{ option, message: `--force replaces the --${option} file: give --${option}` }],
-});
+export const replaceFile = (option: 'out' | 'export') =>
+  ({
+    flags: '--force',
+    description: `replace the --${option} file when it exists`,
+    value: { type: 'flag' },
+    requires: [{ option, message: `--force replaces the --${option} file: give --${option}` }],
+  }) as const satisfies OptionSpec;
 
 /** `--stack` or the local state: where the batch commands act. */
-export const TARGET_OPTIONS: readonly OptionSpec[] = [
+export const TARGET_OPTIONS = [
   {
     flags: '--stack <name>',
     description:
@@ -136,10 +158,10 @@ export const TARGET_OPTIONS: readonly OptionSpec[] = [
     value: { type: 'path', of: 'folder' },
     default: { value: DEFAULT_STATE_DIRECTORY },
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** The commands that change a batch (and `resume`): where, whether to wait, where the results go. */
-export const WORK_OPTIONS: readonly OptionSpec[] = [
+export const WORK_OPTIONS = [
   ...TARGET_OPTIONS,
   {
     flags: '--no-wait',
@@ -157,10 +179,17 @@ export const WORK_OPTIONS: readonly OptionSpec[] = [
     { option: 'stack', message: '--epoch is for the local emulator: a deployed stack calls its own bureau' },
   ]),
   json(),
-];
+] as const satisfies readonly OptionSpec[];
+
+/** `resume`: the options of the commands that change a batch, its results a folder per batch. */
+export const RESUME_OPTIONS = WORK_OPTIONS.map((spec) =>
+  spec.flags === '--out <dir>'
+    ? resultsFolder('where to put the results, a folder per batch in it (default out)')
+    : spec,
+);
 
 /** `screen` and `rescreen`: the batch, what it may spend, how it runs, and which bureau answers. */
-export const LOCAL_RUN_OPTIONS: readonly OptionSpec[] = [
+export const LOCAL_RUN_OPTIONS = [
   bureau('bureau to query'),
   {
     flags: '--excel',
@@ -297,10 +326,10 @@ export const LOCAL_RUN_OPTIONS: readonly OptionSpec[] = [
     value: { type: 'flag' },
     requires: [{ option: 'base-url', message: '--live needs --base-url <gateway URL>' }],
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** `ai` and `studio`: the service, its token and the time a request may take. */
-export const SERVICE_OPTIONS: readonly OptionSpec[] = [
+export const SERVICE_OPTIONS = [
   {
     flags: '--base-url <url>',
     description: 'service base URL',
@@ -322,7 +351,7 @@ export const SERVICE_OPTIONS: readonly OptionSpec[] = [
     default: { value: 30 },
   },
   json('print the service answer as JSON'),
-];
+] as const satisfies readonly OptionSpec[];
 
 export const STUDIO_OPTIONS = {
   type: {

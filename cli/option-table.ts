@@ -4,6 +4,7 @@ import { DEFAULT_SETTINGS } from '../src/contract/settings.ts';
 import { MAX_OVERRIDE_BY, MAX_OVERRIDE_REASON, OVERRIDE_VALUES } from '../src/domain/decision/override.ts';
 import { DEFAULT_MAX_ROWS } from '../src/domain/intake/index.ts';
 import {
+  anyBureau,
   bureau,
   epoch,
   freshnessHours,
@@ -18,6 +19,7 @@ import {
   MAX_TEXT,
   MIN_RATE,
   prices,
+  RESUME_OPTIONS,
   rateLimit,
   replaceFile,
   resultsFolder,
@@ -138,7 +140,7 @@ export const OPTION_TABLE = {
     },
   ],
   normalize: [
-    bureau('which bureau answered (read from an archive)', false),
+    anyBureau('which bureau answered (read from an archive)'),
     {
       flags: '--document <document>',
       description: 'the CPF/CNPJ queried (default: read from the response)',
@@ -368,11 +370,7 @@ export const OPTION_TABLE = {
   ],
   approve: WORK_OPTIONS,
   reject: WORK_OPTIONS,
-  resume: WORK_OPTIONS.map((spec) =>
-    spec.flags === '--out <dir>'
-      ? resultsFolder('where to put the results, a folder per batch in it (default out)')
-      : spec,
-  ),
+  resume: RESUME_OPTIONS,
   spend: [
     {
       flags: '--month <YYYY-MM>',

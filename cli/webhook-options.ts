@@ -10,7 +10,7 @@ const needsWebhook = (option: string) => ({
 });
 
 /** The options a webhook takes, for the runs that send events and for `webhook test`. */
-function webhookShape(needs: boolean): readonly OptionSpec[] {
+function webhookShape(needs: boolean) {
   const requires = (option: string) => (needs ? { requires: [needsWebhook(option)] } : {});
   return [
     {
@@ -48,11 +48,11 @@ function webhookShape(needs: boolean): readonly OptionSpec[] {
       default: { value: DEFAULT_WEBHOOK_RETRY_SECONDS },
       ...requires('webhook-retry-seconds'),
     },
-  ];
+  ] as const satisfies readonly OptionSpec[];
 }
 
 /** `screen` and `rescreen`: where events go, besides the results folder. */
-export const WEBHOOK_OPTIONS: readonly OptionSpec[] = [
+export const WEBHOOK_OPTIONS = [
   {
     flags: '--webhook <url>',
     description: 'POST each event (BatchCompleted, PortfolioChanged, …) to this URL as EventBridge would',
@@ -60,10 +60,10 @@ export const WEBHOOK_OPTIONS: readonly OptionSpec[] = [
     repeatable: true,
   },
   ...webhookShape(true),
-];
+] as const satisfies readonly OptionSpec[];
 
 /** `webhook test <url>`: what the sample events are sent with. */
-export const WEBHOOK_TEST_OPTIONS: readonly OptionSpec[] = [
+export const WEBHOOK_TEST_OPTIONS = [
   ...webhookShape(false),
   { flags: '--json', description: 'print one JSON object with what each event got', value: { type: 'flag' } },
-];
+] as const satisfies readonly OptionSpec[];
