@@ -1,9 +1,11 @@
 import { type Command, Help, InvalidArgumentError, Option } from 'commander';
+import type { JsonObject } from '../service-client/index.ts';
 import { parseAlertEventList, parseChangeKindList, parseWebhookHeader } from '../src/contract/webhooks.ts';
 import { isBureau } from '../src/domain/bureau/index.ts';
 import { BUREAUS, type Bureau } from '../src/domain/report/index.ts';
 import { CliError } from './cli-error.ts';
 import { type CommandPath, OPTION_TABLE, type OptionSpec, type OptionValue } from './option-table.ts';
+import type { BureauPrice, CommandOptions } from './option-types.ts';
 
 /**
  * Commander's options made from the table (option-table.ts): each value parsed and its range enforced by its type,
@@ -62,7 +64,7 @@ function price(name: string, text: string, max: number): number {
 }
 
 /** `a=2,70`: a bureau of the registry, then its price. */
-function bureauPrice(name: string, text: string, max: number): { bureau: Bureau; price: number } {
+function bureauPrice(name: string, text: string, max: number): BureauPrice {
   const [bureau = '', value] = text.split('=', 2);
   if (value === undefined || !isBureau(bureau.trim()))
     throw new InvalidArgumentError(
@@ -79,7 +81,7 @@ function path(name: string, input: string): string {
   return input;
 }
 
-function jsonObject(name: string, text: string): unknown {
+function jsonObject(name: string, text: string): JsonObject {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -88,7 +90,8 @@ function jsonObject(name: string, text: string): unknown {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new InvalidArgumentError(`${name} must be a JSON object, e.g. '{"theme":"dark"}'`);
-  return parsed;
+  // Parsed JSON, and an object: what a JsonObject is.
+  return parsed as JsonObject;
 }
 
 function text(name: string, value: string, spec: Extract<OptionValue, { type: 'text' }>): string {
@@ -363,4 +366,23 @@ export function addTableOptions(command: Command, path: CommandPath): Command {
     if (problem !== null) throw new CliError(problem);
   });
   return command;
+}
+
+/**
+ * Adds the options the table lists for the command at `path` ({@link addTableOptions}) and its action, which is
+ * called with the options object typed from the table ({@link CommandOptions}), then the command's arguments and
+ * the command itself, as commander passes them. The options come first so that TypeScript takes their type from
+ * `path` while it infers the arguments' from their annotations: an action that reads an option the table does not
+ * list, or reads one as another type, does not compile.
+ */
+export function addTableAction<Path extends CommandPath, Args extends unknown[]>(
+  command: Command,
+  path: Path,
+  action: (options: CommandOptions<Path>, ...args: Args) => void | Promise<void>,
+): Command {
+  return addTableOptions(command, path).action((...given: unknown[]) => {
+    // Commander's order: the arguments, then the options object, then the command.
+    const options = given[given.length - 2] as CommandOptions<Path>;
+    return action(options, ...([...given.slice(0, -2), given[given.length - 1]] as Args));
+  });
 }
