@@ -2,11 +2,15 @@ import { DEFAULT_SETTINGS } from '../src/contract/index.ts';
 import { perBureau } from '../src/domain/bureau/index.ts';
 import type { Bureau } from '../src/domain/report/index.ts';
 import { CliError } from './cli-error.ts';
+import type { prices } from './option-groups.ts';
+import type { OptionsOf } from './option-types.ts';
 
 /** The price options as commander gives them: `--price a=2,70` (repeatable) and the aliases `--price-a 2,70`. */
-export interface PriceOptions {
-  readonly price?: readonly { readonly bureau: Bureau; readonly price: number }[];
-  readonly [alias: `price${string}`]: unknown;
+type PriceOptions = OptionsOf<ReturnType<typeof prices>>;
+
+/** The key commander gives `--price-<bureau>` under: `--price-a` → `priceA` (its camelCase, not `toUpperCase`). */
+function aliasKey(bureau: Bureau): `price${Capitalize<Bureau>}` {
+  return `price${bureau.charAt(0).toUpperCase()}${bureau.slice(1)}` as `price${Capitalize<Bureau>}`;
 }
 
 /** The price given for a bureau (by `--price <bureau>=` or its alias), or undefined; refuses one given twice. */
@@ -14,7 +18,7 @@ export function givenPrice(options: PriceOptions, bureau: Bureau): number | unde
   const byPrice = (options.price ?? [])
     .filter((entry) => entry.bureau === bureau)
     .map((entry) => entry.price);
-  const alias = options[`price${bureau.toUpperCase()}`] as number | undefined;
+  const alias = options[aliasKey(bureau)];
   const given = [...byPrice, ...(alias === undefined ? [] : [alias])];
   if (given.length > 1 && new Set(given).size > 1)
     throw new CliError(`bureau ${bureau} is given ${given.length} prices (${given.join(', ')}): give one`);

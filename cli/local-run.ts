@@ -8,7 +8,6 @@ import {
   ServiceEmulator,
 } from '../emulator/service-emulator.ts';
 import type { WebhookDelivery } from '../src/adapters/webhook/webhook-delivery.ts';
-import type { ReportLanguage } from '../src/application/batch-report/index.ts';
 import type { BatchManifest } from '../src/contract/index.ts';
 import {
   bureausWith,
@@ -16,15 +15,14 @@ import {
   type PipelineSettings,
   policyDecidedNothing,
 } from '../src/contract/index.ts';
-import type { Bureau } from '../src/domain/report/index.ts';
-import { type PriceOptions, pricesOf } from './bureau-prices.ts';
+import { pricesOf } from './bureau-prices.ts';
 import { CliError } from './cli-error.ts';
 import { countLines, laterTarget } from './count-lines.ts';
 import { abortOnInterrupt, type Interruption } from './interruption.ts';
 import { readManifest } from './local/batch-results.ts';
 import { BatchStalledError } from './local/follow-batch.ts';
 import { type BatchProgress, LocalPipeline } from './local/local-pipeline.ts';
-import { javaAvailable, type LocalEngine } from './local/local-services.ts';
+import { javaAvailable } from './local/local-services.ts';
 import { LOCAL_RATE_LIMIT, localSettings } from './local/local-settings.ts';
 import { LocalStateDirectory, LocalStateError } from './local/local-state.ts';
 import { fileErrorReason, writePrivateFile } from './local/private-files.ts';
@@ -32,10 +30,10 @@ import {
   alertSettingsOf,
   settleWebhooks,
   startWebhooks,
-  type WebhookRunOptions,
   webhookHeadersOf,
   webhookSubscriptionsOf,
 } from './local-webhooks.ts';
+import type { CommandOptions } from './option-types.ts';
 import { asLocalStartCliError } from './pipeline-connection.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { asCliError } from './read-customer-list.ts';
@@ -43,43 +41,7 @@ import { checkWritableDirectoryOption, resultsDirectory } from './results-direct
 import { printable } from './terminal-text.ts';
 
 /** Options of the commands that run the pipeline on this machine (`screen`, `rescreen`). */
-export interface LocalRunOptions extends WebhookRunOptions {
-  readonly bureau: Bureau;
-  readonly excel?: boolean;
-  readonly concurrency?: number;
-  readonly rateLimit?: number;
-  readonly token?: string;
-  readonly freshnessHours?: number;
-  readonly rebuyChargeUnknown?: boolean;
-  readonly emulatorLatency: number;
-  readonly emulatorErrorRate: number;
-  readonly emulatorRateLimit?: number;
-  readonly epoch: number;
-  readonly baseUrl?: string;
-  readonly live?: boolean;
-  /** The state directory, or false with `--no-state` (and on the memory engine). */
-  readonly state: string | false;
-  /** Where the run keeps its table (`--engine`); chosen by {@link withEngine} when not given. */
-  readonly engine?: LocalEngine;
-  readonly fresh?: boolean;
-  /** Language of the batch's report.html. */
-  readonly lang: ReportLanguage;
-  /** Where the results go (default `out/<batchId>`). */
-  readonly out?: string;
-  /** A batch that would buy more documents than this waits for approval. */
-  readonly approveAbove?: number;
-  /** Approve a batch over the threshold without asking (scripts). */
-  readonly yes?: boolean;
-  /** The batch's own spending cap. */
-  readonly maxCharges?: number;
-  /** Price per query, per bureau, for quotes (`--price a=2,70`, `--price-a 2,70`). */
-  readonly price?: PriceOptions['price'];
-  readonly [alias: `price${string}`]: unknown;
-  /** Most queries per month per bureau, across runs on this state. */
-  readonly monthlyCap?: number;
-  /** A credit policy (JDM JSON) that decides every row with a report. */
-  readonly policy?: string;
-}
+export type LocalRunOptions = CommandOptions<'screen' | 'rescreen'>;
 
 /** The pipeline's settings for a local run: the local defaults, with what the options change. */
 function settingsFrom(options: LocalRunOptions, webhooks: WebhookDelivery | null): PipelineSettings {

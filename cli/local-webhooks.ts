@@ -2,28 +2,20 @@ import { join } from 'node:path';
 import { type UndeliveredEvent, WebhookDelivery } from '../src/adapters/webhook/webhook-delivery.ts';
 import {
   ALERT_EVENT_TYPES,
-  type AlertEventType,
   publishedChangeKinds,
   validateWebhooks,
-  type WebhookHeader,
   type WebhookSubscription,
   webhookHeaderRecord,
 } from '../src/contract/index.ts';
 import type { ChangeKind } from '../src/domain/monitoring/index.ts';
 import { CliError } from './cli-error.ts';
 import { writePrivateFile } from './local/private-files.ts';
+import type { OptionsOf } from './option-types.ts';
 import { printable } from './terminal-text.ts';
-import { DEFAULT_WEBHOOK_RETRY_SECONDS } from './webhook-options.ts';
+import type { WEBHOOK_OPTIONS } from './webhook-options.ts';
 
 /** The webhook options of a run that sends events (`screen`, `rescreen`). */
-export interface WebhookRunOptions {
-  readonly webhook?: readonly string[];
-  readonly webhookHeader?: readonly WebhookHeader[];
-  readonly webhookEvents?: readonly AlertEventType[];
-  readonly webhookChangeKinds?: readonly ChangeKind[];
-  readonly webhookDocuments?: boolean;
-  readonly webhookRetrySeconds?: number;
-}
+type WebhookRunOptions = OptionsOf<typeof WEBHOOK_OPTIONS>;
 
 /** Where undelivered events are written, in the batch's results folder. */
 export const UNDELIVERED_EVENTS_FILE = 'undelivered-events.jsonl';
@@ -82,7 +74,7 @@ export function startWebhooks(options: WebhookRunOptions): WebhookDelivery | nul
   const headers = webhookHeadersOf(options);
   return new WebhookDelivery({
     targets: subscriptions.map((subscription) => ({ subscription, headers })),
-    retryForMs: (options.webhookRetrySeconds ?? DEFAULT_WEBHOOK_RETRY_SECONDS) * 1000,
+    retryForMs: options.webhookRetrySeconds * 1000,
   });
 }
 

@@ -8,33 +8,16 @@ import {
   type DocumentColumnUse,
   IntakeTally,
 } from '../../src/domain/intake/index.ts';
-import type { Bureau } from '../../src/domain/report/index.ts';
 import { formatBrl, formatDuration, type Quote, quoteOf } from '../../src/domain/spend/index.ts';
-import { givenPrice, type PriceOptions, pricesOf } from '../bureau-prices.ts';
+import { givenPrice, pricesOf } from '../bureau-prices.ts';
 import { DEFAULT_STATE_DIRECTORY } from '../local/local-state.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import { type PolicyOption, readPolicyOption } from '../policy-option.ts';
 import { readCustomerListFile, rowsOf } from '../read-customer-list.ts';
 import { printable } from '../terminal-text.ts';
 
-interface CheckOptions {
-  readonly json?: boolean;
-  /** Show documents whole; masked otherwise. */
-  readonly reveal?: boolean;
-  readonly maxRows: number;
-  readonly show: number;
-  readonly bureau: Bureau;
-  readonly price?: PriceOptions['price'];
-  readonly [alias: `price${string}`]: unknown;
-  readonly rateLimit?: number;
-  readonly freshnessHours?: number;
-  /** A local state directory whose stored reports may be reused; without it (or --stack), reuse is unknown. */
-  readonly state?: string;
-  /** A deployed stack whose stored reports may be reused. */
-  readonly stack?: string;
-  /** A credit policy to check, and to check the list against (the customer columns it reads). */
-  readonly policy?: string;
-}
+type CheckOptions = CommandOptions<'check'>;
 
 /**
  * The quote of a list: with `--state` or `--stack`, the stored reports there that are still fresh count as
@@ -244,11 +227,12 @@ function policyLines(policy: PolicyOption, layout: CustomerListLayout): string[]
 }
 
 export function registerCheckCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('check')
       .description('Validate a customer list without querying anyone (spends no credits)')
       .argument('<file>', 'CSV file of CPFs/CNPJs'),
     'check',
-  ).action(async (file: string, options: CheckOptions) => check(file, options));
+    async (options, file: string) => check(file, options),
+  );
 }

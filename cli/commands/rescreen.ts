@@ -3,21 +3,13 @@ import type { Command } from 'commander';
 import type { BatchManifest } from '../../src/contract/index.ts';
 import { CHANGE_KINDS, isPortfolioName } from '../../src/domain/monitoring/index.ts';
 import { CliError } from '../cli-error.ts';
-import {
-  checkBeforeStarting,
-  finishBatch,
-  type LocalRunOptions,
-  runLocally,
-  withEngine,
-} from '../local-run.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { checkBeforeStarting, finishBatch, runLocally, withEngine } from '../local-run.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import { readPolicyOption } from '../policy-option.ts';
 import { checkResultsDirectoryOption } from '../results-directory.ts';
 
-interface RescreenOptions extends LocalRunOptions {
-  readonly name?: string;
-  readonly maxAgeHours?: number;
-}
+type RescreenOptions = CommandOptions<'rescreen'>;
 
 /** The portfolio name a file gives by default: its base name, with what names may not hold replaced. */
 export function portfolioNameOf(file: string): string {
@@ -75,7 +67,7 @@ async function rescreen(file: string, given: RescreenOptions): Promise<void> {
 }
 
 export function registerRescreenCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('rescreen')
       .description(
@@ -83,5 +75,6 @@ export function registerRescreenCommand(program: Command): void {
       )
       .argument('<portfolio.csv>', 'the portfolio: a customer list'),
     'rescreen',
-  ).action(async (file: string, options: RescreenOptions) => rescreen(file, options));
+    async (options, file: string) => rescreen(file, options),
+  );
 }

@@ -18,25 +18,17 @@ import {
   failureOf,
   finishBatch,
   type LocalRun,
-  type LocalRunOptions,
   runLocally,
   withEngine,
 } from '../local-run.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import { readPolicyOption } from '../policy-option.ts';
 import { checkWholeListFile } from '../read-customer-list.ts';
 import { checkResultsDirectoryOption } from '../results-directory.ts';
 import { printable } from '../terminal-text.ts';
 
-interface ScreenOptions extends LocalRunOptions {
-  readonly out?: string;
-  /** Seconds between one file's upload and the next's (several files). */
-  readonly stagger?: number;
-  /** Upload under `incoming/<bureau>/priority/`: the priority lane. */
-  readonly priority?: boolean;
-  /** Screen each file as a new batch, even when an earlier run on this state left one of it unfinished. */
-  readonly newBatch?: boolean;
-}
+type ScreenOptions = CommandOptions<'screen'>;
 
 /** What a run resumes: batches an earlier run left screening, finalising, or waiting for approval. */
 const RESUMABLE: ReadonlySet<BatchRecord['status']> = new Set(['running', 'finalising', 'awaiting_approval']);
@@ -213,7 +205,7 @@ async function followOne(
 }
 
 export function registerScreenCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('screen')
       .description(
@@ -221,5 +213,6 @@ export function registerScreenCommand(program: Command): void {
       )
       .argument('<files...>', 'CSV files of CPFs/CNPJs, each its own batch'),
     'screen',
-  ).action(async (files: string[], options: ScreenOptions) => screen(files, options));
+    async (options, files: string[]) => screen(files, options),
+  );
 }

@@ -3,26 +3,22 @@ import { WebhookDelivery } from '../../src/adapters/webhook/webhook-delivery.ts'
 import { ALERT_EVENT_TYPES, type AlertEventType } from '../../src/contract/index.ts';
 import { ALERT_SAMPLES } from '../alert-samples.ts';
 import { CliError } from '../cli-error.ts';
-import { type WebhookRunOptions, webhookHeadersOf, webhookSubscriptionsOf } from '../local-webhooks.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { webhookHeadersOf, webhookSubscriptionsOf } from '../local-webhooks.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import { printable } from '../terminal-text.ts';
-import { DEFAULT_WEBHOOK_RETRY_SECONDS } from '../webhook-options.ts';
-
-interface WebhookTestOptions extends Omit<WebhookRunOptions, 'webhook'> {
-  readonly json?: boolean;
-}
 
 /**
  * Sends one sample of each event the options select to `url`, as a run would (same envelope, patterns, headers,
  * retries), and says what the receiver did with them; exit 1 when it did not take them all.
  */
-async function testWebhook(url: string, options: WebhookTestOptions): Promise<void> {
+async function testWebhook(url: string, options: CommandOptions<'webhook test'>): Promise<void> {
   const [subscription] = webhookSubscriptionsOf({ ...options, webhook: [url] }, 'webhook test');
   if (subscription === undefined) throw new CliError('webhook test needs a URL');
   const headers = webhookHeadersOf(options);
   const delivery = new WebhookDelivery({
     targets: [{ subscription, headers }],
-    retryForMs: (options.webhookRetrySeconds ?? DEFAULT_WEBHOOK_RETRY_SECONDS) * 1000,
+    retryForMs: options.webhookRetrySeconds * 1000,
   });
   const types: readonly AlertEventType[] = options.webhookEvents ?? ALERT_EVENT_TYPES;
   for (const type of types) delivery.publish(type, ALERT_SAMPLES[type] as never);
@@ -45,11 +41,12 @@ async function testWebhook(url: string, options: WebhookTestOptions): Promise<vo
 
 export function registerWebhookCommand(program: Command): void {
   const webhook = program.command('webhook').description("Webhooks that receive the pipeline's events");
-  addTableOptions(
+  addTableAction(
     webhook
       .command('test')
       .argument('<url>', 'the receiver: https, or http to this machine')
       .description('Send a sample of each event to a webhook, as a run would, and say what it answered'),
     'webhook test',
-  ).action(async (url: string, options: WebhookTestOptions) => testWebhook(url, options));
+    async (options, url: string) => testWebhook(url, options),
+  );
 }
