@@ -8,25 +8,22 @@ import { abortOnInterrupt } from './interruption.ts';
 import { type BatchProgress, downloadBatchResults, waitForBatch } from './local/batch-results.ts';
 import { BatchStalledError } from './local/follow-batch.ts';
 import { keepStateBureau } from './local/state-bureau.ts';
-import { addTableOptions } from './option-parsers.ts';
-import {
-  asLocalStartCliError,
-  type PipelineConnection,
-  type TargetOptions,
-  withConnection,
-} from './pipeline-connection.ts';
+import type { WORK_OPTIONS } from './option-groups.ts';
+import { addTableAction } from './option-parsers.ts';
+import type { CommandOptions, OptionsOf } from './option-types.ts';
+import { asLocalStartCliError, type PipelineConnection, withConnection } from './pipeline-connection.ts';
 import { ProgressDisplay } from './progress-display.ts';
 import { checkResultsDirectoryOption, resultsDirectory } from './results-directory.ts';
 import { printable, printableLines } from './terminal-text.ts';
 
-export interface WorkOptions extends TargetOptions {
-  readonly wait: boolean;
-  readonly out?: string;
-  readonly epoch: number;
-}
+/** The options every command that changes a batch takes (and `resume`). */
+type WorkOptions = OptionsOf<typeof WORK_OPTIONS>;
+
+/** The commands that change one batch, by their path in the option table. */
+type BatchChangePath = 'cancel' | 'redrive' | 'approve' | 'reject';
 
 /** Prints JSON or text for people; either way keys, ids and messages from the store cannot drive the terminal. */
-export function print(value: unknown, options: TargetOptions, human: () => string): void {
+export function print(value: unknown, options: { readonly json?: boolean }, human: () => string): void {
   process.stdout.write(`${printableLines(options.json ? JSON.stringify(value, null, 2) : human())}\n`);
 }
 
@@ -114,16 +111,11 @@ export async function followAndDownload(
   );
 }
 
-/** The options of the commands that change a batch: where to act, whether to wait, where the results go. */
-export function addWorkOptions(command: Command): Command {
-  return addTableOptions(command, command.name() as 'cancel' | 'redrive' | 'approve' | 'reject' | 'resume');
-}
-
 /**
  * A cancel or a reject never buys; an approve buys only for a batch still waiting for it (any other is refused in
  * its own words, which a missing token must not hide).
  */
-function buysNothing(command: string, batches: readonly BatchRecord[]): boolean {
+function buysNothing(command: BatchChangePath, batches: readonly BatchRecord[]): boolean {
   if (command === 'cancel' || command === 'reject') return true;
   return command === 'approve' && batches.every((batch) => batch.status !== 'awaiting_approval');
 }
@@ -133,26 +125,38 @@ function buysNothing(command: string, batches: readonly BatchRecord[]): boolean 
  * or an approval pays for queries: where the rewritten results go is checked first), then `change` runs against
  * the target and, when it returns true, the workers start and the batch is followed and its results downloaded.
  */
-export function registerBatchChange(
+export function registerBatchChange<Path extends BatchChangePath>(
   command: Command,
-  change: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<boolean>,
+  path: Path,
+  change: (
+    batchId: string,
+    connection: PipelineConnection,
+    options: CommandOptions<Path>,
+  ) => Promise<boolean>,
   /** What to say once the batch was followed to its end (locally, or with --wait). */
-  followed?: (batchId: string, connection: PipelineConnection, options: WorkOptions) => Promise<void>,
+  followed?: (
+    batchId: string,
+    connection: PipelineConnection,
+    options: CommandOptions<Path>,
+  ) => Promise<void>,
 ): void {
-  addWorkOptions(command).action(async (batchId: string, options: WorkOptions) => {
+  addTableAction(command, path, async (options, batchId: string) => {
+    // Each of these commands takes WORK_OPTIONS, read through this type: TypeScript reads no property of a type
+    // indexed by a generic path.
+    const work: WorkOptions = options;
     checkBatchId(batchId);
-    await checkResultsDirectoryOption(options.out);
+    await checkResultsDirectoryOption(work.out);
     return withTarget(
-      options,
+      work,
       (connection) => batchNamed(connection, batchId),
       async (connection, startWorkers) => {
         const follow = await change(batchId, connection, options);
-        if (!follow || !(options.wait || connection.local)) return;
+        if (!follow || !(work.wait || connection.local)) return;
         await startWorkers();
-        await followAndDownload(connection, batchId, options);
+        await followAndDownload(connection, batchId, work);
         await followed?.(batchId, connection, options);
       },
-      (batches) => buysNothing(command.name(), batches),
+      (batches) => buysNothing(path, batches),
     );
   });
 }

@@ -30,6 +30,8 @@ import { LocalPipeline } from './local/local-pipeline.ts';
 import { LocalServicesError } from './local/local-services.ts';
 import { localSettings } from './local/local-settings.ts';
 import { LocalStateDirectory, LocalStateError } from './local/local-state.ts';
+import type { TARGET_OPTIONS } from './option-groups.ts';
+import type { OptionsOf } from './option-types.ts';
 import { printable } from './terminal-text.ts';
 
 /** A pipeline the control commands act on: a deployed stack, or the local state directory. */
@@ -54,11 +56,8 @@ export interface PipelineConnection extends BatchStores {
   close(): Promise<void>;
 }
 
-export interface TargetOptions {
-  readonly stack?: string;
-  readonly state: string;
-  readonly json?: boolean;
-}
+/** Where a command acts: `--stack`, or the local `--state` directory. */
+export type TargetOptions = OptionsOf<typeof TARGET_OPTIONS>;
 
 const REQUIRED_OUTPUTS = ['BucketName', 'TableName', 'WorkQueueUrl', 'FinaliseQueueUrl'] as const;
 

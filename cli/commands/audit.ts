@@ -3,16 +3,10 @@ import type { AuditEntry } from '../../src/domain/audit/index.ts';
 import { isBatchIdShape, MAX_BATCH_ID_LENGTH } from '../../src/domain/batch/index.ts';
 import { maskDocument, parseDocument } from '../../src/domain/documents/index.ts';
 import { CliError } from '../cli-error.ts';
-import { addTableOptions } from '../option-parsers.ts';
-import { type PipelineConnection, type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
+import { type PipelineConnection, withConnection } from '../pipeline-connection.ts';
 import { printable, printableLines } from '../terminal-text.ts';
-
-interface AuditOptions extends TargetOptions {
-  readonly document?: string;
-  readonly batch?: string;
-  readonly from?: string;
-  readonly to?: string;
-}
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -44,7 +38,7 @@ async function documentsOf(connection: PipelineConnection, batchId: string): Pro
   return [...documents];
 }
 
-async function audit(options: AuditOptions): Promise<void> {
+async function audit(options: CommandOptions<'audit'>): Promise<void> {
   if ((options.document === undefined) === (options.batch === undefined))
     throw new CliError('give --document <cpf|cnpj> or --batch <id>, one of the two');
   let document: string | null = null;
@@ -89,12 +83,13 @@ async function audit(options: AuditOptions): Promise<void> {
 }
 
 export function registerAuditCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('audit')
       .description(
         'Read the audit log: every bureau request, decision and override about a document or in a batch (documents kept only as a keyed hash)',
       ),
     'audit',
-  ).action(async (options: AuditOptions) => audit(options));
+    async (options) => audit(options),
+  );
 }

@@ -10,19 +10,11 @@ import {
 import type { ApprovalDecision, BatchRecord } from '../../src/domain/batch/index.ts';
 import { formatBrl } from '../../src/domain/spend/index.ts';
 import { resumableNow } from '../batch-bureau.ts';
-import {
-  addWorkOptions,
-  checkBatchId,
-  followAndDownload,
-  print,
-  registerBatchChange,
-  type WorkOptions,
-  withTarget,
-} from '../batch-change.ts';
+import { checkBatchId, followAndDownload, print, registerBatchChange, withTarget } from '../batch-change.ts';
 import { CliError } from '../cli-error.ts';
 import { RESUME_LOOKBACK } from '../local/local-pipeline.ts';
-import { addTableOptions } from '../option-parsers.ts';
-import { type PipelineConnection, type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { addTableAction } from '../option-parsers.ts';
+import { type PipelineConnection, withConnection } from '../pipeline-connection.ts';
 import { checkResultsDirectoryOption } from '../results-directory.ts';
 import { registerRedriveCommand } from './redrive.ts';
 
@@ -69,35 +61,36 @@ function describeBatchLine(view: BatchStatusView): string {
 
 /** `batches`: the most recent batches, newest first. */
 function registerBatchesCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program.command('batches').description('List the most recent batches, newest first'),
     'batches',
-  ).action(async (options: TargetOptions & { limit: number }) =>
-    withConnection(options, async (connection) => {
-      const batches = (await connection.store.listBatches(options.limit)).map(statusView);
-      print(batches, options, () =>
-        batches.length === 0
-          ? `no batches in ${connection.where}`
-          : batches.map(describeBatchLine).join('\n'),
-      );
-    }),
+    async (options) =>
+      withConnection(options, async (connection) => {
+        const batches = (await connection.store.listBatches(options.limit)).map(statusView);
+        print(batches, options, () =>
+          batches.length === 0
+            ? `no batches in ${connection.where}`
+            : batches.map(describeBatchLine).join('\n'),
+        );
+      }),
   );
 }
 
 /** `status <batchId>`: where one batch stands. */
 function registerStatusCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program.command('status').description('Show where a batch stands').argument('<batchId>'),
     'status',
-  ).action(async (batchId: string, options: TargetOptions) => {
-    checkBatchId(batchId);
-    return withConnection(options, async (connection) => {
-      const batch = await connection.store.getBatch(batchId);
-      if (batch === null) throw new CliError(`no batch ${batchId} in ${connection.where}`);
-      const view = statusView(batch);
-      print(view, options, () => describeStatus(view, connection.local !== null));
-    });
-  });
+    async (options, batchId: string) => {
+      checkBatchId(batchId);
+      return withConnection(options, async (connection) => {
+        const batch = await connection.store.getBatch(batchId);
+        if (batch === null) throw new CliError(`no batch ${batchId} in ${connection.where}`);
+        const view = statusView(batch);
+        print(view, options, () => describeStatus(view, connection.local !== null));
+      });
+    },
+  );
 }
 
 /** `cancel <batchId>`: queued documents are settled cancelled without a bureau call. */
@@ -107,6 +100,7 @@ function registerCancelCommand(program: Command): void {
       .command('cancel')
       .description('Cancel a running batch: queued documents are settled cancelled without a bureau call')
       .argument('<batchId>'),
+    'cancel',
     async (batchId, connection, options) => {
       const outcome = await cancelBatch(batchId, connection);
       if (outcome.outcome !== 'cancelled') {
@@ -167,15 +161,17 @@ function notAwaitingApproval(
 
 /** `approve <batchId>` or `reject <batchId>`: decides a batch waiting for approval. */
 function registerApprovalCommand(program: Command, decision: ApprovalDecision): void {
+  const path = decision === 'approved' ? 'approve' : 'reject';
   registerBatchChange(
     program
-      .command(decision === 'approved' ? 'approve' : 'reject')
+      .command(path)
       .description(
         decision === 'approved'
           ? 'Approve a batch waiting for approval: its documents are bought and screened'
           : 'Reject a batch waiting for approval: nothing is bought, its rows end not_queried',
       )
       .argument('<batchId>'),
+    path,
     async (batchId, connection, options) => {
       const outcome = await decideBatchApproval(batchId, decision, connection);
       if (outcome.outcome === 'not_found') throw new CliError(`no batch ${batchId} in ${connection.where}`);
@@ -197,46 +193,48 @@ function registerApprovalCommand(program: Command, decision: ApprovalDecision): 
 
 /** `resume`: finishes the batches an interrupted local run left unfinished, then downloads their results. */
 function registerResumeCommand(program: Command): void {
-  addWorkOptions(
+  addTableAction(
     program
       .command('resume')
       .description(
         'Finish the batches an interrupted local run left unfinished (its queues were lost with it), then download their results',
       ),
-  ).action(async (options: WorkOptions) => {
-    if (options.stack)
-      throw new CliError(
-        'resume is for the local state: a deployed stack resumes stuck rows by itself (its sweeper)',
-      );
-    await checkResultsDirectoryOption(options.out, 'batch folders');
-    let unfinished: readonly BatchRecord[] = [];
-    const unfinishedOf = async (connection: PipelineConnection) => {
-      // As the interrupted run left them: one finalised as this run started is still followed to its results.
-      const { resume, later } = resumableNow(
-        (await connection.store.listBatches(RESUME_LOOKBACK)).filter(
-          (batch) => batch.status === 'running' || batch.status === 'finalising',
-        ),
-      );
-      if (later !== null) process.stderr.write(`${later}\n`);
-      unfinished = resume;
-      return unfinished;
-    };
-    return withTarget(options, unfinishedOf, async (connection, startWorkers) => {
-      await startWorkers();
-      const resumed = connection.local?.resumed;
-      print({ batches: unfinished.map((batch) => batch.batchId), resumed }, options, () =>
-        unfinished.length === 0
-          ? `nothing to resume in ${connection.where}`
-          : `resuming ${unfinished.length === 1 ? '1 batch' : `${unfinished.length} batches`} (${resumed?.requeued ?? 0} documents queued again)`,
-      );
-      // Each batch's results go to a folder of their own, <--out or out>/<batchId>.
-      for (const batch of unfinished)
-        await followAndDownload(connection, batch.batchId, {
-          ...options,
-          out: options.out === undefined ? undefined : join(options.out, batch.batchId),
-        });
-    });
-  });
+    'resume',
+    async (options) => {
+      if (options.stack)
+        throw new CliError(
+          'resume is for the local state: a deployed stack resumes stuck rows by itself (its sweeper)',
+        );
+      await checkResultsDirectoryOption(options.out, 'batch folders');
+      let unfinished: readonly BatchRecord[] = [];
+      const unfinishedOf = async (connection: PipelineConnection) => {
+        // As the interrupted run left them: one finalised as this run started is still followed to its results.
+        const { resume, later } = resumableNow(
+          (await connection.store.listBatches(RESUME_LOOKBACK)).filter(
+            (batch) => batch.status === 'running' || batch.status === 'finalising',
+          ),
+        );
+        if (later !== null) process.stderr.write(`${later}\n`);
+        unfinished = resume;
+        return unfinished;
+      };
+      return withTarget(options, unfinishedOf, async (connection, startWorkers) => {
+        await startWorkers();
+        const resumed = connection.local?.resumed;
+        print({ batches: unfinished.map((batch) => batch.batchId), resumed }, options, () =>
+          unfinished.length === 0
+            ? `nothing to resume in ${connection.where}`
+            : `resuming ${unfinished.length === 1 ? '1 batch' : `${unfinished.length} batches`} (${resumed?.requeued ?? 0} documents queued again)`,
+        );
+        // Each batch's results go to a folder of their own, <--out or out>/<batchId>.
+        for (const batch of unfinished)
+          await followAndDownload(connection, batch.batchId, {
+            ...options,
+            out: options.out === undefined ? undefined : join(options.out, batch.batchId),
+          });
+      });
+    },
+  );
 }
 
 /** Registers the commands that list, inspect and change batches: batches, status, cancel, redrive, approve, reject, resume. */

@@ -10,15 +10,10 @@ import { renderFlips } from '../decide/flip-report.ts';
 import { withResultFiles } from '../decide/result-files.ts';
 import { abortOnInterrupt } from '../interruption.ts';
 import { fileErrorReason } from '../local/private-files.ts';
-import { addTableOptions } from '../option-parsers.ts';
-import type { TargetOptions } from '../pipeline-connection.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import { type PolicyOption, readPolicyOption } from '../policy-option.ts';
 import { printable } from '../terminal-text.ts';
-
-interface DecideOptions extends TargetOptions {
-  readonly policy: string;
-  readonly out?: string;
-}
 
 const DECISIONS_FILE = 'decisions.csv';
 
@@ -69,7 +64,7 @@ async function decideFiles(files: ResultFiles, policy: PolicyOption, out: string
   }
 }
 
-async function decide(target: string, options: DecideOptions): Promise<void> {
+async function decide(target: string, options: CommandOptions<'decide'>): Promise<void> {
   // A broken policy is refused before any result is read (or a local state opened).
   const policy = (await readPolicyOption(options.policy)) as PolicyOption;
   await withResultFiles(target, options, async (files) => {
@@ -90,7 +85,7 @@ async function decide(target: string, options: DecideOptions): Promise<void> {
 }
 
 export function registerDecideCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('decide')
       .description(
@@ -98,5 +93,6 @@ export function registerDecideCommand(program: Command): void {
       )
       .argument('<results-dir|batchId>', 'a folder with summary.csv and reports.jsonl, or a batch id'),
     'decide',
-  ).action(async (target: string, options: DecideOptions) => decide(target, options));
+    async (options, target: string) => decide(target, options),
+  );
 }

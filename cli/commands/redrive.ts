@@ -6,16 +6,12 @@ import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import type { BatchRecord, RedriveSelection } from '../../src/domain/batch/index.ts';
 import { formatBrl } from '../../src/domain/spend/index.ts';
 import { askToBuy } from '../approval-prompt.ts';
-import { print, registerBatchChange, type WorkOptions } from '../batch-change.ts';
+import { print, registerBatchChange } from '../batch-change.ts';
 import { CliError } from '../cli-error.ts';
 import { abortOnInterrupt } from '../interruption.ts';
 import { readManifest } from '../local/batch-results.ts';
+import type { CommandOptions } from '../option-types.ts';
 import type { PipelineConnection } from '../pipeline-connection.ts';
-
-interface RedriveOptions extends WorkOptions {
-  readonly chargeUnknown?: boolean;
-  readonly yes?: boolean;
-}
 
 /** The price of one more query of a batch's bureau: its quote's, or the list price. */
 function pricePerQueryOf(batch: BatchRecord): number {
@@ -30,7 +26,7 @@ function pricePerQueryOf(batch: BatchRecord): number {
 async function agreeToBuyAgain(
   batchId: string,
   connection: PipelineConnection,
-  options: RedriveOptions,
+  options: CommandOptions<'redrive'>,
 ): Promise<boolean> {
   const batch = await connection.store.getBatch(batchId);
   // A batch redriveBatch would refuse is for it to answer; a completed one, or a redrive stopped halfway, is asked.
@@ -74,7 +70,8 @@ export function registerRedriveCommand(program: Command): void {
         "Send a completed batch's failed documents back to the queue and rewrite its results; --charge-unknown buys again, once agreed, those whose call may have been charged",
       )
       .argument('<batchId>'),
-    async (batchId, connection, options: RedriveOptions) => {
+    'redrive',
+    async (batchId, connection, options) => {
       const selection: RedriveSelection = options.chargeUnknown ? 'charge_unknown' : 'not_charged';
       if (selection === 'charge_unknown' && !(await agreeToBuyAgain(batchId, connection, options)))
         return false;

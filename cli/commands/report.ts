@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   type BatchResultFiles,
-  type ReportLanguage,
   type ReportManifest,
   renderReportFromResults,
 } from '../../src/application/batch-report/index.ts';
@@ -11,16 +10,12 @@ import { resultKeys } from '../../src/contract/index.ts';
 import { ResultsFileError } from '../../src/domain/summary/summary-csv-reader.ts';
 import { CliError } from '../cli-error.ts';
 import { checkNamedFile, type NamedFile, writeNamedFile } from '../named-file.ts';
-import { addTableOptions } from '../option-parsers.ts';
-import { type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
+import { withConnection } from '../pipeline-connection.ts';
 import { printable } from '../terminal-text.ts';
 
-interface ReportOptions extends TargetOptions {
-  readonly lang: ReportLanguage;
-  readonly out?: string;
-  /** Replace the `--out` file when it exists. */
-  readonly force?: boolean;
-}
+type ReportOptions = CommandOptions<'report'>;
 
 const RESULT_FILES = { manifest: 'manifest.json', summary: 'summary.csv', changes: 'changes.csv' } as const;
 
@@ -112,7 +107,7 @@ async function report(target: string, options: ReportOptions): Promise<void> {
 }
 
 export function registerReportCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('report')
       .description(
@@ -120,5 +115,6 @@ export function registerReportCommand(program: Command): void {
       )
       .argument('<results-dir|batchId>', 'a folder with manifest.json and summary.csv, or a batch id'),
     'report',
-  ).action(async (target: string, options: ReportOptions) => report(target, options));
+    async (options, target: string) => report(target, options),
+  );
 }

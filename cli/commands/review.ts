@@ -9,18 +9,11 @@ import { formatBrl } from '../../src/domain/spend/index.ts';
 import { FINAL_DECISION_COLUMNS } from '../../src/domain/summary/index.ts';
 import { CliError } from '../cli-error.ts';
 import { downloadBatchResults } from '../local/batch-results.ts';
-import { addTableOptions } from '../option-parsers.ts';
-import { type PipelineConnection, type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
+import { type PipelineConnection, withConnection } from '../pipeline-connection.ts';
 import { checkResultsDirectoryOption, resultsDirectory } from '../results-directory.ts';
 import { printable, printableLines } from '../terminal-text.ts';
-
-interface OverrideOptions extends TargetOptions {
-  readonly row: number;
-  readonly decision: string;
-  readonly limit?: number;
-  readonly reason: string;
-  readonly by: string;
-}
 
 function checkBatchId(batchId: string): string {
   if (!isBatchIdShape(batchId))
@@ -54,7 +47,7 @@ function describeItem(item: ReviewItem): string[] {
   ];
 }
 
-async function listQueue(batchId: string | undefined, options: TargetOptions): Promise<void> {
+async function listQueue(batchId: string | undefined, options: CommandOptions<'review'>): Promise<void> {
   const scope = batchId === undefined ? {} : { batchId: checkBatchId(batchId) };
   await withConnection(options, (connection) =>
     refusingInOneLine(async () => {
@@ -81,7 +74,7 @@ async function listQueue(batchId: string | undefined, options: TargetOptions): P
   );
 }
 
-async function override(batchId: string, options: OverrideOptions): Promise<void> {
+async function override(batchId: string, options: CommandOptions<'override'>): Promise<void> {
   checkBatchId(batchId);
   await withConnection(options, (connection: PipelineConnection) =>
     refusingInOneLine(async () => {
@@ -112,10 +105,7 @@ async function override(batchId: string, options: OverrideOptions): Promise<void
   );
 }
 
-async function exportBatch(
-  batchId: string,
-  options: TargetOptions & { readonly out?: string },
-): Promise<void> {
+async function exportBatch(batchId: string, options: CommandOptions<'export'>): Promise<void> {
   checkBatchId(batchId);
   await checkResultsDirectoryOption(options.out, 'results');
   await withConnection(options, (connection) =>
@@ -135,7 +125,7 @@ async function exportBatch(
 }
 
 export function registerReviewCommands(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('review')
       .description(
@@ -143,8 +133,9 @@ export function registerReviewCommands(program: Command): void {
       )
       .argument('[batchId]', 'one batch; without it, the recent finished batches with a policy'),
     'review',
-  ).action(async (batchId: string | undefined, options: TargetOptions) => listQueue(batchId, options));
-  addTableOptions(
+    async (options, batchId: string | undefined) => listQueue(batchId, options),
+  );
+  addTableAction(
     program
       .command('override')
       .description(
@@ -152,8 +143,9 @@ export function registerReviewCommands(program: Command): void {
       )
       .argument('<batchId>', 'the batch the row belongs to'),
     'override',
-  ).action(async (batchId: string, options: OverrideOptions) => override(batchId, options));
-  addTableOptions(
+    async (options, batchId: string) => override(batchId, options),
+  );
+  addTableAction(
     program
       .command('export')
       .description(
@@ -161,7 +153,6 @@ export function registerReviewCommands(program: Command): void {
       )
       .argument('<batchId>', 'the batch'),
     'export',
-  ).action(async (batchId: string, options: TargetOptions & { readonly out?: string }) =>
-    exportBatch(batchId, options),
+    async (options, batchId: string) => exportBatch(batchId, options),
   );
 }

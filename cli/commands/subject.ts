@@ -13,19 +13,12 @@ import { maskDocument, parseDocument } from '../../src/domain/documents/index.ts
 import { CliError } from '../cli-error.ts';
 import { FolderObjects } from '../local/folder-objects.ts';
 import { checkNamedFile, type NamedFile, writeNamedFile } from '../named-file.ts';
-import { addTableOptions } from '../option-parsers.ts';
-import { type PipelineConnection, type TargetOptions, withConnection } from '../pipeline-connection.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
+import { type PipelineConnection, withConnection } from '../pipeline-connection.ts';
 import { printable, printableLines } from '../terminal-text.ts';
 
-interface SubjectOptions extends TargetOptions {
-  readonly export?: string;
-  /** Replace the `--export` file when it exists. */
-  readonly force?: boolean;
-  readonly erase?: boolean;
-  readonly by?: string;
-  readonly reason?: string;
-  readonly out?: string;
-}
+type SubjectOptions = CommandOptions<'subject'>;
 
 /** Where `screen`, `rescreen` and `submit` download results unless told otherwise. */
 const DEFAULT_RESULTS_FOLDER = 'out';
@@ -147,7 +140,7 @@ async function subject(documentArgument: string, options: SubjectOptions): Promi
 }
 
 export function registerSubjectCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('subject')
       .description(
@@ -155,5 +148,6 @@ export function registerSubjectCommand(program: Command): void {
       )
       .argument('<cpf|cnpj>', 'the document'),
     'subject',
-  ).action(async (document: string, options: SubjectOptions) => subject(document, options));
+    async (options, document: string) => subject(document, options),
+  );
 }
