@@ -10,14 +10,11 @@ import {
 } from '../service-client/index.ts';
 import { CliError } from './cli-error.ts';
 import { addTableOptions, baseUrlProblem } from './option-parsers.ts';
+import type { CommandOptions } from './option-types.ts';
 import { printable } from './terminal-text.ts';
 
-export interface ConnectionOptions {
-  readonly baseUrl: string;
-  readonly token?: string;
-  readonly timeout: number;
-  readonly json?: boolean;
-}
+/** The service, its token and the time a request may take: the options of `ai` and `studio`. */
+export type ConnectionOptions = CommandOptions<'ai' | 'studio'>;
 
 /** Adds the options every service command shares to a parent command (read back with `optsWithGlobals`). */
 export function withConnectionOptions(command: Command): Command {

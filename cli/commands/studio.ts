@@ -1,15 +1,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import yoctoSpinner from 'yocto-spinner';
-import type {
-  ArtifactType,
-  GenerationOperation,
-  JsonObject,
-  ServiceClient,
-  ServiceReply,
-} from '../../service-client/index.ts';
+import type { JsonObject, ServiceClient, ServiceReply } from '../../service-client/index.ts';
 import { abortOnInterrupt } from '../interruption.ts';
 import { checkNamedFile, type NamedFile, writeNamedFile } from '../named-file.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import {
   asServiceCliError,
   type ConnectionOptions,
@@ -40,12 +35,8 @@ function version(value: string): number {
   return Number(value);
 }
 
-interface ProjectFields {
-  readonly type?: ArtifactType;
-  readonly name?: string;
-  readonly description?: string;
-  readonly options?: JsonObject;
-}
+/** A project's fields as `projects create` and `projects update` take them (`--type` for a creation only). */
+type ProjectFields = Partial<CommandOptions<'studio projects create'>>;
 
 function projectBody(fields: ProjectFields): JsonObject {
   return {
@@ -56,18 +47,11 @@ function projectBody(fields: ProjectFields): JsonObject {
   };
 }
 
-interface GenerateOptions {
-  readonly prompt: string;
-  readonly operation?: GenerationOperation;
-  readonly wait: boolean;
-  readonly waitTimeout: number;
-}
-
 /** Starts a generation and, unless `--no-wait`, follows its job with a spinner; Ctrl-C cancels the job. */
 async function generate(
   client: ServiceClient,
   projectId: string,
-  generateOptions: GenerateOptions,
+  generateOptions: CommandOptions<'studio generate'>,
 ): Promise<ServiceReply | undefined> {
   const request = {
     prompt: generateOptions.prompt,
@@ -116,19 +100,20 @@ function registerProjectCommands(studio: Command): void {
   projects
     .command('list')
     .action((_options, command: Command) => run(command, (client) => client.studio.listProjects()));
-  addTableOptions(projects.command('create'), 'studio projects create').action(
-    (fields: ProjectFields & { type: ArtifactType }, command: Command) =>
-      run(command, (client) =>
-        client.studio.createProject({ ...projectBody(fields), artifact_type: fields.type }),
-      ),
+  addTableAction(projects.command('create'), 'studio projects create', (fields, command: Command) =>
+    run(command, (client) =>
+      client.studio.createProject({ ...projectBody(fields), artifact_type: fields.type }),
+    ),
   );
   projects
     .command('show <id>')
     .action((id: string, _options, command: Command) =>
       run(command, (client) => client.studio.getProject(id)),
     );
-  addTableOptions(projects.command('update <id>'), 'studio projects update').action(
-    (id: string, fields: ProjectFields, command: Command) =>
+  addTableAction(
+    projects.command('update <id>'),
+    'studio projects update',
+    (fields, id: string, command: Command) =>
       run(command, (client) => client.studio.updateProject(id, projectBody(fields))),
   );
   projects
@@ -140,15 +125,15 @@ function registerProjectCommands(studio: Command): void {
 
 /** `studio generate <projectId>`: starts a generation and follows its job. */
 function registerGenerateCommand(studio: Command): void {
-  addTableOptions(
+  addTableAction(
     studio
       .command('generate <projectId>')
       .description(
         'Generate content; follows the job with a spinner unless --no-wait (Ctrl-C cancels the job)',
       ),
     'studio generate',
-  ).action((projectId: string, generateOptions: GenerateOptions, command: Command) =>
-    run(command, (client) => generate(client, projectId, generateOptions)),
+    (generateOptions, projectId: string, command: Command) =>
+      run(command, (client) => generate(client, projectId, generateOptions)),
   );
 }
 
@@ -160,16 +145,11 @@ function registerMessageCommands(studio: Command): void {
     .action((id: string, _options, command: Command) =>
       run(command, (client) => client.studio.listMessages(id)),
     );
-  addTableOptions(messages.command('post <projectId>'), 'studio messages post').action(
-    (id: string, fields: { content?: string; prompt?: string; options?: JsonObject }, command: Command) =>
-      run(command, (client) => client.studio.postMessage(id, fields)),
+  addTableAction(
+    messages.command('post <projectId>'),
+    'studio messages post',
+    (fields, id: string, command: Command) => run(command, (client) => client.studio.postMessage(id, fields)),
   );
-}
-
-interface ExportOptions {
-  readonly out?: string;
-  /** Replace `out` when it exists. */
-  readonly force?: boolean;
 }
 
 /** Writes an export to the `--out` file instead of printing it (see {@link writeNamedFile}). */
@@ -207,23 +187,24 @@ function registerVersionCommands(studio: Command): void {
     .action((id: string, number: number, _options, command: Command) =>
       run(command, (client) => client.studio.restoreVersion(id, number)),
     );
-  addTableOptions(
+  addTableAction(
     studio
       .command('export')
       .description('Export a version (to a file with --out)')
       .argument('<projectId>')
       .argument('<version>', 'version number', version),
     'studio export',
-  ).action(async (id: string, number: number, exportOptions: ExportOptions, command: Command) => {
-    const { out, force = false } = exportOptions;
-    const file = out === undefined ? null : { option: '--out', path: out, force };
-    if (file !== null) await checkNamedFile(file);
-    return run(command, async (client) => {
-      const reply = await client.studio.exportVersion(id, number);
-      if (file === null) return reply;
-      return exportToFile(reply, file, id, number);
-    });
-  });
+    async (exportOptions, id: string, number: number, command: Command) => {
+      const { out, force = false } = exportOptions;
+      const file = out === undefined ? null : { option: '--out', path: out, force };
+      if (file !== null) await checkNamedFile(file);
+      return run(command, async (client) => {
+        const reply = await client.studio.exportVersion(id, number);
+        if (file === null) return reply;
+        return exportToFile(reply, file, id, number);
+      });
+    },
+  );
 }
 
 /** `studio jobs show|cancel`: generation jobs. */
