@@ -1,20 +1,9 @@
 import type { Command } from 'commander';
 import { ServiceEmulator } from '../../emulator/service-emulator.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 
-interface EmulatorOptions {
-  readonly port: number;
-  readonly host: string;
-  readonly token: string;
-  readonly latency: number;
-  readonly errorRate: number;
-  readonly rateLimit?: number;
-  readonly hangRate: number;
-  readonly jobStepMs: number;
-  readonly epoch: number;
-}
-
-async function runEmulator(options: EmulatorOptions): Promise<void> {
+async function runEmulator(options: CommandOptions<'emulator'>): Promise<void> {
   const emulator = await ServiceEmulator.start({
     port: options.port,
     host: options.host,
@@ -55,10 +44,11 @@ async function runEmulator(options: EmulatorOptions): Promise<void> {
 }
 
 export function registerEmulatorCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('emulator')
       .description('Run the local bureau emulator (credit-report API with fault injection)'),
     'emulator',
-  ).action(async (options: EmulatorOptions) => runEmulator(options));
+    async (options) => runEmulator(options),
+  );
 }

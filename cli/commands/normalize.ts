@@ -2,7 +2,6 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parseDocument } from '../../src/domain/documents/index.ts';
 import {
-  type Bureau,
   documentOfResponse,
   isReportArchive,
   MalformedReportError,
@@ -10,7 +9,8 @@ import {
   normaliseUnidentifiedReport,
 } from '../../src/domain/report/index.ts';
 import { CliError } from '../cli-error.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import { asCliError } from '../read-customer-list.ts';
 
 /**
@@ -19,13 +19,7 @@ import { asCliError } from '../read-customer-list.ts';
  */
 const MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
 
-interface NormalizeOptions {
-  readonly bureau?: Bureau;
-  readonly document?: string;
-  readonly fetchedAt?: string;
-}
-
-async function normalize(path: string, options: NormalizeOptions): Promise<void> {
+async function normalize(path: string, options: CommandOptions<'normalize'>): Promise<void> {
   let text: string;
   let modified: Date;
   try {
@@ -82,11 +76,12 @@ async function normalize(path: string, options: NormalizeOptions): Promise<void>
 }
 
 export function registerNormalizeCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('normalize')
       .description('Print the normalised report of a saved bureau response (raw JSON or a pipeline archive)')
       .argument('<raw.json>', 'the saved response'),
     'normalize',
-  ).action(async (file: string, options: NormalizeOptions) => normalize(file, options));
+    async (options, file: string) => normalize(file, options),
+  );
 }

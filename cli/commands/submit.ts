@@ -7,23 +7,16 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { Command } from 'commander';
 import { sourceNameMetadata, uploadKey, uploadNonce } from '../../src/contract/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
-import type { Bureau } from '../../src/domain/report/index.ts';
 import { CliError } from '../cli-error.ts';
 import { countLines } from '../count-lines.ts';
 import { abortOnInterrupt } from '../interruption.ts';
 import { downloadBatchResults, waitForBatch } from '../local/batch-results.ts';
-import { addTableOptions } from '../option-parsers.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
 import { connectToStack } from '../pipeline-connection.ts';
 import { ProgressDisplay } from '../progress-display.ts';
 import { asCliError } from '../read-customer-list.ts';
 import { checkResultsDirectoryOption, resultsDirectory } from '../results-directory.ts';
-
-interface SubmitOptions {
-  readonly stack: string;
-  readonly bureau: Bureau;
-  readonly out?: string;
-  readonly timeout: number;
-}
 
 /** The batch ingest creates for an uploaded key; S3 notifies ingest, so it appears a moment after the upload. */
 async function batchOfUpload(
@@ -42,7 +35,7 @@ async function batchOfUpload(
   }
 }
 
-async function submit(file: string, options: SubmitOptions): Promise<void> {
+async function submit(file: string, options: CommandOptions<'submit'>): Promise<void> {
   try {
     if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
   } catch (error) {
@@ -108,11 +101,12 @@ async function submit(file: string, options: SubmitOptions): Promise<void> {
 }
 
 export function registerSubmitCommand(program: Command): void {
-  addTableOptions(
+  addTableAction(
     program
       .command('submit')
       .description('Upload a customer list to a deployed pipeline, follow the batch and download its results')
       .argument('<file>', 'CSV file of CPFs/CNPJs'),
     'submit',
-  ).action(async (file: string, options: SubmitOptions) => submit(file, options));
+    async (options, file: string) => submit(file, options),
+  );
 }
