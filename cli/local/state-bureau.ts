@@ -1,9 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BUILT_IN_EMULATOR_ENDPOINT } from '../../emulator/service-emulator.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { LocalStateError, STATE_BUREAU_FILE } from './local-state.ts';
-import { PRIVATE_FILE_MODE, readIfThere, writeOnce } from './private-files.ts';
+import { readIfThere, writeOnce, writePrivateFile } from './private-files.ts';
 
 /** How many of the newest batches are read to learn the bureau of a state kept before the record existed. */
 const STORED_BATCHES_READ = 1000;
@@ -46,6 +45,7 @@ export async function keepStateBureau(
   // Two runs starting on one state at once: the first to record its endpoint holds the directory.
   await writeOnce(path, `${endpoint}\n`);
   const first = await readIfThere(path);
-  if (first === '') await writeFile(path, `${endpoint}\n`, { mode: PRIVATE_FILE_MODE });
+  // The file a killed run left empty is rewritten owner-only, whatever its mode became since.
+  if (first === '') await writePrivateFile(path, `${endpoint}\n`);
   else if (first !== endpoint) throw anotherBureau(stateDirectory, first ?? '?', endpoint);
 }

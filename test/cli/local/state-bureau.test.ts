@@ -86,10 +86,11 @@ describe('keepStateBureau', () => {
 
   it('takes an empty record (a run killed while writing it) for none, and records this run’s endpoint', async () => {
     const directory = await stateDirectory();
-    await writeFile(join(directory, 'bureau-endpoint'), '');
+    await writeFile(join(directory, 'bureau-endpoint'), '', { mode: 0o644 });
 
     await keepStateBureau(directory, GATEWAY, storedBatches());
 
     expect(await readFile(join(directory, 'bureau-endpoint'), 'utf8')).toBe(`${GATEWAY}\n`);
+    expect((await stat(join(directory, 'bureau-endpoint'))).mode & 0o777).toBe(0o600);
   });
 });
