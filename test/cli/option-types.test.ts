@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { DEFAULT_STATE_DIRECTORY } from '../../cli/local/local-state.ts';
 import { addTableAction } from '../../cli/option-parsers.ts';
-import type { CommandPath } from '../../cli/option-table.ts';
+import { type CommandPath, OPTION_TABLE } from '../../cli/option-table.ts';
 import type { BureauPrice, CommandOptions, OptionsOf } from '../../cli/option-types.ts';
 import { DEFAULT_WEBHOOK_RETRY_SECONDS, type WEBHOOK_OPTIONS } from '../../cli/webhook-options.ts';
 import type { AlertEventType, WebhookHeader } from '../../src/contract/index.ts';
@@ -260,5 +260,21 @@ describe('the options types made from the table', () => {
 
     expect(screen.options.map((option) => option.long)).toContain('--stagger');
     expect(decide.options.map((option) => option.long)).toContain('--policy');
+  });
+});
+
+describe('the option table', () => {
+  it('lists a negation (--no-x) after its option (--x), the order the derived types assume', () => {
+    // Commander makes --x default to true when --no-x comes first; the types say optional and `string | false`.
+    const misplaced = Object.entries(OPTION_TABLE).flatMap(([path, specs]) => {
+      const names = specs.map((spec) => /--(no-)?([a-z0-9-]+)/.exec(spec.flags));
+      return names.flatMap((name, index) => {
+        if (name?.[1] === undefined) return [];
+        const positive = names.findIndex((other) => other?.[1] === undefined && other?.[2] === name[2]);
+        return positive > index ? [`${path}: --no-${name[2]}`] : [];
+      });
+    });
+
+    expect(misplaced).toEqual([]);
   });
 });

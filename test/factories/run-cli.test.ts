@@ -1,6 +1,9 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.ts';
+import { runInWarmCli } from './warm-cli.ts';
 
 const SAMPLE = join(process.cwd(), 'samples/customers.csv');
 
@@ -12,9 +15,10 @@ describe('runCli', () => {
   ])('prints and exits the same in the warm process as in a process of its own: %s', async (_case, args) => {
     // Act
     const own = await runCli(args, { ownProcess: true });
-    const warm = await runCli(args);
+    const warm = await runInWarmCli(args, process.cwd());
 
-    // Assert
+    // Assert: null would mean the warm process was busy, and nothing was compared
+    expect(warm).not.toBeNull();
     expect(warm).toEqual(own);
     expect(own.stdout + own.stderr).not.toBe('');
   });
@@ -31,5 +35,16 @@ describe('runCli', () => {
     expect(second.code).toBe(0);
     expect(() => JSON.parse(second.stdout)).not.toThrow();
     expect(first.stdout).not.toEqual(second.stdout);
+  });
+
+  it('fails a command whose folder is missing, and runs the next one', async () => {
+    const missing = join(await mkdtemp(join(tmpdir(), 'credit-screen-gone-')), 'no-such-folder');
+
+    const failed = await runInWarmCli(['check', SAMPLE], missing);
+    const next = await runInWarmCli(['check', SAMPLE], process.cwd());
+
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain('ENOENT');
+    expect(next?.code).toBe(0);
   });
 });

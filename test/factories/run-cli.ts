@@ -23,7 +23,9 @@ export interface CliRunOptions {
    * Run the real launcher in a process of its own, as a user's shell does: for what only a process shows (the
    * launcher itself, its exit, what it leaves running). Otherwise the command runs in the test worker's warm
    * credit-screen process (`warm-cli.ts`: the same `main`, without loading the command line again), unless it is
-   * given variables (a module reads its settings once) or that process is busy with another command.
+   * given variables (a module reads its settings once) or that process is busy with another command. The warm
+   * process is one process for many commands: a test about what a process owns (a state folder's lock names its
+   * pid, Node's once-per-process warnings, the heap flags of `decide`, what is left running at exit) takes its own.
    * @default false
    */
   readonly ownProcess?: boolean;

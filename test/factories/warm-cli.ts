@@ -2,6 +2,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const SERVER = fileURLToPath(new URL('./warm-cli-server.mjs', import.meta.url));
+/** Longer than any one command of the tests takes (the longest, a documented rescreen, about 100 s). */
+const WARM_COMMAND_LIMIT_MS = 300_000;
 
 /** What a command printed and how it ended. */
 export interface WarmResult {
@@ -24,14 +26,15 @@ class WarmCli {
   #nextId = 0;
 
   private constructor(private readonly child: ChildProcess) {
-    child.on('message', (message: { id: number } & WarmResult) => {
+    child.on('message', (message: { id: number; retiring: boolean } & WarmResult) => {
+      if (message.retiring) this.#forget();
       const pending = this.#pending.get(message.id);
       this.#pending.delete(message.id);
       pending?.resolve({ code: message.code, stdout: message.stdout, stderr: message.stderr });
       this.#holdWorker();
     });
     child.on('exit', (code, signal) => {
-      warm = null;
+      this.#forget();
       for (const pending of this.#pending.values())
         pending.reject(
           new Error(`the warm credit-screen process ended (${signal ?? code}) during a command`),
@@ -44,6 +47,9 @@ class WarmCli {
   static start(): Promise<WarmCli> {
     // As runCli gives every command's process (the terminal's colours are decided once, when a module loads).
     const child = fork(SERVER, [], {
+      // Node's own options, as a command's process has them: none of the vitest worker's (its --conditions and
+      // --require), whatever the worker was started with.
+      execArgv: [],
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -54,9 +60,17 @@ class WarmCli {
       );
       child.once('message', () => {
         child.removeAllListeners('exit');
-        resolve(new WarmCli(child));
+        current = new WarmCli(child);
+        resolve(current);
       });
     });
+  }
+
+  /** The next command starts a new process: this one is ending (a newer one, if any, is left alone). */
+  #forget(): void {
+    if (current !== this) return;
+    current = null;
+    warm = null;
   }
 
   get busy(): boolean {
@@ -68,7 +82,10 @@ class WarmCli {
     const result = new Promise<WarmResult>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
     this.#holdWorker();
     this.child.send({ id, args, cwd });
-    return result;
+    // A command that never ends would keep this process busy for the rest of the worker's files: it is killed,
+    // which fails the command, and the next command starts a new process.
+    const limit = setTimeout(() => this.child.kill('SIGKILL'), WARM_COMMAND_LIMIT_MS);
+    return result.finally(() => clearTimeout(limit));
   }
 
   /** The worker waits for the process only while a command runs in it: idle, it must not keep the worker up. */
@@ -85,6 +102,8 @@ class WarmCli {
 }
 
 let warm: Promise<WarmCli> | null = null;
+/** The process `warm` resolved to, once it has. */
+let current: WarmCli | null = null;
 
 /**
  * Runs a command in this worker's warm credit-screen process, or returns null when that process is running another
@@ -92,7 +111,14 @@ let warm: Promise<WarmCli> | null = null;
  */
 export async function runInWarmCli(args: readonly string[], cwd: string): Promise<WarmResult | null> {
   warm ??= WarmCli.start();
-  const cli = await warm;
+  let cli: WarmCli;
+  try {
+    cli = await warm;
+  } catch (error) {
+    // The next command tries to start one again.
+    warm = null;
+    throw error;
+  }
   if (cli.busy) return null;
   return cli.run(args, cwd);
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,7 +86,9 @@ describe('keepStateBureau', () => {
 
   it('takes an empty record (a run killed while writing it) for none, and records this run’s endpoint', async () => {
     const directory = await stateDirectory();
-    await writeFile(join(directory, 'bureau-endpoint'), '', { mode: 0o644 });
+    await writeFile(join(directory, 'bureau-endpoint'), '');
+    // Readable by others whatever the umask, as a file left by an older version would be.
+    await chmod(join(directory, 'bureau-endpoint'), 0o644);
 
     await keepStateBureau(directory, GATEWAY, storedBatches());
 
