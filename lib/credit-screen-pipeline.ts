@@ -85,7 +85,7 @@ function composePipeline(
   grantLeastPrivilege(scope, functions, { key, bucket, table, queues, tokenSecret, eventBus }, props);
   protectAuditLog(functions, table, auditKeySecret);
   wireEventSources(functions, { bucket, queues, settings });
-  const alarms = createAlarms(scope, { functions, queues, alarmTopic: props.alarmTopic });
+  const alarms = createAlarms(scope, { functions, queues, settings, alarmTopic: props.alarmTopic });
   const alerts = createWebhooks(scope, {
     key,
     eventBus,

@@ -24,6 +24,9 @@ export const LOCAL_NAMES = {
   finaliseDeadLetterQueue: 'credit-screen-finalise-dlq',
 } as const;
 
+/** A queue as the local runner creates it: the SQS settings of its {@link QueueSpec}, and its name. */
+type LocalQueue = Omit<QueueSpec, 'oldestMessageAlarmSeconds'> & { readonly name: string };
+
 /**
  * What the local runner builds, as plain data: the table's keys, the queues with their visibility, retention and
  * redrive, the functions' memory and timeouts, and the SQS event sources that feed them. {@link LocalServices} creates
@@ -31,7 +34,7 @@ export const LOCAL_NAMES = {
  */
 export interface LocalPipelineDescription {
   readonly table: typeof TABLE;
-  readonly queues: Readonly<Record<PipelineQueue, QueueSpec & { readonly name: string }>>;
+  readonly queues: Readonly<Record<PipelineQueue, LocalQueue>>;
   readonly functions: Readonly<Record<PipelineFunction, FunctionSpec>>;
   readonly eventSources: readonly EventSourceSpec[];
   /** Whether work messages carry fair-queue message groups (the local event source then orders them fairly). */
@@ -49,10 +52,11 @@ const QUEUE_NAMES: Readonly<Record<PipelineQueue, string>> = {
 export function describeLocalPipeline(settings: PipelineSettings): LocalPipelineDescription {
   const specs = queueSpecs(settings);
   const queues = Object.fromEntries(
-    (Object.keys(specs) as PipelineQueue[]).map((queue) => [
-      queue,
-      { ...specs[queue], name: QUEUE_NAMES[queue] },
-    ]),
+    (Object.keys(specs) as PipelineQueue[]).map((queue) => {
+      // No alarm runs on this machine: its threshold is the construct's alone.
+      const { oldestMessageAlarmSeconds: _alarm, ...queueSettings } = specs[queue];
+      return [queue, { ...queueSettings, name: QUEUE_NAMES[queue] }];
+    }),
   ) as LocalPipelineDescription['queues'];
   return {
     table: TABLE,

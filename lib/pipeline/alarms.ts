@@ -4,34 +4,45 @@ import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { SPENDING_CAP_ALERT, SWEEP_INTERVAL_MINUTES } from '../../src/contract/index.ts';
+import {
+  type PipelineQueue,
+  type PipelineSettings,
+  queueSpecs,
+  SPENDING_CAP_ALERT,
+  SWEEP_INTERVAL_MINUTES,
+} from '../../src/contract/index.ts';
 import type { PipelineFunctions } from './functions.ts';
 import type { PipelineQueues } from './queues.ts';
 
-/** Over how many periods an alarm looks, and in how many of them its metric must be above 0. */
-interface AlarmPeriods {
-  readonly evaluationPeriods: number;
-  readonly datapointsToAlarm: number;
+/** Over how many periods an alarm looks, in how many of them its metric must be above the threshold, and which. */
+interface AlarmOptions {
+  /** @default 1 */
+  readonly evaluationPeriods?: number;
+  /** @default 1 */
+  readonly datapointsToAlarm?: number;
+  /** @default 0 */
+  readonly threshold?: number;
 }
 
-/** Makes an alarm that fires when its metric is above 0, notifying the topic when there is one. */
+/** Makes an alarm that fires when its metric is above a threshold (0 unless told), notifying the topic when there is one. */
 export type AlarmFactory = (
   name: string,
   metric: cloudwatch.IMetric,
   description: string,
-  periods?: AlarmPeriods,
+  options?: AlarmOptions,
 ) => cloudwatch.Alarm;
 
 const minutes = (count: number) => Duration.minutes(count);
 
 /** Makes the pipeline's alarms: above 0 fires, missing data does not, the topic (when given) is told. */
 export function alarmFactory(scope: Construct, alarmTopic: sns.ITopic | undefined): AlarmFactory {
-  return (name, metric, description, periods) => {
+  return (name, metric, description, options = {}) => {
     const created = new cloudwatch.Alarm(scope, name, {
       metric,
-      threshold: 0,
+      threshold: options.threshold ?? 0,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      ...(periods ?? { evaluationPeriods: 1, datapointsToAlarm: 1 }),
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      datapointsToAlarm: options.datapointsToAlarm ?? 1,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: description,
     });
@@ -40,12 +51,16 @@ export function alarmFactory(scope: Construct, alarmTopic: sns.ITopic | undefine
   };
 }
 
-/** Alarms on dead letters, failing functions, rows stuck in a claim, and spending caps at 80 % and 100 %. */
+/**
+ * Alarms on dead letters, failing functions, rows stuck in a claim, messages near their expiry, and spending caps at
+ * 80 % and 100 %.
+ */
 export function createAlarms(
   scope: Construct,
   resources: {
     readonly functions: PipelineFunctions;
     readonly queues: PipelineQueues;
+    readonly settings: PipelineSettings;
     readonly alarmTopic?: sns.ITopic;
   },
 ): readonly cloudwatch.Alarm[] {
@@ -75,6 +90,7 @@ export function createAlarms(
       'Uploads are failing to ingest.',
     ),
     ...logAlarms(scope, alarm, functions),
+    ...oldestMessageAlarms(alarm, queues, resources.settings),
     alarm(
       'SweeperErrorsAlarm',
       functions.sweeper.metricErrors({ period: minutes(SWEEP_INTERVAL_MINUTES) }),
@@ -127,4 +143,42 @@ function logAlarms(scope: Construct, alarm: AlarmFactory, functions: PipelineFun
       ),
     ),
   ];
+}
+
+/** What each queue's oldest-message alarm says: what is waiting, and what is lost if no one acts. */
+const EXPIRING_MESSAGES: Readonly<Record<PipelineQueue, readonly [string, string]>> = {
+  work: [
+    'WorkQueueOldestMessageAlarm',
+    'Rows have waited in the work queue for half its retention: the backlog outlasts the queue (raise the rate limit or split the list), or the workers are not consuming it.',
+  ],
+  workDeadLetter: [
+    'WorkDeadLettersExpiringAlarm',
+    'Dead work messages have waited half the retention: redrive or settle them before SQS deletes them.',
+  ],
+  finalise: [
+    'FinaliseQueueOldestMessageAlarm',
+    'A finalisation has waited half the finalise queue retention: a batch is not being finalised.',
+  ],
+  finaliseDeadLetter: [
+    'FinaliseDeadLettersExpiringAlarm',
+    'A dead finalise message has waited half the retention: finalise that batch before SQS deletes it.',
+  ],
+};
+
+/** One alarm per queue on the age of its oldest message, at the share of its retention the contract sets. */
+function oldestMessageAlarms(
+  alarm: AlarmFactory,
+  queues: PipelineQueues,
+  settings: PipelineSettings,
+): cloudwatch.Alarm[] {
+  const specs = queueSpecs(settings);
+  return (Object.keys(EXPIRING_MESSAGES) as PipelineQueue[]).map((name) => {
+    const [id, description] = EXPIRING_MESSAGES[name];
+    return alarm(
+      id,
+      queues[name].metricApproximateAgeOfOldestMessage({ period: minutes(15), statistic: 'Maximum' }),
+      description,
+      { threshold: specs[name].oldestMessageAlarmSeconds },
+    );
+  });
 }

@@ -18,7 +18,10 @@ import {
   validateWebhooks,
   type WebhookSubscription,
 } from '../../src/contract/index.ts';
+import type { AlarmFactory } from './alarms.ts';
 
+/** How long an event no webhook took stays in its dead-letter queue: SQS's longest retention. */
+const DEAD_LETTER_RETENTION = Duration.days(14);
 /**
  * How EventBridge authenticates to a webhook. The credential lives in a Secrets Manager secret given by reference
  * (never in the template); EventBridge copies it into the connection's own secret, encrypted with the pipeline key.
@@ -206,7 +209,7 @@ function createWebhook(
     encryption: sqs.QueueEncryption.KMS,
     encryptionMasterKey: resources.key,
     enforceSSL: true,
-    retentionPeriod: Duration.days(14),
+    retentionPeriod: DEAD_LETTER_RETENTION,
   });
   Validations.of(deadLetterQueue).acknowledge({
     id: 'AwsSolutions-SQS3',
@@ -243,7 +246,7 @@ export function createWebhooks(
     readonly webhooks: readonly WebhookProps[];
     readonly alertTopic?: sns.ITopic;
     readonly alertTopicEvents: readonly AlertEventType[];
-    readonly alarm: (name: string, metric: cloudwatch.IMetric, description: string) => cloudwatch.Alarm;
+    readonly alarm: AlarmFactory;
   },
 ): {
   readonly webhooks: ReadonlyMap<string, WebhookDelivery>;
@@ -263,6 +266,15 @@ export function createWebhooks(
           statistic: 'Maximum',
         }),
         `Events for webhook ${webhook.name} could not be delivered within a day, or were refused: they wait in its dead-letter queue.`,
+      ),
+      resources.alarm(
+        `Webhook${webhook.name.replace(/[^A-Za-z0-9]/g, '')}DeadLettersExpiringAlarm`,
+        delivery.deadLetterQueue.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(15),
+          statistic: 'Maximum',
+        }),
+        `Undelivered events for webhook ${webhook.name} have waited half the dead-letter queue's retention: SQS deletes them at its end.`,
+        { threshold: DEAD_LETTER_RETENTION.toSeconds() / 2 },
       ),
     );
     webhooks.set(webhook.name, delivery);

@@ -14,6 +14,12 @@ export type PipelineQueue = 'work' | 'workDeadLetter' | 'finalise' | 'finaliseDe
 export interface QueueSpec {
   readonly visibilityTimeoutSeconds: number;
   readonly retentionSeconds: number;
+  /**
+   * The age of the queue's oldest message at which its alarm fires: half the retention. SQS deletes an older message
+   * without a trace, so a backlog (a long batch at a low rate, dead letters no one looked at) is reported while
+   * half the retention is still left to act on it.
+   */
+  readonly oldestMessageAlarmSeconds: number;
   readonly deadLetter?: { readonly queue: PipelineQueue; readonly maxReceiveCount: number };
 }
 
@@ -26,17 +32,21 @@ const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
  */
 export function queueSpecs(settings: PipelineSettings): Readonly<Record<PipelineQueue, QueueSpec>> {
   const redrive = (queue: PipelineQueue) => ({ queue, maxReceiveCount: settings.maxReceiveCount });
+  const retention = {
+    retentionSeconds: QUEUE_RETENTION_SECONDS,
+    oldestMessageAlarmSeconds: QUEUE_RETENTION_SECONDS / 2,
+  };
   return {
-    workDeadLetter: { visibilityTimeoutSeconds: 300, retentionSeconds: QUEUE_RETENTION_SECONDS },
+    workDeadLetter: { visibilityTimeoutSeconds: 300, ...retention },
     work: {
       visibilityTimeoutSeconds: workQueueVisibilitySeconds(settings),
-      retentionSeconds: QUEUE_RETENTION_SECONDS,
+      ...retention,
       deadLetter: redrive('workDeadLetter'),
     },
-    finaliseDeadLetter: { visibilityTimeoutSeconds: 300, retentionSeconds: QUEUE_RETENTION_SECONDS },
+    finaliseDeadLetter: { visibilityTimeoutSeconds: 300, ...retention },
     finalise: {
       visibilityTimeoutSeconds: 5400,
-      retentionSeconds: QUEUE_RETENTION_SECONDS,
+      ...retention,
       deadLetter: redrive('finaliseDeadLetter'),
     },
   };

@@ -195,6 +195,10 @@ describe('CreditScreenPipeline', () => {
         .map((alarm) => alarm.Properties.MetricName)
         .sort(),
     ).toEqual([
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateAgeOfOldestMessage',
       'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesVisible',
       'BudgetAlerts100',
@@ -214,6 +218,18 @@ describe('CreditScreenPipeline', () => {
       DatapointsToAlarm: 2,
       Threshold: 0,
     });
+    // Every queue, dead-letter queues included, alarms a week before SQS would delete its oldest message.
+    const retention = built.template.findResources('AWS::SQS::Queue');
+    for (const [id, queue] of Object.entries(retention)) {
+      expect(queue.Properties.MessageRetentionPeriod, id).toBe(14 * 24 * 3600);
+      built.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Threshold: 7 * 24 * 3600,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
     // The worker's alert lines, at 80 % and at 100 % of a cap.
     for (const percent of [80, 100])
       built.template.hasResourceProperties('AWS::Logs::MetricFilter', {
