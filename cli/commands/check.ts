@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { freshReports } from '../../src/application/reuse/fresh-reports.ts';
-import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
+import { DEFAULT_SETTINGS, longestBatchSeconds } from '../../src/contract/index.ts';
 import { formatDocument, maskDocument } from '../../src/domain/documents/index.ts';
 import {
   type CustomerListLayout,
@@ -8,7 +8,14 @@ import {
   type DocumentColumnUse,
   IntakeTally,
 } from '../../src/domain/intake/index.ts';
-import { formatBrl, formatDuration, type Quote, quoteOf } from '../../src/domain/spend/index.ts';
+import {
+  formatBrl,
+  formatDuration,
+  overrunOf,
+  type Quote,
+  type QuoteOverrun,
+  quoteOf,
+} from '../../src/domain/spend/index.ts';
 import { givenPrice, pricesOf } from '../bureau-prices.ts';
 import { DEFAULT_STATE_DIRECTORY } from '../local/local-state.ts';
 import { addTableAction } from '../option-parsers.ts';
@@ -50,8 +57,26 @@ async function quoteList(
   });
 }
 
+/** The rate `check` quotes at: `--rate-limit`, else the bureau's default. */
+const rateOf = (quote: Quote, options: CheckOptions): number =>
+  options.rateLimit ?? DEFAULT_SETTINGS.bureaus[quote.bureau].rateLimitPerSecond;
+
+/** Whether the quoted queries outlast what the pipeline keeps waiting for them, at the default retention. */
+const overrunOfList = (quote: Quote, options: CheckOptions): QuoteOverrun | null =>
+  overrunOf(quote, rateOf(quote, options), longestBatchSeconds(DEFAULT_SETTINGS));
+
+/** The line that says a list is too long for one batch, and what fits. */
+function overrunLine(overrun: QuoteOverrun): string {
+  const days = Math.floor(overrun.limit_seconds / 86_400);
+  return (
+    `  too long for one batch: its queries must end within ${days} days (a queued document expires after that); ` +
+    `split the list into ${overrun.parts} of at most ${overrun.documents_per_part} documents, or screen at ` +
+    `${overrun.rate_per_second} queries per second`
+  );
+}
+
 function quoteLines(quote: Quote, options: CheckOptions): string[] {
-  const rate = options.rateLimit ?? DEFAULT_SETTINGS.bureaus[quote.bureau].rateLimitPerSecond;
+  const rate = rateOf(quote, options);
   const freshness = options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours;
   const configured = givenPrice(options, quote.bureau) !== undefined;
   const line = (label: string, value: string, note: string) =>
@@ -76,6 +101,7 @@ function quoteLines(quote: Quote, options: CheckOptions): string[] {
     ),
     line('cost', formatBrl(quote.estimated_cost), quote.reusable === null ? 'at most' : 'estimated'),
     line('time', formatDuration(quote.estimated_seconds), `at ${rate} queries per second`),
+    ...[overrunOfList(quote, options)].flatMap((overrun) => (overrun === null ? [] : [overrunLine(overrun)])),
   ];
 }
 
@@ -180,6 +206,7 @@ async function check(path: string, options: CheckOptions): Promise<void> {
       unique: counts.unique,
       byType: counts.byType,
       quote,
+      overrun: overrunOfList(quote, options),
     });
     process.stdout.write(`${head.slice(0, -1)},"rows_detail":[`);
     const pageSize = 10_000;

@@ -69,3 +69,13 @@ export const FAIR_QUEUE_BEHAVIOUR = {
   /** How far back "recent processing time" looks (AWS gives no figure; a minute, several worker batches). */
   processingWindowSeconds: 60,
 } as const;
+
+/**
+ * The longest a batch's queries may take, in seconds: a work message waits at most the queue's retention (SQS
+ * deletes it after that) and a row at most the retention period (its item expires). A tenth of it is kept back for
+ * retries and a bureau slower than its rate.
+ */
+export function longestBatchSeconds(settings: PipelineSettings): number {
+  const limit = Math.min(queueSpecs(settings).work.retentionSeconds, settings.retentionDays * 86_400);
+  return Math.floor(limit * 0.9);
+}

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_FILES } from '../../scripts/generate-samples.ts';
+import { cpfCheckDigits } from '../../src/domain/documents/index.ts';
 import { utf16le, windows1252 } from '../factories/byte-sources.ts';
 import { runCli } from '../factories/run-cli.ts';
 
@@ -193,5 +194,35 @@ describe('credit-screen check', () => {
       if (damaged.document !== null) expect(damaged.document).toBe(row.document);
       else expect(damaged.reason).toEqual(expect.any(String));
     });
+  });
+});
+
+describe('credit-screen check on a list too long for one batch', () => {
+  it('says the queries would outlast what the pipeline keeps, and proposes the split or the rate that fits', async () => {
+    // Arrange: 11,000 different valid CPFs at the lowest rate (0.01 per second): 1.1 million seconds, 12.7 days
+    const cpfs = Array.from({ length: 11_000 }, (_, index) => {
+      const base = String(100_000_000 + index);
+      return base + cpfCheckDigits(base);
+    });
+    const list = file('long.csv');
+    await writeFile(list, `cpf\n${cpfs.join('\n')}\n`);
+
+    // Act
+    const text = await runCli(['check', list, '--rate-limit', '0.01']);
+    const json = await runCli(['check', list, '--rate-limit', '0.01', '--json']);
+    const fitting = await runCli(['check', list, '--rate-limit', '0.02', '--json']);
+
+    // Assert: 90 % of the queue's 14 days is 1,088,640 s, 10,886 documents at 0.01 per second
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      'too long for one batch: its queries must end within 12 days (a queued document expires after that); split the list into 2 of at most 10886 documents, or screen at 0.02 queries per second',
+    );
+    expect(JSON.parse(json.stdout).overrun).toEqual({
+      limit_seconds: 1_088_640,
+      parts: 2,
+      documents_per_part: 10_886,
+      rate_per_second: 0.02,
+    });
+    expect(JSON.parse(fitting.stdout).overrun).toBeNull();
   });
 });

@@ -47,6 +47,32 @@ export function quoteOf(input: QuoteInput): Quote {
   };
 }
 
+/**
+ * What to do when a quote's queries would outlast what the pipeline keeps waiting for them (see
+ * `longestBatchSeconds`): split the list into `parts` lists of at most `documents_per_part`, or screen at
+ * `rate_per_second`. Snake_case, as `check --json` prints it.
+ */
+export interface QuoteOverrun {
+  /** The longest the queries may take, in seconds. */
+  readonly limit_seconds: number;
+  readonly parts: number;
+  readonly documents_per_part: number;
+  /** The rate (queries per second, to the hundredth, rounded up) at which the whole list fits. */
+  readonly rate_per_second: number;
+}
+
+/** Null when `quote` fits within `limitSeconds` at `ratePerSecond`; otherwise the split or the rate that fits. */
+export function overrunOf(quote: Quote, ratePerSecond: number, limitSeconds: number): QuoteOverrun | null {
+  if (quote.to_buy / ratePerSecond <= limitSeconds) return null;
+  const perPart = Math.max(1, Math.floor(ratePerSecond * limitSeconds));
+  return {
+    limit_seconds: limitSeconds,
+    parts: Math.ceil(quote.to_buy / perPart),
+    documents_per_part: perPart,
+    rate_per_second: Math.ceil((quote.to_buy / limitSeconds) * 100) / 100,
+  };
+}
+
 const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 
 /** An amount as a Brazilian reads it: `R$ 1.234,56` (a plain space after the symbol, for terminals and logs). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBrl, formatDuration, quoteOf } from '../../../src/domain/spend/index.ts';
+import { formatBrl, formatDuration, overrunOf, quoteOf } from '../../../src/domain/spend/index.ts';
 
 describe('quoteOf', () => {
   it('buys the unique documents no fresh report answers, at the price, in centavos', () => {
@@ -50,5 +50,32 @@ describe('formatBrl and formatDuration', () => {
       '2 min',
       '2 h 05 min',
     ]);
+  });
+});
+
+describe('overrunOf', () => {
+  const quoteFor = (toBuy: number) =>
+    quoteOf({ bureau: 'a', unique: toBuy, reusable: 0, pricePerQuery: 2.7, ratePerSecond: 10 });
+
+  it('is null while the queries end within the limit, the limit itself included', () => {
+    expect(overrunOf(quoteFor(1000), 10, 100)).toBeNull();
+    expect(overrunOf(quoteFor(0), 10, 100)).toBeNull();
+  });
+
+  it('proposes as many parts as the limit needs, each of what the rate does in it, or the rate that fits', () => {
+    expect(overrunOf(quoteFor(12_000_001), 10, 1_000_000)).toEqual({
+      limit_seconds: 1_000_000,
+      parts: 2,
+      documents_per_part: 10_000_000,
+      rate_per_second: 12.01,
+    });
+  });
+
+  it('keeps one document a part when the rate does less than one in the limit', () => {
+    expect(overrunOf(quoteFor(3), 0.01, 50)).toMatchObject({
+      parts: 3,
+      documents_per_part: 1,
+      rate_per_second: 0.06,
+    });
   });
 });
