@@ -2,8 +2,15 @@
 
 import { createInterface } from 'node:readline/promises';
 import { decideBatchApproval } from '../src/application/batch-control/batch-control.ts';
+import { longestBatchSeconds } from '../src/contract/index.ts';
 import type { ApprovalDecision } from '../src/domain/batch/index.ts';
-import { formatBrl, formatDuration, type Quote } from '../src/domain/spend/index.ts';
+import {
+  describeOverrun,
+  formatBrl,
+  formatDuration,
+  overrunOf,
+  type Quote,
+} from '../src/domain/spend/index.ts';
 import { CliError } from './cli-error.ts';
 import type { Interruption } from './interruption.ts';
 import type { LocalRun, LocalRunOptions } from './local-run.ts';
@@ -25,11 +32,8 @@ export async function decideApproval(
   waiting: WaitingBatch,
   options: LocalRunOptions,
 ): Promise<CliError | null> {
-  const { batchId, quote } = waiting;
-  const offer =
-    quote === null
-      ? `batch ${batchId} waits for approval`
-      : `batch ${batchId} would buy ${quote.to_buy} documents for ${formatBrl(quote.estimated_cost)} (about ${formatDuration(quote.estimated_seconds)}), over the approval threshold`;
+  const { batchId } = waiting;
+  const offer = offerOf(waiting, run);
   let decision: ApprovalDecision;
   if (options.yes) decision = 'approved';
   else if (process.stdin.isTTY && process.stdout.isTTY)
@@ -42,6 +46,22 @@ export async function decideApproval(
       : `batch ${batchId} rejected: nothing is bought\n`,
   );
   return null;
+}
+
+/** What the batch would buy, and, when its queries would outlast the batch, what would fit instead. */
+function offerOf({ batchId, quote }: WaitingBatch, run: LocalRun): string {
+  if (quote === null) return `batch ${batchId} waits for approval`;
+  const { settings } = run.pipeline;
+  const overrun = overrunOf(
+    quote,
+    settings.bureaus[quote.bureau].rateLimitPerSecond,
+    longestBatchSeconds(settings),
+  );
+  return (
+    `batch ${batchId} would buy ${quote.to_buy} documents for ${formatBrl(quote.estimated_cost)} (about ` +
+    `${formatDuration(quote.estimated_seconds)}), over the approval threshold` +
+    (overrun === null ? '' : `; ${describeOverrun(overrun)}`)
+  );
 }
 
 /**

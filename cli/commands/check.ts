@@ -9,6 +9,7 @@ import {
   IntakeTally,
 } from '../../src/domain/intake/index.ts';
 import {
+  describeOverrun,
   formatBrl,
   formatDuration,
   overrunOf,
@@ -65,16 +66,6 @@ const rateOf = (quote: Quote, options: CheckOptions): number =>
 const overrunOfList = (quote: Quote, options: CheckOptions): QuoteOverrun | null =>
   overrunOf(quote, rateOf(quote, options), longestBatchSeconds(DEFAULT_SETTINGS));
 
-/** The line that says a list is too long for one batch, and what fits. */
-function overrunLine(overrun: QuoteOverrun): string {
-  const days = Math.floor(overrun.limit_seconds / 86_400);
-  return (
-    `  too long for one batch: its queries must end within ${days} days (a queued document expires after that); ` +
-    `split the list into ${overrun.parts} of at most ${overrun.documents_per_part} documents, or screen at ` +
-    `${overrun.rate_per_second} queries per second`
-  );
-}
-
 function quoteLines(quote: Quote, options: CheckOptions): string[] {
   const rate = rateOf(quote, options);
   const freshness = options.freshnessHours ?? DEFAULT_SETTINGS.freshnessHours;
@@ -101,7 +92,9 @@ function quoteLines(quote: Quote, options: CheckOptions): string[] {
     ),
     line('cost', formatBrl(quote.estimated_cost), quote.reusable === null ? 'at most' : 'estimated'),
     line('time', formatDuration(quote.estimated_seconds), `at ${rate} queries per second`),
-    ...[overrunOfList(quote, options)].flatMap((overrun) => (overrun === null ? [] : [overrunLine(overrun)])),
+    ...[overrunOfList(quote, options)].flatMap((overrun) =>
+      overrun === null ? [] : [`  ${describeOverrun(overrun)}`],
+    ),
   ];
 }
 

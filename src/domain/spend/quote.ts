@@ -73,6 +73,16 @@ export function overrunOf(quote: Quote, ratePerSecond: number, limitSeconds: num
   };
 }
 
+/** An overrun as one sentence, for `check` and the approval question. */
+export function describeOverrun(overrun: QuoteOverrun): string {
+  const days = Math.floor(overrun.limit_seconds / 86_400);
+  return (
+    `too long for one batch: its queries must end within ${days} days (a queued document expires after that); ` +
+    `split the list into ${overrun.parts} of at most ${overrun.documents_per_part} documents, or screen at ` +
+    `${overrun.rate_per_second} queries per second`
+  );
+}
+
 const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 
 /** An amount as a Brazilian reads it: `R$ 1.234,56` (a plain space after the symbol, for terminals and logs). */
