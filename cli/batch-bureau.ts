@@ -10,7 +10,8 @@ import { printable } from './terminal-text.ts';
 
 /** The bureau a command's local workers call, and how to let it go. */
 export interface BatchBureau {
-  readonly target: LocalBureauTarget;
+  /** Always says where its calls go: the state and the batches are held to that endpoint. */
+  readonly target: LocalBureauTarget & { readonly bureauEndpoint: string };
   close(): Promise<void>;
 }
 

@@ -59,7 +59,7 @@ export async function withTarget<T>(
       bureau = opened;
       // Before the change: a command that would buy on a state holding another bureau's reports changes nothing.
       if (connection.local && batches.length > 0 && !buysNothing(batches))
-        await keepStateBureau(options.state, opened.target.bureauEndpoint ?? '', connection.store, {
+        await keepStateBureau(options.state, opened.target.bureauEndpoint, connection.store, {
           record: false,
         }).catch((error: unknown) => {
           throw asLocalStartCliError(error);

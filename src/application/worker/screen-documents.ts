@@ -175,8 +175,12 @@ async function screenHeldRow(
   if (batch.cancelRequested) return held.settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
   if (batch.tokenState === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
   // Another bureau's answer would be made-up data for this batch's customers: nothing is sent, nothing charged.
+  // Here continuesAt is false only for a batch that recorded where it was started (see continuesAt).
   if (!continuesAt(batch, deps.settings.bureauEndpoint))
-    return held.settle({ outcome: 'failed', reason: otherEndpointDetail(batch.bureauEndpoint ?? '') });
+    return held.settle({
+      outcome: 'failed',
+      reason: otherEndpointDetail(batch.bureauEndpoint ?? 'another bureau'),
+    });
   // One purchase per document across batches: another batch's answer settles this row, or it waits for one.
   const shared = await takePurchase(held, batch, deps);
   if (shared !== null) return shared;
