@@ -42,7 +42,7 @@ export default defineConfig({
     isolate: false,
     include: ['test/**/*.test.ts'],
     sequence: { sequencer: SlowFilesFirstSequencer },
-    globalSetup: ['test/setup/shared-dynamodb-local.ts'],
+    globalSetup: ['test/setup/memory-tmpdir.ts', 'test/setup/shared-dynamodb-local.ts'],
     // Property-based and CLI tests spawn processes or run many iterations; the default 5 s is too tight on 2 cores,
     // and 30 s timed out a CLI test with files side by side.
     testTimeout: 60_000,

@@ -16,6 +16,7 @@ const UNIT_TESTS = [
   'test/lib/**/*.test.ts',
   'test/lambdas/**/*.test.ts',
   'test/emulator/**/*.test.ts',
+  'test/contract/**/*.test.ts',
   'test/docs-links.test.ts',
 ];
 
