@@ -41,7 +41,36 @@ const keepUncaught = (error) => {
 process.on('unhandledRejection', keepUncaught);
 process.on('uncaughtException', keepUncaught);
 
+/** How many of each kind of resource keep this process alive (timers, sockets, servers, child processes). */
+function aliveResources() {
+  const counts = new Map();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return counts;
+}
+
+/** What keeps the process alive now and did not before the command, as `Timeout ×2`; empty when nothing. */
+function leftAlive(before) {
+  return [...aliveResources()]
+    .filter(([kind, count]) => count > (before.get(kind) ?? 0))
+    .map(([kind, count]) => `${kind} ×${count - (before.get(kind) ?? 0)}`);
+}
+
+// A command's launcher lets Node exit on its own (process.exitCode), so what the command leaves running keeps a
+// user's terminal waiting. What is closing as it returns (a socket, a child reaped) gets this long to go.
+const LEFT_ALIVE_GRACE_MS = 2000;
+
+/** Waits until the command has left nothing alive, or the grace is over; returns what is still alive then. */
+async function settled(before) {
+  const deadline = Date.now() + LEFT_ALIVE_GRACE_MS;
+  for (;;) {
+    const left = leftAlive(before);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function run({ args, cwd }) {
+  const before = aliveResources();
   const home = process.cwd();
   const stdout = capture(process.stdout);
   const stderr = capture(process.stderr);
@@ -51,6 +80,12 @@ async function run({ args, cwd }) {
     code = await main([process.execPath, 'credit-screen', ...args]);
     // What the command left to write in this turn of the event loop is still its output.
     await new Promise((resolve) => setImmediate(resolve));
+    const left = await settled(before);
+    if (left.length > 0) {
+      keepUncaught(
+        new Error(`the command returned but left running: ${left.join(', ')} (its process would not exit)`),
+      );
+    }
   } catch (error) {
     keepUncaught(error);
   } finally {

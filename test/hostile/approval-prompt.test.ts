@@ -25,6 +25,9 @@ async function bureau(): Promise<{ emulator: ServiceEmulator; args: string[] }> 
   return { emulator, args: ['--live', '--base-url', emulator.url, '--token', emulator.token] };
 }
 
+/** A run that keeps nothing (no state, the table in memory) and asks before buying more than one document. */
+const MEMORY_RUN_OVER_ONE = ['--no-state', '--engine', 'memory', '--approve-above', '1'];
+
 /** A folder with a list of three documents: over `--approve-above 1`. */
 async function listFolder(label: string): Promise<string> {
   const cwd = await caseFolder(label);
@@ -73,18 +76,7 @@ describe('the approval question at a terminal', () => {
       const cwd = await listFolder(label.replace(/\W/g, ''));
       const { emulator, args } = await bureau();
       const run = startCliInTerminal(
-        [
-          'screen',
-          'lista.csv',
-          '--no-state',
-          '--engine',
-          'memory',
-          '--approve-above',
-          '1',
-          '--out',
-          'results',
-          ...args,
-        ],
+        ['screen', 'lista.csv', ...MEMORY_RUN_OVER_ONE, '--out', 'results', ...args],
         { cwd },
       );
       await untilAsked(run);
@@ -127,18 +119,7 @@ describe('a batch over the approval threshold, with no one to ask', () => {
 
     // Act
     const result = await runCli(
-      [
-        'screen',
-        'lista.csv',
-        '--no-state',
-        '--engine',
-        'memory',
-        '--approve-above',
-        '1',
-        '--rate-limit',
-        '0.01',
-        ...args,
-      ],
+      ['screen', 'lista.csv', ...MEMORY_RUN_OVER_ONE, '--rate-limit', '0.01', ...args],
       { cwd },
     );
 
