@@ -149,7 +149,7 @@ function logAlarms(scope: Construct, alarm: AlarmFactory, functions: PipelineFun
 const EXPIRING_MESSAGES: Readonly<Record<PipelineQueue, readonly [string, string]>> = {
   work: [
     'WorkQueueOldestMessageAlarm',
-    'Rows have waited in the work queue for half its retention: the backlog outlasts the queue (raise the rate limit or split the list), or the workers are not consuming it.',
+    'Rows have waited in the work queue for half its retention, longer than any batch is quoted to run: the workers are not consuming it (a paused or stuck batch), or a batch was approved although its quote said it was too long.',
   ],
   workDeadLetter: [
     'WorkDeadLettersExpiringAlarm',

@@ -14,14 +14,16 @@ import {
   type AlertEventType,
   DOCUMENT_FORMS,
   EVENTS,
+  oldestMessageAlarmSecondsFor,
+  QUEUE_RETENTION_SECONDS,
   subscriptionPatterns,
   validateWebhooks,
   type WebhookSubscription,
 } from '../../src/contract/index.ts';
 import type { AlarmFactory } from './alarms.ts';
 
-/** How long an event no webhook took stays in its dead-letter queue: SQS's longest retention. */
-const DEAD_LETTER_RETENTION = Duration.days(14);
+/** How long an event no webhook took stays in its dead-letter queue: as long as the pipeline's queues keep theirs. */
+const DEAD_LETTER_RETENTION = Duration.seconds(QUEUE_RETENTION_SECONDS);
 /**
  * How EventBridge authenticates to a webhook. The credential lives in a Secrets Manager secret given by reference
  * (never in the template); EventBridge copies it into the connection's own secret, encrypted with the pipeline key.
@@ -274,7 +276,7 @@ export function createWebhooks(
           statistic: 'Maximum',
         }),
         `Undelivered events for webhook ${webhook.name} have waited half the dead-letter queue's retention: SQS deletes them at its end.`,
-        { threshold: DEAD_LETTER_RETENTION.toSeconds() / 2 },
+        { threshold: oldestMessageAlarmSecondsFor(DEAD_LETTER_RETENTION.toSeconds()) },
       ),
     );
     webhooks.set(webhook.name, delivery);

@@ -24,7 +24,13 @@ export interface QueueSpec {
 }
 
 /** SQS's longest retention: a message waits as long as SQS allows for a worker or an operator. */
-const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
+export const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
+
+/**
+ * The age of a queue's oldest message at which its alarm fires, for a queue that keeps messages `retentionSeconds`:
+ * half of it, so half the retention is left to act before SQS deletes the message without a trace.
+ */
+export const oldestMessageAlarmSecondsFor = (retentionSeconds: number): number => retentionSeconds / 2;
 
 /**
  * Every queue with its visibility and redrive. The finalise queue's visibility outlasts the finaliser's 15 minutes
@@ -34,7 +40,7 @@ export function queueSpecs(settings: PipelineSettings): Readonly<Record<Pipeline
   const redrive = (queue: PipelineQueue) => ({ queue, maxReceiveCount: settings.maxReceiveCount });
   const retention = {
     retentionSeconds: QUEUE_RETENTION_SECONDS,
-    oldestMessageAlarmSeconds: QUEUE_RETENTION_SECONDS / 2,
+    oldestMessageAlarmSeconds: oldestMessageAlarmSecondsFor(QUEUE_RETENTION_SECONDS),
   };
   return {
     workDeadLetter: { visibilityTimeoutSeconds: 300, ...retention },
@@ -71,11 +77,12 @@ export const FAIR_QUEUE_BEHAVIOUR = {
 } as const;
 
 /**
- * The longest a batch's queries may take, in seconds: a work message waits at most the queue's retention (SQS
- * deletes it after that) and a row at most the retention period (its item expires). A tenth of it is kept back for
- * retries and a bureau slower than its rate.
+ * The longest a batch's queries may take, in seconds. The pipeline queues every row of a batch at once, so its work
+ * queue's oldest message is as old as the batch: a batch may run until that queue's alarm would fire (half its
+ * retention, the other half left for retries, a paused batch or a bureau slower than its rate), and no longer than
+ * nine tenths of the rows' retention period (their items expire).
  */
 export function longestBatchSeconds(settings: PipelineSettings): number {
-  const limit = Math.min(queueSpecs(settings).work.retentionSeconds, settings.retentionDays * 86_400);
-  return Math.floor(limit * 0.9);
+  const alarm = queueSpecs(settings).work.oldestMessageAlarmSeconds;
+  return Math.floor(Math.min(alarm, settings.retentionDays * 86_400 * 0.9));
 }

@@ -212,15 +212,15 @@ describe('credit-screen check on a list too long for one batch', () => {
     const json = await runCli(['check', list, '--rate-limit', '0.01', '--json']);
     const fitting = await runCli(['check', list, '--rate-limit', '0.02', '--json']);
 
-    // Assert: 90 % of the queue's 14 days is 1,088,640 s, 10,886 documents at 0.01 per second
+    // Assert: the work queue alarms at 7 days (604,800 s), 6,048 documents at 0.01 per second
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
-      'too long for one batch: its queries must end within 12 days (a queued document expires after that); split the list into 2 of at most 10886 documents, or screen at 0.02 queries per second',
+      'too long for one batch: its queries must end within 7 days, to leave time before a queued document expires; split the documents to buy into 2 lists of at most 6048 each, screened one after another, or screen at 0.02 queries per second',
     );
     expect(JSON.parse(json.stdout).overrun).toEqual({
-      limit_seconds: 1_088_640,
+      limit_seconds: 604_800,
       parts: 2,
-      documents_per_part: 10_886,
+      documents_per_part: 6_048,
       rate_per_second: 0.02,
     });
     expect(JSON.parse(fitting.stdout).overrun).toBeNull();

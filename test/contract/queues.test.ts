@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, longestBatchSeconds, queueSpecs } from '../../src/contract/index.ts';
 
 describe('longestBatchSeconds', () => {
-  it('is nine tenths of the queue retention when rows are kept longer', () => {
+  it('ends where the work queue alarms (half its retention) when rows are kept longer', () => {
     const settings = { ...DEFAULT_SETTINGS, retentionDays: 90 };
 
-    expect(longestBatchSeconds(settings)).toBe(Math.floor(queueSpecs(settings).work.retentionSeconds * 0.9));
-    expect(longestBatchSeconds(settings)).toBe(1_088_640);
+    expect(longestBatchSeconds(settings)).toBe(queueSpecs(settings).work.oldestMessageAlarmSeconds);
+    expect(longestBatchSeconds(settings)).toBe(604_800);
   });
 
   it('is nine tenths of the rows retention when rows expire first', () => {
     expect(longestBatchSeconds({ ...DEFAULT_SETTINGS, retentionDays: 7 })).toBe(Math.floor(7 * 86_400 * 0.9));
+    expect(longestBatchSeconds({ ...DEFAULT_SETTINGS, retentionDays: 1 })).toBe(77_760);
   });
 });
 

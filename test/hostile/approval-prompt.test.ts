@@ -112,7 +112,7 @@ describe('a batch over the approval threshold, with no one to ask', () => {
   }, 240_000);
 
   it('says when the batch is too long to finish, and what would fit, before anything is bought', async () => {
-    // Arrange: 11,000 documents at 0.01 queries per second take 12.7 days; a batch may take 12.6 (the queue keeps 14)
+    // Arrange: 11,000 documents at 0.01 queries per second take 12.7 days; a batch may take 7 (the work queue's alarm)
     const cwd = await caseFolder('too-long');
     await writeFile(join(cwd, 'lista.csv'), customerListCsv(distinctDocuments(11_000, 'approval too long')));
     const { emulator, args } = await bureau();
@@ -126,7 +126,7 @@ describe('a batch over the approval threshold, with no one to ask', () => {
     // Assert
     expectOneErrorLine(
       result,
-      /would buy 11000 documents .*; too long for one batch: its queries must end within 12 days .*; split the list into 2 of at most 10886 documents, or screen at 0\.02 queries per second: nothing was bought\./,
+      /would buy 11000 documents .*; too long for one batch: its queries must end within 7 days, .*; split the documents to buy into 2 lists of at most 6048 each, screened one after another, or screen at 0\.02 queries per second: nothing was bought\./,
     );
     expect(emulator.stats()).toMatchObject({ requests: 0, charged: 0 });
   }, 240_000);

@@ -75,12 +75,18 @@ export function overrunOf(quote: Quote, ratePerSecond: number, limitSeconds: num
 
 /** An overrun as one sentence, for `check` and the approval question. */
 export function describeOverrun(overrun: QuoteOverrun): string {
-  const days = Math.floor(overrun.limit_seconds / 86_400);
   return (
-    `too long for one batch: its queries must end within ${days} days (a queued document expires after that); ` +
-    `split the list into ${overrun.parts} of at most ${overrun.documents_per_part} documents, or screen at ` +
-    `${overrun.rate_per_second} queries per second`
+    `too long for one batch: its queries must end within ${formatLimit(overrun.limit_seconds)}, to leave time ` +
+    'before a queued document expires; split the documents to buy into ' +
+    `${overrun.parts} lists of at most ${overrun.documents_per_part} each, screened one after another, or screen ` +
+    `at ${overrun.rate_per_second} queries per second`
   );
+}
+
+/** A limit of days as days (`7 days`, `12.6 days`), a shorter one as {@link formatDuration} writes it. */
+function formatLimit(seconds: number): string {
+  const days = seconds / 86_400;
+  return days >= 1 ? `${Number(days.toFixed(1))} days` : formatDuration(Math.floor(seconds));
 }
 
 const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatBrl, formatDuration, overrunOf, quoteOf } from '../../../src/domain/spend/index.ts';
+import {
+  describeOverrun,
+  formatBrl,
+  formatDuration,
+  overrunOf,
+  quoteOf,
+} from '../../../src/domain/spend/index.ts';
 
 describe('quoteOf', () => {
   it('buys the unique documents no fresh report answers, at the price, in centavos', () => {
@@ -77,5 +83,15 @@ describe('overrunOf', () => {
       documents_per_part: 1,
       rate_per_second: 0.06,
     });
+  });
+
+  it('says the limit in days, or in hours under a day, and that the parts run one after another', () => {
+    const week = overrunOf(quoteFor(12_000_001), 10, 604_800);
+    const hours = overrunOf(quoteFor(1_000_000), 10, 77_760);
+
+    expect(week && describeOverrun(week)).toBe(
+      'too long for one batch: its queries must end within 7 days, to leave time before a queued document expires; split the documents to buy into 2 lists of at most 6048000 each, screened one after another, or screen at 19.85 queries per second',
+    );
+    expect(hours && describeOverrun(hours)).toMatch(/must end within 21 h 36 min, /);
   });
 });
