@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Set to the run's temporary folder when it is in memory. */
+export const MEMORY_TMPDIR_MARKER = 'CREDIT_SCREEN_TEST_TMPDIR_IN_MEMORY';
+
 /** Where Linux keeps a memory-backed filesystem. */
 const MEMORY_FILESYSTEM = '/dev/shm';
 /** The suite leaves about 150 MB in its temporary folders; this leaves room for far more. */
@@ -31,5 +34,7 @@ export default function temporaryFoldersInMemory(): (() => void) | undefined {
     return undefined;
   }
   process.env.TMPDIR = folder;
+  // Says to the tests that the folders are in memory: the setup may have skipped (no room, no such filesystem).
+  process.env[MEMORY_TMPDIR_MARKER] = folder;
   return () => rmSync(folder, { recursive: true, force: true });
 }
