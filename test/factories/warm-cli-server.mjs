@@ -35,8 +35,19 @@ function capture(stream) {
 
 /** An error no one caught while a command ran: Node would print it and exit 1, so the command fails with it. */
 let uncaught = null;
+/** Whether a command is running, its result not yet sent. */
+let running = false;
 const keepUncaught = (error) => {
-  uncaught ??= error;
+  if (running) {
+    uncaught ??= error;
+    return;
+  }
+  // Late work of a command already answered: blaming the next command would fail an unrelated test. It is said
+  // here (the worker's output) and the process ends; the next command starts a new one.
+  process.stderr.write(
+    `warm credit-screen: uncaught after its command ended: ${error?.stack ?? String(error)}\n`,
+  );
+  process.exit(1);
 };
 process.on('unhandledRejection', keepUncaught);
 process.on('uncaughtException', keepUncaught);
@@ -102,9 +113,11 @@ async function run({ args, cwd }) {
 let queue = Promise.resolve();
 process.on('message', (request) => {
   queue = queue.then(async () => {
+    running = true;
     const result = await run(request);
     // After an uncaught error the process's state cannot be trusted: it retires, and the next command gets a new one.
     process.send({ id: request.id, ...result, retiring: uncaught !== null });
+    running = false;
     if (uncaught !== null) process.disconnect();
   });
 });
