@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { type ChildWatchdog, watchOverChild } from './child-watchdog.ts';
-import { dynamoDbLocalLaunch } from './dynamodb-local-classes.ts';
+import { type DynamoDbLocalLaunch, dynamoDbLocalLaunch, jarLaunch } from './dynamodb-local-classes.ts';
 import { freePort } from './free-port.ts';
 import { listensOn } from './listening-process.ts';
 import type { LocalStateDirectory } from './local-state.ts';
@@ -45,7 +45,11 @@ export function dynamoDbLocalHome(): string {
  * It is started through `sh` with the umask 077, then `exec`s into Java (same pid): the database file it creates
  * holds personal data and must be readable by its owner only, and Node cannot set a child's umask itself.
  */
-function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): ChildProcess {
+function spawnDynamoDbLocal(
+  port: number,
+  databaseDirectory: string | null,
+  classCache: string | null | false,
+): { readonly child: ChildProcess; readonly launch: DynamoDbLocalLaunch } {
   const home = dynamoDbLocalHome();
   // DynamoDB Local is short-lived here and CPU-bound on small machines: the C1 compiler alone and the serial GC
   // leave more of the CPU to the work (15% faster on 2 cores). DYNAMODB_LOCAL_JAVA_OPTS replaces these options.
@@ -53,10 +57,14 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
     .split(/\s+/)
     .filter((option) => option !== '');
   // The class archive is kept beside the other tools' caches, in node_modules/.cache.
-  const launch = dynamoDbLocalLaunch(home, {
-    cacheRoot: join(home, '..', '..', '..', '.cache', 'credit-screen'),
-    javaVersion: javaVersion(),
-  });
+  const launch =
+    classCache !== false
+      ? dynamoDbLocalLaunch(home, {
+          cacheRoot: classCache ?? join(home, '..', '..', '..', '.cache', 'credit-screen'),
+          javaVersion: javaVersion(),
+          javaOptions,
+        })
+      : jarLaunch(home);
   const child = spawn(
     '/bin/sh',
     [
@@ -76,8 +84,8 @@ function spawnDynamoDbLocal(port: number, databaseDirectory: string | null): Chi
   );
   if (launch.writesArchive) writingArchive.add(child);
   // Registered before any stop's own listener, so the archive is in place once a stop has seen the exit.
-  child.once('exit', (_code, signal) => launch.afterExit(signal === null));
-  return child;
+  child.once('exit', (code) => launch.afterExit(code));
+  return { child, launch };
 }
 
 /** DynamoDB Local processes that write the class archive as they exit, which takes them 2–3 s on 2 cores. */
@@ -211,17 +219,33 @@ const BIND_ATTEMPTS = 3;
 export async function startDynamoDbLocal(
   state: LocalStateDirectory | null,
   tableName: string,
+  /** Where the class cache is kept. @default node_modules/.cache/credit-screen */
+  classCacheRoot?: string,
 ): Promise<DynamoDbLocal & { readonly process: ChildProcess }> {
+  let useClassCache = true;
   for (let attempt = 1; ; attempt++) {
-    const dynamo = await launchDynamoDbLocal(state, tableName);
+    const dynamo = await launchDynamoDbLocal(
+      state,
+      tableName,
+      useClassCache ? (classCacheRoot ?? null) : false,
+    );
     const client = localDynamoDbClient(dynamo.endpoint);
     try {
       await waitForDynamo(client, dynamo.process, dynamo.output, dynamo.endpoint);
       return dynamo;
     } catch (error) {
+      const exited = dynamo.process.exitCode !== null;
       dynamo.process.kill('SIGKILL');
       dynamo.watchdog?.release();
-      if (attempt >= BIND_ATTEMPTS || !dynamo.output().includes('Address already in use')) throw error;
+      const portTaken = dynamo.output().includes('Address already in use');
+      // A Java that would not start from the class cache (another JVM's options, a cache broken meanwhile) is not a
+      // reason to fail: the cache is set aside and DynamoDB Local starts again the way its jar is meant to.
+      const cacheRefused = exited && !portTaken && dynamo.launch.fromCache;
+      if (cacheRefused) {
+        dynamo.launch.refused();
+        useClassCache = false;
+      }
+      if (attempt >= BIND_ATTEMPTS || !(portTaken || cacheRefused)) throw error;
     } finally {
       client.destroy();
     }
@@ -232,9 +256,11 @@ export async function startDynamoDbLocal(
 async function launchDynamoDbLocal(
   state: LocalStateDirectory | null,
   tableName: string,
-): Promise<DynamoDbLocal & { readonly process: ChildProcess }> {
+  /** The class cache's folder (null: the default one), or false to start with `-jar`. */
+  classCache: string | null | false,
+): Promise<DynamoDbLocal & { readonly process: ChildProcess; readonly launch: DynamoDbLocalLaunch }> {
   const port = await freePort();
-  const dynamoProcess = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null);
+  const { child: dynamoProcess, launch } = spawnDynamoDbLocal(port, state?.dynamoDbPath ?? null, classCache);
   // DynamoDB Local dies with this process, however it ends, and the lock names it for the next run.
   const watchdog = dynamoProcess.pid === undefined ? null : watchOverChild(dynamoProcess.pid);
   let output = '';
@@ -245,6 +271,7 @@ async function launchDynamoDbLocal(
   dynamoProcess.stderr?.on('data', keep);
   return {
     process: dynamoProcess,
+    launch,
     watchdog,
     endpoint: `http://127.0.0.1:${port}`,
     tableName,
