@@ -59,7 +59,13 @@ export interface PipelineConnection extends BatchStores {
 /** Where a command acts: `--stack`, or the local `--state` directory. */
 export type TargetOptions = OptionsOf<typeof TARGET_OPTIONS>;
 
-const REQUIRED_OUTPUTS = ['BucketName', 'TableName', 'WorkQueueUrl', 'FinaliseQueueUrl'] as const;
+const REQUIRED_OUTPUTS = [
+  'BucketName',
+  'TableName',
+  'WorkQueueUrl',
+  'FinaliseQueueUrl',
+  'DispatchQueueUrl',
+] as const;
 
 /**
  * The deployed pipeline behind a stack, from the stack's outputs. SDK clients take credentials, region and
@@ -104,6 +110,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
       tableName: outputs.get('TableName') as string,
       workQueueUrl: outputs.get('WorkQueueUrl') as string,
       finaliseQueueUrl: outputs.get('FinaliseQueueUrl') as string,
+      dispatchQueueUrl: outputs.get('DispatchQueueUrl') as string,
     },
     // Only TTLs of items written here depend on settings; the control commands write none of their own.
     DEFAULT_SETTINGS,

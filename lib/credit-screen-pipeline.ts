@@ -15,12 +15,17 @@ import { BUREAUS, type Bureau, isBureau, type PipelineSettings, perBureau } from
 import { alarmFactory, createAlarms } from './pipeline/alarms.ts';
 import { createAuditKey, protectAuditLog } from './pipeline/audit-log.ts';
 import { scheduleSweeps, wireEventSources } from './pipeline/event-wiring.ts';
-import { createBatchFunctions, functionEnvironment, functionFactory } from './pipeline/functions.ts';
+import {
+  createBatchFunctions,
+  functionEnvironment,
+  functionFactory,
+  type PipelineFunctions,
+} from './pipeline/functions.ts';
 import { acknowledgeGeneratedPermissions } from './pipeline/nag-acknowledgements.ts';
 import { grantLeastPrivilege } from './pipeline/permissions.ts';
 import { type CreditScreenPipelineProps, validatedProps } from './pipeline/pipeline-props.ts';
 import { createPortfolioSchedules, type PortfolioDeclaration } from './pipeline/portfolios.ts';
-import { createQueues } from './pipeline/queues.ts';
+import { createQueues, type PipelineQueues } from './pipeline/queues.ts';
 import {
   compileShippedPolicies,
   type PolicyFile,
@@ -109,17 +114,27 @@ function composePipeline(
     alarms: [...alarms, ...alerts.alarms],
     webhooks: alerts.webhooks,
     alertRule: alerts.alertRule,
+    ...exposedQueuesAndFunctions(queues, functions),
+  };
+}
+
+/** The queues and functions, by the names the construct exposes them under. */
+function exposedQueuesAndFunctions(queues: PipelineQueues, functions: PipelineFunctions) {
+  return {
     workQueue: queues.work,
     workDeadLetterQueue: queues.workDeadLetter,
     finaliseQueue: queues.finalise,
     finaliseDeadLetterQueue: queues.finaliseDeadLetter,
+    dispatchQueue: queues.dispatch,
+    dispatchDeadLetterQueue: queues.dispatchDeadLetter,
     ingestFunction: functions.ingest,
     workerFunction: functions.worker,
     finaliseFunction: functions.finalise,
     deadLetterFunction: functions.deadLetter,
     sweeperFunction: functions.sweeper,
     policyCheckFunction: functions.policyCheck,
-    portfolioSchedulesFunction,
+    dispatchFunction: functions.dispatch,
+    portfolioSchedulesFunction: functions.portfolioSchedules,
   };
 }
 
@@ -143,6 +158,9 @@ export class CreditScreenPipeline extends Construct {
   readonly workDeadLetterQueue: sqs.Queue;
   readonly finaliseQueue: sqs.Queue;
   readonly finaliseDeadLetterQueue: sqs.Queue;
+  /** Parts of batches whose queued rows are to be sent to the work queue (an approval, a held ingest). */
+  readonly dispatchQueue: sqs.Queue;
+  readonly dispatchDeadLetterQueue: sqs.Queue;
   readonly tokenSecret: secretsmanager.ISecret;
   /** The HMAC key that names documents in the audit log (generated; never rotated). */
   readonly auditKeySecret: secretsmanager.ISecret;
@@ -157,6 +175,8 @@ export class CreditScreenPipeline extends Construct {
   readonly sweeperFunction: NodejsFunction;
   /** Checks each policy uploaded under `policies/`; announces one that does not load with `PolicyRejected`. */
   readonly policyCheckFunction: NodejsFunction;
+  /** Sends the work messages of a batch's queued rows, part by part, inside AWS: no approval sends them itself. */
+  readonly dispatchFunction: NodejsFunction;
   /** Holds every portfolio schedule, declared or uploaded. */
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
   /** What EventBridge Scheduler assumes to start a re-screen (it may only invoke the ingest function). */
@@ -190,6 +210,8 @@ export class CreditScreenPipeline extends Construct {
     this.workDeadLetterQueue = parts.workDeadLetterQueue;
     this.finaliseQueue = parts.finaliseQueue;
     this.finaliseDeadLetterQueue = parts.finaliseDeadLetterQueue;
+    this.dispatchQueue = parts.dispatchQueue;
+    this.dispatchDeadLetterQueue = parts.dispatchDeadLetterQueue;
     this.tokenSecret = parts.tokenSecret;
     this.auditKeySecret = parts.auditKeySecret;
     this.eventBus = parts.eventBus;
@@ -200,6 +222,7 @@ export class CreditScreenPipeline extends Construct {
     this.portfolioSchedulesFunction = parts.portfolioSchedulesFunction;
     this.sweeperFunction = parts.sweeperFunction;
     this.policyCheckFunction = parts.policyCheckFunction;
+    this.dispatchFunction = parts.dispatchFunction;
     this.scheduleGroup = parts.scheduleGroup;
     this.schedulerRole = parts.schedulerRole;
     this.declaredSchedules = parts.declaredSchedules;

@@ -47,6 +47,7 @@ export class CreditScreenStack extends Stack {
     output('TableName', this.pipeline.table.tableName, 'Batches, rows and reports');
     output('WorkQueueUrl', this.pipeline.workQueue.queueUrl, 'One message per document to screen');
     output('FinaliseQueueUrl', this.pipeline.finaliseQueue.queueUrl, 'One message per batch to finalise');
+    output('DispatchQueueUrl', this.pipeline.dispatchQueue.queueUrl, 'Parts of batches whose rows to send');
     output('TokenSecretArn', this.pipeline.tokenSecret.secretArn, 'Put the bureau token here');
     output(
       'AuditKeySecretArn',

@@ -183,7 +183,7 @@ function registerApprovalCommand(program: Command, decision: ApprovalDecision): 
         );
       print(outcome, options, () =>
         decision === 'approved'
-          ? `batch ${batchId} approved: ${outcome.rows} documents sent to be screened`
+          ? `batch ${batchId} approved: ${outcome.rows} documents to buy, sent to the workers in parts by the pipeline`
           : `batch ${batchId} rejected: ${outcome.rows} documents not queried, nothing charged`,
       );
       return true;

@@ -21,6 +21,8 @@ export function localEventSources(
     workDeadLetter: resources.workDeadLetterQueueUrl,
     finalise: resources.finaliseQueueUrl,
     finaliseDeadLetter: resources.finaliseDeadLetterQueueUrl,
+    dispatch: resources.dispatchQueueUrl,
+    dispatchDeadLetter: resources.dispatchDeadLetterQueueUrl,
   };
   // The event sources the construct declares, with their functions' timeouts, from the shared definition.
   return new Map(

@@ -22,6 +22,8 @@ export const LOCAL_NAMES = {
   workDeadLetterQueue: 'credit-screen-work-dlq',
   finaliseQueue: 'credit-screen-finalise',
   finaliseDeadLetterQueue: 'credit-screen-finalise-dlq',
+  dispatchQueue: 'credit-screen-dispatch',
+  dispatchDeadLetterQueue: 'credit-screen-dispatch-dlq',
 } as const;
 
 /** A queue as the local runner creates it: the SQS settings of its {@link QueueSpec}, and its name. */
@@ -46,6 +48,8 @@ const QUEUE_NAMES: Readonly<Record<PipelineQueue, string>> = {
   workDeadLetter: LOCAL_NAMES.workDeadLetterQueue,
   finalise: LOCAL_NAMES.finaliseQueue,
   finaliseDeadLetter: LOCAL_NAMES.finaliseDeadLetterQueue,
+  dispatch: LOCAL_NAMES.dispatchQueue,
+  dispatchDeadLetter: LOCAL_NAMES.dispatchDeadLetterQueue,
 };
 
 /** The local runner's resources for `settings`, from the definition the CDK construct reads too. */
@@ -70,4 +74,5 @@ export function describeLocalPipeline(settings: PipelineSettings): LocalPipeline
 export interface LocalResources extends PipelineResources {
   readonly workDeadLetterQueueUrl: string;
   readonly finaliseDeadLetterQueueUrl: string;
+  readonly dispatchDeadLetterQueueUrl: string;
 }

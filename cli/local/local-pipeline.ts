@@ -6,8 +6,10 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/
 import { Upload } from '@aws-sdk/lib-storage';
 import { BUILT_IN_EMULATOR_ENDPOINT } from '../../emulator/service-emulator.ts';
 import { createDeadLetterHandler } from '../../lambdas/dead-letter/dead-letter-handler.ts';
+import { createDispatchHandler } from '../../lambdas/dispatch/dispatch-handler.ts';
 import { createFinaliseHandler } from '../../lambdas/finalise/finalise-handler.ts';
 import { createIngestHandler } from '../../lambdas/ingest/ingest-handler.ts';
+import { createPolicyCheckHandler } from '../../lambdas/policy-check/policy-check-handler.ts';
 import {
   auditBasisOf,
   bureauTransportSettings,
@@ -62,6 +64,7 @@ import { type BatchProgress, batchProgress, downloadBatchResults, waitForBatch }
 import { fanOutEvents } from './fan-out-events.ts';
 import { type FollowOptions, followBatch } from './follow-batch.ts';
 import { UploadWatcher } from './incoming-objects.ts';
+import { openLocalAuditKey } from './local-audit-key.ts';
 import { localEventSources } from './local-event-sources.ts';
 import { adaptersOn, finaliseDependencies } from './local-handlers.ts';
 import type {
@@ -70,16 +73,12 @@ import type {
   LocalPipelineOptions,
   UploadOptions,
 } from './local-pipeline-options.ts';
-
-export type { BatchProgress } from './batch-results.ts';
-
-import { createPolicyCheckHandler } from '../../lambdas/policy-check/policy-check-handler.ts';
-import { openLocalAuditKey } from './local-audit-key.ts';
 import { LocalServices } from './local-services.ts';
 import { objectCreatedEvent } from './s3-notification.ts';
 import type { SqsEventSource } from './sqs-event-source.ts';
 import { keepStateBureau } from './state-bureau.ts';
 
+export type { BatchProgress } from './batch-results.ts';
 export type { DownloadedResults, LocalPipelineOptions, UploadOptions } from './local-pipeline-options.ts';
 
 const DEFAULT_SWEEP_INTERVAL_SECONDS = 30;
@@ -201,6 +200,7 @@ export class LocalPipeline {
       }),
       deadLetter: createDeadLetterHandler({ ...this.#base, auditBasis: auditBasisOf(this.settings) }),
       finalise: createFinaliseHandler(this.#finalise),
+      dispatch: createDispatchHandler(this.#base),
     };
     this.#sources = localEventSources(this.stack, handlers, onInvocationError);
     // The queues of an interrupted run were lost with its process: what it left unsettled is queued again.

@@ -82,6 +82,8 @@ export async function createResources(
     workDeadLetterQueueUrl: urls.workDeadLetter,
     finaliseQueueUrl: urls.finalise,
     finaliseDeadLetterQueueUrl: urls.finaliseDeadLetter,
+    dispatchQueueUrl: urls.dispatch,
+    dispatchDeadLetterQueueUrl: urls.dispatchDeadLetter,
   };
 }
 

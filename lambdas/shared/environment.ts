@@ -12,6 +12,7 @@ export interface PipelineEnvironment {
   readonly bucketName: string;
   readonly workQueueUrl: string;
   readonly finaliseQueueUrl: string;
+  readonly dispatchQueueUrl: string;
   readonly eventBusName: string;
   readonly bureauBaseUrl: string;
   /** Secrets Manager id of the bureau token: the token itself is never in the environment. */
@@ -44,6 +45,7 @@ export function readPipelineEnvironment(environment: NodeJS.ProcessEnv = process
     bucketName: requiredEnv(VARIABLES.bucketName, environment),
     workQueueUrl: requiredEnv(VARIABLES.workQueueUrl, environment),
     finaliseQueueUrl: requiredEnv(VARIABLES.finaliseQueueUrl, environment),
+    dispatchQueueUrl: requiredEnv(VARIABLES.dispatchQueueUrl, environment),
     eventBusName: requiredEnv(VARIABLES.eventBusName, environment),
     bureauBaseUrl: requiredEnv(VARIABLES.bureauBaseUrl, environment),
     tokenSecretId: requiredEnv(VARIABLES.tokenSecretId, environment),

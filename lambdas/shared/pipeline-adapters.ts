@@ -41,6 +41,7 @@ export interface PipelineResources {
   readonly bucketName: string;
   readonly workQueueUrl: string;
   readonly finaliseQueueUrl: string;
+  readonly dispatchQueueUrl: string;
 }
 
 /** Every storage and queue adapter a function of the pipeline is given, by the port it implements. */
@@ -108,6 +109,7 @@ export function bucketAndQueueAdapters(
       client: clients.sqs,
       workQueueUrl: resources.workQueueUrl,
       finaliseQueueUrl: resources.finaliseQueueUrl,
+      dispatchQueueUrl: resources.dispatchQueueUrl,
       fairQueues: settings.fairQueues,
     }),
     visibility: new SqsMessageVisibility(clients.sqs, resources.workQueueUrl),

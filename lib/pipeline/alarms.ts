@@ -80,6 +80,11 @@ export function createAlarms(
       'A batch could not be finalised: its results are missing.',
     ),
     alarm(
+      'DispatchDeadLettersAlarm',
+      deadLetters(queues.dispatchDeadLetter),
+      'A part of a batch could not be dispatched: its queued rows have no work message. Redrive the message from the dispatch dead-letter queue (a repeated dispatch buys nothing twice).',
+    ),
+    alarm(
       'WorkerErrorsAlarm',
       functions.worker.metricErrors({ period: minutes(5) }),
       'Worker invocations are failing.',
@@ -162,6 +167,14 @@ const EXPIRING_MESSAGES: Readonly<Record<PipelineQueue, readonly [string, string
   finaliseDeadLetter: [
     'FinaliseDeadLettersExpiringAlarm',
     'A dead finalise message has waited half the retention: finalise that batch before SQS deletes it.',
+  ],
+  dispatch: [
+    'DispatchQueueOldestMessageAlarm',
+    'A dispatch has waited half the dispatch queue retention: the dispatcher is not consuming it, and rows of an approved batch have no work message.',
+  ],
+  dispatchDeadLetter: [
+    'DispatchDeadLettersExpiringAlarm',
+    'A dead dispatch message has waited half the retention: redrive it before SQS deletes it.',
   ],
 };
 

@@ -124,6 +124,7 @@ export function functionEnvironment(
     bucketName: resources.bucket.bucketName,
     workQueueUrl: resources.queues.work.queueUrl,
     finaliseQueueUrl: resources.queues.finalise.queueUrl,
+    dispatchQueueUrl: resources.queues.dispatch.queueUrl,
     eventBusName: resources.eventBus.eventBusName,
     bureauBaseUrl: resources.bureauBaseUrl,
     // The secret's ARN, never its value.
@@ -195,5 +196,6 @@ export function createBatchFunctions(fn: FunctionFactory): Omit<PipelineFunction
     deadLetter: fn('DeadLetter', 'dead-letter/handler.ts', { spec: 'deadLetter' }),
     sweeper: fn('Sweeper', 'sweeper/handler.ts', { spec: 'sweeper' }),
     policyCheck: fn('PolicyCheck', 'policy-check/handler.ts', { spec: 'policyCheck' }),
+    dispatch: fn('Dispatch', 'dispatch/handler.ts', { spec: 'dispatch' }),
   };
 }

@@ -40,6 +40,7 @@ export function grantLeastPrivilege(
   table.grantReadWriteData(ingest);
   queues.work.grantSendMessages(ingest);
   queues.finalise.grantSendMessages(ingest);
+  queues.dispatch.grantSendMessages(ingest);
 
   table.grantReadWriteData(worker);
   // Read as well as written: a worker settles a row from the answer an earlier attempt persisted (grantRead's
@@ -67,11 +68,21 @@ export function grantLeastPrivilege(
   queues.finalise.grantSendMessages(deadLetter);
 
   grantSweeper(functions, resources);
+  grantDispatch(functions, resources);
 
   // The policy check reads the policy, keeps its verdict where ingest reads it, and may announce a rejection.
   bucket.grantRead(functions.policyCheck, `${S3_LAYOUT.policies}*`);
   bucket.grantPut(functions.policyCheck, policyVerdictKey('*'));
   eventBus.grantPutEventsTo(functions.policyCheck);
+}
+
+/** The dispatcher reads a batch and its rows, sends their work messages, and splits a whole batch into parts. */
+function grantDispatch(functions: PipelineFunctions, resources: GrantedResources): void {
+  const { dispatch } = functions;
+  resources.table.grant(dispatch, 'dynamodb:Query', 'dynamodb:BatchGetItem');
+  resources.key.grantEncryptDecrypt(dispatch);
+  resources.queues.work.grantSendMessages(dispatch);
+  resources.queues.dispatch.grantSendMessages(dispatch);
 }
 
 /** The sweeper lists batches, queries the claimed-rows index, releases claims and asks for finalisations. */

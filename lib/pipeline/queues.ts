@@ -13,9 +13,11 @@ const QUEUE_IDS: readonly (readonly [PipelineQueue, string])[] = [
   ['work', 'WorkQueue'],
   ['finaliseDeadLetter', 'FinaliseDeadLetterQueue'],
   ['finalise', 'FinaliseQueue'],
+  ['dispatchDeadLetter', 'DispatchDeadLetterQueue'],
+  ['dispatch', 'DispatchQueue'],
 ];
 
-/** The work and finalise queues with their dead-letter queues, encrypted with the pipeline key, as the contract sets them. */
+/** The work, finalise and dispatch queues with their dead-letter queues, encrypted with the pipeline key, as the contract sets them. */
 export function createQueues(scope: Construct, key: kms.IKey, settings: PipelineSettings): PipelineQueues {
   const specs = queueSpecs(settings);
   const queues = new Map<PipelineQueue, sqs.Queue>();
@@ -46,8 +48,10 @@ export function createQueues(scope: Construct, key: kms.IKey, settings: Pipeline
     workDeadLetter: byName('workDeadLetter'),
     finalise: byName('finalise'),
     finaliseDeadLetter: byName('finaliseDeadLetter'),
+    dispatch: byName('dispatch'),
+    dispatchDeadLetter: byName('dispatchDeadLetter'),
   };
-  for (const deadLetter of [created.workDeadLetter, created.finaliseDeadLetter]) {
+  for (const deadLetter of [created.workDeadLetter, created.finaliseDeadLetter, created.dispatchDeadLetter]) {
     Validations.of(deadLetter).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is itself a dead-letter queue.',

@@ -11,6 +11,7 @@ export const ENVIRONMENT_VARIABLES = {
   bucketName: 'BUCKET_NAME',
   workQueueUrl: 'WORK_QUEUE_URL',
   finaliseQueueUrl: 'FINALISE_QUEUE_URL',
+  dispatchQueueUrl: 'DISPATCH_QUEUE_URL',
   eventBusName: 'EVENT_BUS_NAME',
   bureauBaseUrl: 'BUREAU_BASE_URL',
   tokenSecretId: 'BUREAU_TOKEN_SECRET_ID',

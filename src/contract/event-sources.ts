@@ -4,6 +4,9 @@ import type { PipelineFunction } from './functions.ts';
 import type { PipelineQueue } from './queues.ts';
 import type { PipelineSettings } from './settings.ts';
 
+/** Dispatch parts at work at once. */
+const DISPATCH_CONCURRENCY = 4;
+
 /** An SQS event source mapping: which queue feeds which function, and how (always with partial batch failures). */
 export interface EventSourceSpec {
   readonly function: PipelineFunction;
@@ -16,7 +19,9 @@ export interface EventSourceSpec {
 
 /**
  * The SQS event sources. Dead letters and finalising are rare and short, so two invocations at once suffice (two
- * is the smallest MaximumConcurrency Lambda accepts).
+ * is the smallest MaximumConcurrency Lambda accepts). A dispatch's parts run a few at a time: each sends its rows'
+ * messages in seconds, so the first bureau calls of a large batch start at once and its rows are all queued in
+ * minutes, without crowding the account's concurrency.
  */
 export function eventSourceSpecs(settings: PipelineSettings): readonly EventSourceSpec[] {
   return [
@@ -42,6 +47,14 @@ export function eventSourceSpecs(settings: PipelineSettings): readonly EventSour
       batchSize: 1,
       batchingWindowSeconds: 0,
       maxConcurrency: 2,
+      reportBatchItemFailures: true,
+    },
+    {
+      function: 'dispatch',
+      queue: 'dispatch',
+      batchSize: 1,
+      batchingWindowSeconds: 0,
+      maxConcurrency: DISPATCH_CONCURRENCY,
       reportBatchItemFailures: true,
     },
   ];

@@ -1,6 +1,7 @@
 /** The pipeline's functions: their names, memory, timeouts and heap limits. */
 
 import { SWEEP_INTERVAL_MINUTES } from './claims.ts';
+import { DISPATCH_TIMEOUT_SECONDS } from './queues.ts';
 import type { PipelineSettings } from './settings.ts';
 
 /** Memory of each function, in MB. The ingest streams a million rows in under 256 MB (bench:pipeline). */
@@ -12,6 +13,7 @@ export const FUNCTION_MEMORY = {
   portfolioSchedules: 256,
   sweeper: 256,
   policyCheck: 256,
+  dispatch: 256,
 } as const;
 
 /** The pipeline's functions, by the names the construct and the local runner both use. */
@@ -54,6 +56,7 @@ export function functionSpecs(settings: PipelineSettings): Readonly<Record<Pipel
     // A sweep never outlasts the interval to the next one.
     sweeper: { memoryMegabytes: FUNCTION_MEMORY.sweeper, timeoutSeconds: SWEEP_INTERVAL_MINUTES * 60 },
     policyCheck: { memoryMegabytes: FUNCTION_MEMORY.policyCheck, timeoutSeconds: 60 },
+    dispatch: { memoryMegabytes: FUNCTION_MEMORY.dispatch, timeoutSeconds: DISPATCH_TIMEOUT_SECONDS },
   };
 }
 

@@ -7,8 +7,20 @@ export function workQueueVisibilitySeconds(settings: PipelineSettings): number {
   return settings.workerTimeoutSeconds * 6;
 }
 
+/**
+ * The dispatcher's timeout (its queue's visibility is six times it): a part of a batch is seconds of work, and five
+ * minutes leave it room when SQS or DynamoDB throttle.
+ */
+export const DISPATCH_TIMEOUT_SECONDS = 300;
+
 /** The pipeline's queues. */
-export type PipelineQueue = 'work' | 'workDeadLetter' | 'finalise' | 'finaliseDeadLetter';
+export type PipelineQueue =
+  | 'work'
+  | 'workDeadLetter'
+  | 'finalise'
+  | 'finaliseDeadLetter'
+  | 'dispatch'
+  | 'dispatchDeadLetter';
 
 /** A queue's settings; `deadLetter` names the queue SQS moves a message to after `maxReceiveCount` receives. */
 export interface QueueSpec {
@@ -33,8 +45,9 @@ export const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
 export const oldestMessageAlarmSecondsFor = (retentionSeconds: number): number => retentionSeconds / 2;
 
 /**
- * Every queue with its visibility and redrive. The finalise queue's visibility outlasts the finaliser's 15 minutes
- * six times over, as AWS recommends for SQS event sources; dead-letter queues are only read by their consumer.
+ * Every queue with its visibility and redrive. The finalise and dispatch queues' visibility outlasts their
+ * function's timeout six times over, as AWS recommends for SQS event sources; dead-letter queues are only read by
+ * their consumer (or an operator, for the dispatcher's).
  */
 export function queueSpecs(settings: PipelineSettings): Readonly<Record<PipelineQueue, QueueSpec>> {
   const redrive = (queue: PipelineQueue) => ({ queue, maxReceiveCount: settings.maxReceiveCount });
@@ -54,6 +67,12 @@ export function queueSpecs(settings: PipelineSettings): Readonly<Record<Pipeline
       visibilityTimeoutSeconds: 5400,
       ...retention,
       deadLetter: redrive('finaliseDeadLetter'),
+    },
+    dispatchDeadLetter: { visibilityTimeoutSeconds: 300, ...retention },
+    dispatch: {
+      visibilityTimeoutSeconds: DISPATCH_TIMEOUT_SECONDS * 6,
+      ...retention,
+      deadLetter: redrive('dispatchDeadLetter'),
     },
   };
 }

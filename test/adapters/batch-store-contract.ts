@@ -242,11 +242,21 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
     });
 
     describe('rows (BatchRows)', () => {
-      it('reads rows in input order, all of them or some', async () => {
+      it('reads rows in input order, all of them, a range of them or some', async () => {
         const pages: number[] = [];
         for await (const page of store.rows(batchId)) pages.push(...page.map((row) => row.row));
 
+        const inRange = async (first: number, last: number) => {
+          const numbers: number[] = [];
+          for await (const page of store.rows(batchId, { first, last }))
+            numbers.push(...page.map((row) => row.row));
+          return numbers;
+        };
+
         expect(pages).toEqual([1, 2, 3, 4]);
+        expect(await inRange(2, 3)).toEqual([2, 3]);
+        expect(await inRange(4, 99)).toEqual([4]);
+        expect(await inRange(5, 1_000_000_000 - 1)).toEqual([]);
         expect((await store.getRows(batchId, [3, 1, 99])).map((row) => row.row)).toEqual([1, 3]);
         expect((await store.getRows(batchId, [2]))[0]).toMatchObject({
           state: 'queued',

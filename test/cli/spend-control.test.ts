@@ -42,7 +42,7 @@ describe('spend control on the command line', () => {
     expect(reason).toMatch(/^credit-screen: batch [0-9a-f]{24} would buy 15 documents for R\$ 45,00/);
     expect(reason).toContain(`credit-screen approve ${batchId}`);
     expect(approved.code).toBe(0);
-    expect(approved.stdout).toContain('15 documents sent to be screened');
+    expect(approved.stdout).toContain('15 documents to buy, sent to the workers in parts by the pipeline');
     expect(manifest).toMatchObject({ status: 'completed', counts: { screened: 15 }, quote: { to_buy: 15 } });
     // Locally `approve` follows the batch to its end: approving it again finds it completed.
     expect(again.code).toBe(2);

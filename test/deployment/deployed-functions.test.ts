@@ -242,6 +242,48 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     expect(deployed.emulator.stats().chargesByDocument[documents[0] as string]).toBeUndefined();
   }, 120_000);
 
+  it('sends a batch’s queued rows from the bundled dispatcher, part by part, and buys each document once', async () => {
+    deployed.emulator.reset();
+    await deployed.stopEventSources('Worker');
+    const documents = distinctDocuments(6, 'dispatched');
+    const batchId = await upload(documents);
+    // The rows' messages are taken off the queue, as if ingest had held them for an approval.
+    const { sqs } = deployed.stack.clients;
+    const { workQueueUrl, dispatchQueueUrl } = deployed.stack.resources;
+    for (let taken = 0; taken < documents.length; ) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: workQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      if (Messages.length === 0) continue;
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: workQueueUrl,
+          Entries: Messages.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle,
+          })),
+        }),
+      );
+      taken += Messages.length;
+    }
+
+    // Asked twice, as an operator approving twice would: each row is still bought once.
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: dispatchQueueUrl,
+        Entries: [0, 1].map((id) => ({
+          Id: String(id),
+          MessageBody: JSON.stringify({ version: 1, batchId }),
+        })),
+      }),
+    );
+    deployed.startEventSources('Dispatch', 'Worker');
+    const manifest = await manifestOf(batchId);
+
+    expect(manifest.counts).toMatchObject({ rows: 6, screened: 6, failed: 0 });
+    expect(Object.values(deployed.emulator.stats().chargesByDocument)).toEqual(Array(6).fill(1));
+  }, 120_000);
+
   it('buys each document once when two uploads with overlapping customers run at once', async () => {
     deployed.emulator.reset();
     // Slow answers: both batches' workers are surely at the shared documents at the same time.
@@ -469,6 +511,9 @@ describe("every AWS call the bundled functions made, against the template's IAM"
     );
     expect([...kinds('Finalise')]).toEqual(expect.arrayContaining(['s3:PutObject', 'events:PutEvents']));
     expect([...kinds('DeadLetter')]).toEqual(expect.arrayContaining(['sqs:ReceiveMessage']));
+    expect([...kinds('Dispatch')]).toEqual(
+      expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:Query', 'sqs:SendMessageBatch']),
+    );
     expect([...kinds('PortfolioSchedules')]).toEqual(
       expect.arrayContaining(['s3:GetObject', 'scheduler:CreateSchedule']),
     );

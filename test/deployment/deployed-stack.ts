@@ -65,6 +65,7 @@ function localNames(assembly: CloudAssembly, stack: LocalServices): Map<string, 
       [variables.BUCKET_NAME, resources.bucketName],
       [variables.WORK_QUEUE_URL, queueName(resources.workQueueUrl)],
       [variables.FINALISE_QUEUE_URL, queueName(resources.finaliseQueueUrl)],
+      [variables.DISPATCH_QUEUE_URL, queueName(resources.dispatchQueueUrl)],
     ];
     for (const [value, name] of pairs) {
       const logicalId = refOf(value);
@@ -74,6 +75,7 @@ function localNames(assembly: CloudAssembly, stack: LocalServices): Map<string, 
   const deadLetterNames = new Map([
     [queueName(resources.workQueueUrl), queueName(resources.workDeadLetterQueueUrl)],
     [queueName(resources.finaliseQueueUrl), queueName(resources.finaliseDeadLetterQueueUrl)],
+    [queueName(resources.dispatchQueueUrl), queueName(resources.dispatchDeadLetterQueueUrl)],
   ]);
   for (const [logicalId, name] of [...names]) {
     const redrive = assembly.template.Resources[logicalId]?.Properties?.RedrivePolicy as

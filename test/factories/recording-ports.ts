@@ -1,4 +1,4 @@
-import type { FinaliseMessage, WorkMessage } from '../../src/domain/batch/index.ts';
+import type { DispatchMessage, FinaliseMessage, WorkMessage } from '../../src/domain/batch/index.ts';
 import type { MessageVisibility, QueueRecord, WorkQueue } from '../../src/domain/ports/index.ts';
 
 /** A work queue that keeps what is sent, so a test decides when (and how often) each message is delivered. */
@@ -25,6 +25,13 @@ export class RecordingWorkQueue implements WorkQueue {
 
   async sendFinalise(message: FinaliseMessage): Promise<void> {
     this.finalise.push(message);
+  }
+
+  /** Dispatches asked for, in order (a test runs the dispatcher on them when it wants the rows sent). */
+  readonly dispatch: DispatchMessage[] = [];
+
+  async sendDispatch(messages: readonly DispatchMessage[]): Promise<void> {
+    this.dispatch.push(...messages);
   }
 }
 

@@ -50,7 +50,7 @@ describe('CreditScreenPipeline', () => {
       SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: key },
     });
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    expect(queues).toHaveLength(4);
+    expect(queues).toHaveLength(6);
     for (const queue of queues)
       expect(queue.Properties.KmsMasterKeyId['Fn::GetAtt'][0]).toMatch(/^PipelineKey/);
   });
@@ -90,12 +90,12 @@ describe('CreditScreenPipeline', () => {
     });
   });
 
-  it('runs seven Node.js 22 functions, on ARM but the worker, the finaliser and the policy check (their policy engine is x86_64), with the token secret referenced by ARN and never by value', () => {
+  it('runs eight Node.js 22 functions, on ARM but the worker, the finaliser and the policy check (their policy engine is x86_64), with the token secret referenced by ARN and never by value', () => {
     const { template } = built;
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x' },
     });
-    expect(Object.keys(functions)).toHaveLength(7);
+    expect(Object.keys(functions)).toHaveLength(8);
     for (const [id, fn] of Object.entries(functions)) {
       const engine = ['PipelineWorker', 'PipelineFinalise', 'PipelinePolicyCheck'].some((prefix) =>
         id.startsWith(prefix),
@@ -127,7 +127,7 @@ describe('CreditScreenPipeline', () => {
       );
     }
     expect(functions.map((fn) => fn.Properties.MemorySize).sort((a: number, b: number) => a - b)).toEqual([
-      256, 256, 256, 256, 256, 256, 1024,
+      256, 256, 256, 256, 256, 256, 256, 1024,
     ]);
   });
 
@@ -142,7 +142,29 @@ describe('CreditScreenPipeline', () => {
       VisibilityTimeout: 360,
       RedrivePolicy: { maxReceiveCount: 10, deadLetterTargetArn: Match.anyValue() },
     });
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+  });
+
+  it('dispatches a batch in parts from a queue of its own, a few parts at a time, behind a DLQ that alarms', () => {
+    const { template } = built;
+    const dispatch = Object.keys(
+      template.findResources('AWS::Lambda::Function', { Properties: { Timeout: 300 } }),
+    ).filter((id) => id.startsWith('PipelineDispatch'));
+    expect(dispatch).toHaveLength(1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: dispatch[0] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 4 },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 1800,
+      RedrivePolicy: { maxReceiveCount: 10, deadLetterTargetArn: Match.anyValue() },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      AlarmDescription: Match.stringLikeRegexp('could not be dispatched'),
+    });
   });
 
   it('shares the work queue between batches as an SQS fair queue: a standard queue, message groups set by the senders', () => {
@@ -159,6 +181,7 @@ describe('CreditScreenPipeline', () => {
     };
     expect(fairQueuesOf('PipelineIngest')).toBe(true);
     expect(fairQueuesOf('PipelineSweeper')).toBe(true);
+    expect(fairQueuesOf('PipelineDispatch')).toBe(true);
     // The setting turns the groups off (a queue service without fair queues), through the same variable.
     const off = synthesize({ settings: { fairQueues: false } }).template.findResources(
       'AWS::Lambda::Function',
@@ -199,6 +222,9 @@ describe('CreditScreenPipeline', () => {
       'ApproximateAgeOfOldestMessage',
       'ApproximateAgeOfOldestMessage',
       'ApproximateAgeOfOldestMessage',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesVisible',
       'BudgetAlerts100',

@@ -41,6 +41,8 @@ function describeTemplate(template: Template, pipeline: CreditScreenPipeline): L
     workDeadLetter: logicalId(pipeline.workDeadLetterQueue),
     finalise: logicalId(pipeline.finaliseQueue),
     finaliseDeadLetter: logicalId(pipeline.finaliseDeadLetterQueue),
+    dispatch: logicalId(pipeline.dispatchQueue),
+    dispatchDeadLetter: logicalId(pipeline.dispatchDeadLetterQueue),
   };
   const functionIds: Record<PipelineFunction, string> = {
     ingest: logicalId(pipeline.ingestFunction),
@@ -50,6 +52,7 @@ function describeTemplate(template: Template, pipeline: CreditScreenPipeline): L
     portfolioSchedules: logicalId(pipeline.portfolioSchedulesFunction),
     sweeper: logicalId(pipeline.sweeperFunction),
     policyCheck: logicalId(pipeline.policyCheckFunction),
+    dispatch: logicalId(pipeline.dispatchFunction),
   };
   const byId = <T extends string>(ids: Record<T, string>, id: string): T => {
     const found = (Object.keys(ids) as T[]).find((name) => ids[name] === id);

@@ -6,6 +6,7 @@ import {
   type ClaimedRow,
   counterOf,
   type NewRow,
+  type RowRange,
   type RowRecord,
   type Settlement,
   settlementAnswered,
@@ -76,14 +77,26 @@ export class DynamoDbBatchRows implements BatchRows {
     return found.sort((first, second) => first.row - second.row);
   }
 
-  async *rows(batchId: string): AsyncIterable<readonly RowRecord[]> {
+  async *rows(batchId: string, range?: RowRange): AsyncIterable<readonly RowRecord[]> {
+    const pk = `BATCH#${batchId}`;
+    const condition =
+      range === undefined
+        ? { expression: 'pk = :pk AND begins_with(sk, :rows)', values: { ':pk': pk, ':rows': ROW_PREFIX } }
+        : {
+            expression: 'pk = :pk AND sk BETWEEN :first AND :last',
+            values: {
+              ':pk': pk,
+              ':first': rowKey(batchId, range.first).sk,
+              ':last': rowKey(batchId, range.last).sk,
+            },
+          };
     let startKey: Item | undefined;
     do {
       const page = await this.#db.client.send(
         new QueryCommand({
           TableName: this.#db.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rows)',
-          ExpressionAttributeValues: { ':pk': `BATCH#${batchId}`, ':rows': ROW_PREFIX },
+          KeyConditionExpression: condition.expression,
+          ExpressionAttributeValues: condition.values,
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
         }),

@@ -1,13 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
-import { type FinaliseMessage, messageGroupFor, type WorkMessage } from '../../domain/batch/index.ts';
+import {
+  type DispatchMessage,
+  type FinaliseMessage,
+  messageGroupFor,
+  type WorkMessage,
+} from '../../domain/batch/index.ts';
 import type { WorkQueue } from '../../domain/ports/index.ts';
 
 export interface SqsWorkQueueConfig {
   readonly client: SQSClient;
   readonly workQueueUrl: string;
   readonly finaliseQueueUrl: string;
+  /** The dispatcher's queue; a component that never asks for a dispatch (the sweeper, a worker) may leave it out. */
+  readonly dispatchQueueUrl?: string;
   /**
    * SendMessageBatch calls in flight at once.
    * @default 8
@@ -30,6 +37,7 @@ export class SqsWorkQueue implements WorkQueue {
   readonly #client: SQSClient;
   readonly #workQueueUrl: string;
   readonly #finaliseQueueUrl: string;
+  readonly #dispatchQueueUrl: string | undefined;
   readonly #limit: ReturnType<typeof pLimit>;
   readonly #fairQueues: boolean;
 
@@ -39,23 +47,44 @@ export class SqsWorkQueue implements WorkQueue {
     this.#client = config.client;
     this.#workQueueUrl = config.workQueueUrl;
     this.#finaliseQueueUrl = config.finaliseQueueUrl;
+    this.#dispatchQueueUrl = config.dispatchQueueUrl;
     this.#limit = pLimit(config.parallelSends ?? 8);
     this.#fairQueues = config.fairQueues ?? true;
   }
 
   async sendWork(messages: readonly WorkMessage[]): Promise<void> {
+    await this.#sendAll(this.#workQueueUrl, messages, (message) =>
+      this.#fairQueues ? messageGroupFor(message) : undefined,
+    );
+  }
+
+  async sendDispatch(messages: readonly DispatchMessage[]): Promise<void> {
+    if (this.#dispatchQueueUrl === undefined || this.#dispatchQueueUrl === '')
+      throw new Error('SqsWorkQueue was given no dispatch queue URL');
+    await this.#sendAll(this.#dispatchQueueUrl, messages, () => undefined);
+  }
+
+  async #sendAll<Message>(
+    queueUrl: string,
+    messages: readonly Message[],
+    groupOf: (message: Message) => string | undefined,
+  ): Promise<void> {
     const sends: Promise<void>[] = [];
     for (let start = 0; start < messages.length; start += SQS_BATCH) {
       const slice = messages.slice(start, start + SQS_BATCH);
-      sends.push(this.#limit(() => this.#sendBatch(slice)));
+      sends.push(this.#limit(() => this.#sendBatch(queueUrl, slice, groupOf)));
     }
     await Promise.all(sends);
   }
 
   /** Sends ten messages, resending the entries SQS reports as failed (a batch can partly fail). */
-  async #sendBatch(messages: readonly WorkMessage[]): Promise<void> {
+  async #sendBatch<Message>(
+    queueUrl: string,
+    messages: readonly Message[],
+    groupOf: (message: Message) => string | undefined,
+  ): Promise<void> {
     let pending = messages.map((message, index) => {
-      const group = this.#fairQueues ? messageGroupFor(message) : undefined;
+      const group = groupOf(message);
       return {
         Id: String(index),
         MessageBody: JSON.stringify(message),
@@ -64,7 +93,7 @@ export class SqsWorkQueue implements WorkQueue {
     });
     for (let attempt = 1; pending.length > 0; attempt++) {
       const result = await this.#client.send(
-        new SendMessageBatchCommand({ QueueUrl: this.#workQueueUrl, Entries: pending }),
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
       );
       const failed = new Set((result.Failed ?? []).map((entry) => entry.Id));
       pending = pending.filter((entry) => failed.has(entry.Id));

@@ -3,6 +3,7 @@ import {
   type ClaimedRow,
   counterOf,
   type NewRow,
+  type RowRange,
   type RowRecord,
   rowMay,
   type Settlement,
@@ -54,8 +55,10 @@ export class MemoryBatchRows implements BatchRows {
       .sort((first, second) => first.row - second.row);
   }
 
-  async *rows(batchId: string): AsyncIterable<readonly RowRecord[]> {
-    const all = [...this.#db.rowsOf(batchId).values()].sort((first, second) => first.row - second.row);
+  async *rows(batchId: string, range?: RowRange): AsyncIterable<readonly RowRecord[]> {
+    const all = [...this.#db.rowsOf(batchId).values()]
+      .filter((row) => range === undefined || (row.row >= range.first && row.row <= range.last))
+      .sort((first, second) => first.row - second.row);
     for (let start = 0; start < all.length; start += this.#db.pageSize)
       yield all.slice(start, start + this.#db.pageSize).map(toRow);
   }

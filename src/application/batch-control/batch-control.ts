@@ -16,7 +16,6 @@ import {
 } from '../../domain/batch/index.ts';
 import type { BatchRecords, BatchRows, Logger, WorkQueue } from '../../domain/ports/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
-import { sendQueuedRows } from '../queueing/send-queued-rows.ts';
 
 export interface BatchControlDependencies {
   readonly batchRecords: BatchRecords;
@@ -106,8 +105,9 @@ export type ApprovalOutcome =
     };
 
 /**
- * A person's decision on a batch waiting for approval. Approved: its queued rows are sent to the workers and it
- * runs as any batch. Rejected: every queued row settles `not_queried` without a call, and the batch completes with
+ * A person's decision on a batch waiting for approval. Approved: the dispatcher is asked to send its queued rows to
+ * the workers (one small message, whatever the batch's size: the messages are sent inside the pipeline, in parts)
+ * and it runs as any batch; `rows` is then what its quote buys. Rejected: every queued row settles `not_queried` without a call, and the batch completes with
  * nothing charged. A decision already taken is reported as such, after finishing whatever an interrupted run of
  * it left (messages sent again are harmless: a row is claimed once).
  */
@@ -126,11 +126,17 @@ export async function decideBatchApproval(
     return { outcome: 'not_awaiting_approval', batchId, status: batch.status, approval: batch.approval };
   const rows =
     decision === 'approved'
-      ? await sendQueuedRows({ ...batch, lane: laneOfBatch(batch) }, deps)
+      ? await askForDispatch(batch, deps.queue)
       : await withholdQueuedRows(batchId, { outcome: 'not_queried', reason: NOT_APPROVED_DETAIL }, deps);
   if (decision === 'approved') await finaliseIfLast(batchId, deps);
   deps.logger.info(`batch ${decision}`, { batchId, rows });
   return { outcome: repeated ? `already_${decision}` : decision, batchId, rows };
+}
+
+/** Asks the dispatcher for a batch's queued rows; what its quote buys (or, before quotes, its documents to screen). */
+async function askForDispatch(batch: BatchRecord, queue: WorkQueue): Promise<number> {
+  await queue.sendDispatch([{ version: 1, batchId: batch.batchId }]);
+  return batch.quote?.to_buy ?? Math.max(0, (batch.toScreen ?? 0) - batch.ingestCached);
 }
 
 export type RedriveOutcome =

@@ -29,7 +29,7 @@ import type { Bureau } from '../../domain/report/index.ts';
 import { MAX_CHARGES_METADATA, maxChargesOf, type Quote, quoteOf } from '../../domain/spend/index.ts';
 import { reportColumns } from '../../domain/summary/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
-import { sendQueuedRows } from '../queueing/send-queued-rows.ts';
+import { dispatchParts } from '../queueing/dispatch-rows.ts';
 import { freshReports } from '../reuse/fresh-reports.ts';
 import { choosePolicy, keepPolicyCopy } from './batch-policy.ts';
 import { checkWholeFile, type FileCheck, hashing } from './check-whole-file.ts';
@@ -396,7 +396,7 @@ async function finishBatch(
   deps: IngestDependencies,
 ): Promise<IngestOutcome> {
   const { batchRecords, queue, logger, settings } = deps;
-  const { batchId, bureau, lane, threshold } = batch;
+  const { batchId, bureau, threshold } = batch;
   const { counts } = written;
   const quote = quoteOf({
     bureau,
@@ -407,8 +407,9 @@ async function finishBatch(
   });
   const awaitingApproval = threshold !== null && quote.to_buy > threshold;
   if (awaitingApproval) await announceAwaitingApproval(batchId, quote, deps);
-  // Held messages go out before the batch runs: a retried ingest finds it still ingesting and sends them again.
-  else if (written.heldMessages) await sendQueuedRows({ batchId, bureau, lane }, deps);
+  // Held messages are asked for before the batch runs, from the dispatcher, in parts (sending a million of them
+  // here would outlast ingest): a retried ingest finds the batch still ingesting and asks again, harmlessly.
+  else if (written.heldMessages) await dispatchParts(batchId, counts.rows, queue);
   const totals = {
     rows: counts.rows,
     invalid: counts.invalid,

@@ -1,17 +1,19 @@
-import type { DeliveryLane, WorkMessage } from '../../domain/batch/index.ts';
+import type { DeliveryLane, RowRange, WorkMessage } from '../../domain/batch/index.ts';
 import type { BatchRows, WorkQueue } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
 
 const SEND_CHUNK = 500;
 
 /**
- * Sends one work message for every row of a batch still queued, page by page: for the rows of a batch whose
- * messages were held (it waited for approval, or ingest held them to quote it first). Safe to repeat after an
- * interruption: a row that gets two messages is claimed once (the second finds it claimed or settled).
+ * Sends one work message for every row of a batch still queued (or of those numbered within `range`), page by page:
+ * for the rows of a batch whose messages were held (it waited for approval, or ingest held them to quote it first).
+ * Safe to repeat after an interruption: a row that gets two messages is claimed once (the second finds it claimed
+ * or settled).
  */
 export async function sendQueuedRows(
   batch: { readonly batchId: string; readonly bureau: Bureau; readonly lane: DeliveryLane },
-  deps: { readonly batchRows: Pick<BatchRows, 'rows'>; readonly queue: WorkQueue },
+  deps: { readonly batchRows: Pick<BatchRows, 'rows'>; readonly queue: Pick<WorkQueue, 'sendWork'> },
+  range?: RowRange,
 ): Promise<number> {
   let sent = 0;
   let pending: WorkMessage[] = [];
@@ -20,7 +22,7 @@ export async function sendQueuedRows(
     sent += pending.length;
     pending = [];
   };
-  for await (const page of deps.batchRows.rows(batch.batchId)) {
+  for await (const page of deps.batchRows.rows(batch.batchId, range)) {
     for (const row of page) {
       if (row.state !== 'queued' || row.document === null) continue;
       pending.push({

@@ -20,6 +20,24 @@ export type WorkMessage = z.infer<typeof workMessageSchema>;
 export const finaliseMessageSchema = z.object({ version: z.literal(1), batchId: z.string().min(1) });
 export type FinaliseMessage = z.infer<typeof finaliseMessageSchema>;
 
+/** A range of a batch's rows, by row number, both ends included. */
+const rowRangeSchema = z
+  .object({ first: z.number().int().positive(), last: z.number().int().positive() })
+  .refine((range) => range.first <= range.last, 'a range ends after it starts');
+export type RowRange = z.infer<typeof rowRangeSchema>;
+
+/**
+ * The SQS message that asks the dispatcher to send a work message for each of a batch's rows still queued: the rows
+ * of one part, or, without a part, the whole batch (the dispatcher then splits it into parts, each a message of its
+ * own, so no invocation's work grows with the batch's size).
+ */
+export const dispatchMessageSchema = z.object({
+  version: z.literal(1),
+  batchId: z.string().min(1),
+  part: rowRangeSchema.optional(),
+});
+export type DispatchMessage = z.infer<typeof dispatchMessageSchema>;
+
 /** Reads a message body; null when it is not one (such a message is poison: it goes to the DLQ, never retried). */
 export function parseMessage<Schema extends z.ZodType>(schema: Schema, body: string): z.infer<Schema> | null {
   try {

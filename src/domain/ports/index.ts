@@ -16,7 +16,7 @@ import type {
   StoredReport,
 } from '../batch/batch-model.ts';
 import type { ClaimedRow } from '../batch/stuck-rows.ts';
-import type { FinaliseMessage, WorkMessage } from '../batch/work-message.ts';
+import type { DispatchMessage, FinaliseMessage, RowRange, WorkMessage } from '../batch/work-message.ts';
 import type { BureauCallError } from '../bureau/index.ts';
 import type { RequestSlot } from '../rate-limit/index.ts';
 import type { Bureau } from '../report/index.ts';
@@ -133,8 +133,8 @@ export interface BatchRows {
   writeRows(batchId: string, rows: readonly NewRow[]): Promise<void>;
   /** Rows that exist among these numbers (resuming an interrupted ingest). */
   getRows(batchId: string, rows: readonly number[]): Promise<RowRecord[]>;
-  /** Every row of a batch in input order, page by page. */
-  rows(batchId: string): AsyncIterable<readonly RowRecord[]>;
+  /** Every row of a batch in input order, page by page; only those numbered within `range` when one is given. */
+  rows(batchId: string, range?: RowRange): AsyncIterable<readonly RowRecord[]>;
   /** Takes a row for screening (conditional: queued, or claimed with an expired lease). */
   claimRow(batchId: string, row: number, leaseSeconds: number): Promise<ClaimResult>;
   /**
@@ -244,6 +244,8 @@ export interface WorkQueue {
    */
   deferWork(message: WorkMessage, delaySeconds: number): Promise<void>;
   sendFinalise(message: FinaliseMessage): Promise<void>;
+  /** Asks the dispatcher to send the work messages of a batch's queued rows (or of parts of them). */
+  sendDispatch(messages: readonly DispatchMessage[]): Promise<void>;
 }
 
 /** One queue message as delivered to a function (the worker's and the dead-letter settler's input). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import { decideBatchApproval, redriveBatch } from '../../../src/application/batch-control/batch-control.ts';
+import { dispatchRows } from '../../../src/application/queueing/dispatch-rows.ts';
 import { sweepStuckRows } from '../../../src/application/sweeper/sweep-stuck-rows.ts';
 import { quoteOf } from '../../../src/domain/spend/index.ts';
 import { asStores, queuedRows } from '../../factories/batch-records.ts';
@@ -37,6 +38,8 @@ describe('messages sent again after ingest keep their batch’s lane', () => {
     );
 
     await decideBatchApproval(batchId, 'approved', { ...asStores(store), queue, logger });
+    for (let next = queue.dispatch.shift(); next !== undefined; next = queue.dispatch.shift())
+      await dispatchRows(next, { ...asStores(store), queue, logger });
 
     expect(queue.work.map((message) => message.lane)).toEqual(['priority', 'priority', 'priority']);
   });
