@@ -23,6 +23,8 @@ export const handler = createSweeperHandler({
     client: new SQSClient({}),
     workQueueUrl: environment.workQueueUrl,
     finaliseQueueUrl: environment.finaliseQueueUrl,
+    dispatchQueueUrl: environment.dispatchQueueUrl,
+    fairQueues: environment.settings.fairQueues,
   }),
   logger: createLambdaLogger(),
   settings: { stuckClaimSeconds: stuckClaimSeconds(environment.settings) },

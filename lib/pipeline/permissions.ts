@@ -85,7 +85,10 @@ function grantDispatch(functions: PipelineFunctions, resources: GrantedResources
   resources.queues.dispatch.grantSendMessages(dispatch);
 }
 
-/** The sweeper lists batches, queries the claimed-rows index, releases claims and asks for finalisations. */
+/**
+ * The sweeper lists batches, queries the claimed-rows index, releases claims, asks for finalisations and renews
+ * dispatches.
+ */
 function grantSweeper(functions: PipelineFunctions, resources: GrantedResources): void {
   const { sweeper } = functions;
   resources.table.grant(
@@ -98,4 +101,6 @@ function grantSweeper(functions: PipelineFunctions, resources: GrantedResources)
   resources.key.grantEncryptDecrypt(sweeper);
   resources.queues.work.grantSendMessages(sweeper);
   resources.queues.finalise.grantSendMessages(sweeper);
+  // A running batch whose messages would soon expire has its queued rows dispatched again.
+  resources.queues.dispatch.grantSendMessages(sweeper);
 }

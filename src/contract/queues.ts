@@ -39,6 +39,13 @@ export interface QueueSpec {
 export const QUEUE_RETENTION_SECONDS = 14 * 24 * 3600;
 
 /**
+ * How old a running batch's work messages may get before the sweeper dispatches its rows still queued again: two
+ * days before SQS would delete them, after the work queue's age alarm (half the retention) has had days to be
+ * seen. A row then has two messages for a while (harmless: it is claimed once), and never none.
+ */
+export const RENEW_MESSAGES_AFTER_SECONDS = QUEUE_RETENTION_SECONDS - 2 * 24 * 3600;
+
+/**
  * The age of a queue's oldest message at which its alarm fires, for a queue that keeps messages `retentionSeconds`:
  * half of it, so half the retention is left to act before SQS deletes the message without a trace.
  */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { NewRow, Settlement, StoredReport } from '../../src/domain/batch/index.ts';
+import type { BatchRecord, NewRow, Settlement, StoredReport } from '../../src/domain/batch/index.ts';
 import type { Decision } from '../../src/domain/decision/index.ts';
 import type { BatchStore } from '../../src/domain/ports/index.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
@@ -202,11 +202,41 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
 
         expect(before).toMatchObject({ status: 'awaiting_approval', quote, approval: null });
         expect(decisions.filter(Boolean)).toHaveLength(1);
-        expect(await store.getBatch(waiting)).toMatchObject({
+        const decided = await store.getBatch(waiting);
+        expect(decided).toMatchObject({
           status: 'running',
           approval: decisions[0] ? 'rejected' : 'approved',
         });
+        // The messages of an approved batch are sent from its approval: the sweeper counts their age from it.
+        expect(decided?.messagesSentAt).toEqual(expect.any(String));
         expect(await store.decideApproval(batchId, 'approved')).toBe(false);
+      });
+
+      it('records when a running batch’s messages were renewed, once per reading, and only while it runs', async () => {
+        const read = await store.getBatch(batchId);
+        subject.advance(5000);
+
+        const renewals = await Promise.all([
+          store.renewMessages(batchId, null),
+          store.renewMessages(batchId, null),
+        ]);
+        const renewed = await store.getBatch(batchId);
+        const stale = await store.renewMessages(batchId, null);
+        const next = await store.renewMessages(batchId, renewed?.messagesSentAt ?? null);
+        await store.claimFinalisation(batchId);
+        const finalising = await store.renewMessages(
+          batchId,
+          (await store.getBatch(batchId))?.messagesSentAt ?? null,
+        );
+
+        expect(read?.messagesSentAt).toBeNull();
+        expect(renewals.filter(Boolean)).toHaveLength(1);
+        expect(Date.parse(renewed?.messagesSentAt ?? '')).toBeGreaterThanOrEqual(
+          Date.parse(read?.createdAt ?? '') + 5000,
+        );
+        expect(stale).toBe(false);
+        expect(next).toBe(true);
+        expect(finalising).toBe(false);
       });
 
       it('lists the newest batches first', async () => {
@@ -223,6 +253,34 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         const listed = await store.listBatches(2);
 
         expect(listed.map((batch) => batch.batchId)).toEqual([newer, batchId]);
+      });
+
+      it('lists only unfinished batches when asked, a redriven one again', async () => {
+        subject.advance(1000);
+        const newer = `batch-${randomUUID()}`;
+        await store.createBatch({
+          batchId: newer,
+          sourceBucket: 'b',
+          sourceKey: 'k',
+          bureau: 'a',
+          excelSummary: false,
+        });
+        // The store may hold other tests' batches: only these two are looked at.
+        const ours = (batches: readonly BatchRecord[]) =>
+          batches.map((batch) => batch.batchId).filter((id) => id === newer || id === batchId);
+        const unfinished = async () => ours(await store.listBatches(1000, { unfinishedOnly: true }));
+        const before = await unfinished();
+
+        await store.claimFinalisation(batchId);
+        await store.completeBatch(batchId, 'results/manifest.json');
+        const completed = await unfinished();
+        await store.reopenForRedrive(batchId);
+        const redriven = await unfinished();
+
+        expect(before).toEqual([newer, batchId]);
+        expect(completed).toEqual([newer]);
+        expect(ours(await store.listBatches(1000))).toEqual([newer, batchId]);
+        expect(redriven).toEqual([newer, batchId]);
       });
     });
 

@@ -31,6 +31,7 @@ beforeAll(async () => {
           TableName: resources.tableName,
           WorkQueueUrl: resources.workQueueUrl,
           FinaliseQueueUrl: resources.finaliseQueueUrl,
+          DispatchQueueUrl: resources.dispatchQueueUrl,
           TokenSecretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:token',
         },
       ],

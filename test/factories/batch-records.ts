@@ -61,6 +61,7 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     ingestCached: 0,
     tokenState: 'unverified',
     completedAt: null,
+    messagesSentAt: null,
     ...overrides,
   };
 }

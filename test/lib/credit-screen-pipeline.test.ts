@@ -398,6 +398,7 @@ describe('CreditScreenPipeline', () => {
       'TableName',
       'WorkQueueUrl',
       'FinaliseQueueUrl',
+      'DispatchQueueUrl',
       'TokenSecretArn',
       'EventBusName',
     ])

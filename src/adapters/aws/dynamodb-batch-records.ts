@@ -67,12 +67,18 @@ export class DynamoDbBatchRecords implements BatchRecords {
     ]);
   }
 
-  async listBatches(limit: number): Promise<BatchRecord[]> {
+  async listBatches(
+    limit: number,
+    options: { readonly unfinishedOnly?: boolean } = {},
+  ): Promise<BatchRecord[]> {
     const listing = await this.#db.client.send(
       new QueryCommand({
         TableName: this.#db.tableName,
         KeyConditionExpression: 'pk = :listing',
         ExpressionAttributeValues: { ':listing': BATCH_LISTING },
+        // The listing item of a batch says when it finished (see markListing): a finished batch's record and its
+        // sixteen counter shards are then never read.
+        ...(options.unfinishedOnly ? { FilterExpression: 'attribute_not_exists(finished)' } : {}),
         ScanIndexForward: false,
         Limit: limit,
       }),
@@ -86,12 +92,13 @@ export class DynamoDbBatchRecords implements BatchRecords {
         new UpdateCommand({
           TableName: this.#db.tableName,
           Key: batchKey(batchId),
-          UpdateExpression: 'SET #status = :running, approval = :decision',
+          UpdateExpression: 'SET #status = :running, approval = :decision, messagesSentAt = :now',
           ConditionExpression: batchStatusIn('decideApproval').condition,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':running': 'running',
             ':decision': decision,
+            ':now': new Date(this.#db.now()).toISOString(),
             ...batchStatusIn('decideApproval').values,
           },
         }),
@@ -104,6 +111,10 @@ export class DynamoDbBatchRecords implements BatchRecords {
   }
 
   async reopenForRedrive(batchId: string): Promise<boolean> {
+    const batch = await this.getBatch(batchId);
+    // Unmarked first: a crash before the batch reopens leaves a finished batch listed as unfinished (read, harmless),
+    // never a running one listed as finished (never swept).
+    if (batch !== null) await this.#markListing(batch, false);
     return this.#db.conditionally(() =>
       this.#db.client.send(
         new UpdateCommand({
@@ -111,7 +122,7 @@ export class DynamoDbBatchRecords implements BatchRecords {
           Key: batchKey(batchId),
           // A refused token may have been fixed since: the next call probes it again before the fleet goes.
           UpdateExpression:
-            'SET #status = :running, tokenState = :unverified, requeuing = :true, revision = if_not_exists(revision, :one) + :one REMOVE completedAt',
+            'SET #status = :running, tokenState = :unverified, requeuing = :true, revision = if_not_exists(revision, :one) + :one, messagesSentAt = :now REMOVE completedAt',
           ConditionExpression: batchStatusIn('reopenForRedrive').condition,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -120,6 +131,26 @@ export class DynamoDbBatchRecords implements BatchRecords {
             ':unverified': 'unverified',
             ':true': true,
             ':one': 1,
+            ':now': new Date(this.#db.now()).toISOString(),
+          },
+        }),
+      ),
+    );
+  }
+
+  async renewMessages(batchId: string, previous: string | null): Promise<boolean> {
+    return this.#db.conditionally(() =>
+      this.#db.client.send(
+        new UpdateCommand({
+          TableName: this.#db.tableName,
+          Key: batchKey(batchId),
+          UpdateExpression: 'SET messagesSentAt = :now',
+          ConditionExpression: `#status = :running AND ${previous === null ? 'attribute_not_exists(messagesSentAt)' : 'messagesSentAt = :previous'}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':running': 'running',
+            ':now': new Date(this.#db.now()).toISOString(),
+            ...(previous === null ? {} : { ':previous': previous }),
           },
         }),
       ),
@@ -242,7 +273,7 @@ export class DynamoDbBatchRecords implements BatchRecords {
   async completeBatch(batchId: string, manifestKey: string): Promise<boolean> {
     const batch = await this.getBatch(batchId);
     // Completed by another run of the same finalisation (a repeated or concurrent delivery).
-    return this.#db.conditionally(() =>
+    const completed = await this.#db.conditionally(() =>
       this.#db.client.send(
         new UpdateCommand({
           TableName: this.#db.tableName,
@@ -256,6 +287,25 @@ export class DynamoDbBatchRecords implements BatchRecords {
             ':manifest': manifestKey,
             ...batchStatusIn('complete').values,
           },
+        }),
+      ),
+    );
+    // Marked after: a crash in between leaves it listed as unfinished, read by sweeps until a repeat marks it.
+    if (batch !== null && completed) await this.#markListing(batch, true);
+    return completed;
+  }
+
+  /** Marks a batch's listing item finished, or unfinished again (a redrive), for `listBatches`' sweeps. */
+  async #markListing(batch: BatchRecord, finished: boolean): Promise<void> {
+    // Never creates a listing item (one that expired stays gone).
+    await this.#db.conditionally(() =>
+      this.#db.client.send(
+        new UpdateCommand({
+          TableName: this.#db.tableName,
+          Key: listingKey(batch.batchId, batch.createdAt),
+          UpdateExpression: finished ? 'SET finished = :true' : 'REMOVE finished',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(finished ? { ExpressionAttributeValues: { ':true': true } } : {}),
         }),
       ),
     );

@@ -160,6 +160,7 @@ const batchItemSchema = z.object({
   ingestCached: count,
   tokenState: z.enum(['unverified', 'verified', 'rejected']).default('unverified'),
   completedAt: optionalText,
+  messagesSentAt: optionalText,
 });
 
 const reportItemSchema = z.object({

@@ -44,6 +44,7 @@ export class MemoryBatchRecords implements BatchRecords {
       ingestCached: 0,
       tokenState: 'unverified',
       completedAt: null,
+      messagesSentAt: null,
       probeLeaseUntil: null,
     });
     this.#db.rows.set(batch.batchId, new Map());
@@ -55,12 +56,18 @@ export class MemoryBatchRecords implements BatchRecords {
     return batch ? toRecord(batch) : null;
   }
 
-  async listBatches(limit: number): Promise<BatchRecord[]> {
+  async listBatches(
+    limit: number,
+    options: { readonly unfinishedOnly?: boolean } = {},
+  ): Promise<BatchRecord[]> {
     // Newest first by creation time; the order they were created in breaks ties, as the listing's sort key does.
     return [...this.#db.batches.values()]
       .map((batch, index) => ({ batch, index }))
       .sort((a, b) => b.batch.createdAt.localeCompare(a.batch.createdAt) || b.index - a.index)
       .slice(0, limit)
+      .filter(
+        ({ batch }) => !options.unfinishedOnly || (batch.status !== 'completed' && batch.status !== 'failed'),
+      )
       .map(({ batch }) => toRecord(batch));
   }
 
@@ -95,7 +102,10 @@ export class MemoryBatchRecords implements BatchRecords {
   }
 
   async decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean> {
-    return this.#db.transition(batchId, 'decideApproval', 'running', { approval: decision });
+    return this.#db.transition(batchId, 'decideApproval', 'running', {
+      approval: decision,
+      messagesSentAt: new Date(this.#db.now()).toISOString(),
+    });
   }
 
   async markCancelRequested(batchId: string): Promise<void> {
@@ -110,7 +120,15 @@ export class MemoryBatchRecords implements BatchRecords {
       revision: batch.revision + 1,
       requeuing: true,
       completedAt: null,
+      messagesSentAt: new Date(this.#db.now()).toISOString(),
     });
+  }
+
+  async renewMessages(batchId: string, previous: string | null): Promise<boolean> {
+    const batch = this.#db.batches.get(batchId);
+    if (batch?.status !== 'running' || batch.messagesSentAt !== previous) return false;
+    this.#db.updateBatch(batchId, () => ({ messagesSentAt: new Date(this.#db.now()).toISOString() }));
+    return true;
   }
 
   async finishRequeue(batchId: string): Promise<void> {

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { RENEW_MESSAGES_AFTER_SECONDS } from '../../contract/index.ts';
 import {
   awaitsScreening,
   type BatchRecord,
@@ -6,6 +7,7 @@ import {
   isRedrivable,
   isScreening,
   laneOfBatch,
+  messagesNeedRenewal,
   stuckClaimsBefore,
   type WorkMessage,
 } from '../../domain/batch/index.ts';
@@ -15,6 +17,11 @@ import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 interface SweeperSettings {
   /** How long after its lease ran out a claimed row counts as stuck (see `stuckClaimSeconds`). */
   readonly stuckClaimSeconds: number;
+  /**
+   * How old a running batch's messages may get before its queued rows are dispatched again.
+   * @default RENEW_MESSAGES_AFTER_SECONDS
+   */
+  readonly renewMessagesAfterSeconds?: number;
   /** How many of the newest batches a sweep looks at. @default 1000 */
   readonly batchesPerSweep?: number;
 }
@@ -41,6 +48,8 @@ export interface SweepReport {
   readonly claimed: number;
   /** Batches whose finalisation was asked for again (a resume only). */
   readonly finalisations: number;
+  /** Running batches whose queued rows were dispatched again before their messages could expire. */
+  readonly renewed: number;
 }
 
 const DEFAULT_BATCHES_PER_SWEEP = 1000;
@@ -66,15 +75,36 @@ interface Requeue {
 export async function sweepStuckRows(deps: SweeperDependencies): Promise<SweepReport> {
   const now = (deps.now ?? Date.now)();
   const before = stuckClaimsBefore(now, deps.settings.stuckClaimSeconds);
+  const renewAfter = deps.settings.renewMessagesAfterSeconds ?? RENEW_MESSAGES_AFTER_SECONDS;
   const batches = await recentBatches(deps);
-  return sweep(batches, deps, 'stuck rows queued again', (batch) =>
-    claimsToRequeue(batch, before, deps.batchRows),
-  );
+  let renewed = 0;
+  const report = await sweep(batches, deps, 'stuck rows queued again', async (batch) => {
+    if (messagesNeedRenewal(batch, now, renewAfter) && (await renewMessages(batch, deps))) renewed++;
+    return claimsToRequeue(batch, before, deps.batchRows);
+  });
+  return { ...report, renewed };
+}
+
+/**
+ * Dispatches a running batch's queued rows again, before SQS deletes the messages they wait on (a batch longer than
+ * the queue's retention, one paused for days, a dispatch that dead-lettered): first the dispatch, then the mark, so
+ * a crash in between repeats the dispatch (harmless) rather than lose it. The mark is conditional on what was read:
+ * of two sweeps at once, one records it.
+ */
+async function renewMessages(batch: BatchRecord, deps: SweeperDependencies): Promise<boolean> {
+  await deps.queue.sendDispatch([{ version: 1, batchId: batch.batchId }]);
+  const marked = await deps.batchRecords.renewMessages(batch.batchId, batch.messagesSentAt);
+  deps.logger.warn('queued rows dispatched again before their messages expire', {
+    batchId: batch.batchId,
+    messagesSentAt: batch.messagesSentAt ?? batch.createdAt,
+  });
+  return marked;
 }
 
 async function recentBatches(deps: SweeperDependencies): Promise<BatchRecord[]> {
   const batches = await deps.batchRecords.listBatches(
     deps.settings.batchesPerSweep ?? DEFAULT_BATCHES_PER_SWEEP,
+    { unfinishedOnly: true },
   );
   return deps.continues === undefined ? batches : batches.filter(deps.continues);
 }
@@ -117,7 +147,7 @@ export async function resumeInterruptedBatches(deps: SweeperDependencies): Promi
     if (batch.requeuing) await deps.batchRecords.finishRequeue(batch.batchId);
     return rows;
   });
-  return { ...report, finalisations: finalising.length };
+  return { ...report, finalisations: finalising.length, renewed: 0 };
 }
 
 async function claimsToRequeue(
@@ -162,7 +192,7 @@ async function sweep(
   }
   if (failures.length > 0)
     throw new AggregateError(failures, `${failures.length} batches could not be swept`);
-  return { batches: batches.length, requeued, claimed, finalisations: 0 };
+  return { batches: batches.length, requeued, claimed, finalisations: 0, renewed: 0 };
 }
 
 /** Sends the rows' messages first, then releases their claims: a crash in between leaves a message, not a hole. */

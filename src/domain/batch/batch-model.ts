@@ -114,6 +114,11 @@ export interface BatchRecord {
   readonly ingestCached: number;
   readonly tokenState: TokenState;
   readonly completedAt: string | null;
+  /**
+   * When the batch's queued rows were last given work messages after ingest (an approval, a redrive, a dispatch
+   * renewed before the messages could expire); null: only ingest gave them, from `createdAt` on.
+   */
+  readonly messagesSentAt: string | null;
 }
 
 /** States of a row item. The first four are the life of a document to screen; the last two are settled at ingest. */

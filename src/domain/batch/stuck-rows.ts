@@ -11,6 +11,13 @@ export interface ClaimedRow {
 export const isScreening = (batch: BatchRecord): boolean => batch.status === 'running';
 
 /**
+ * Whether a running batch's work messages are old enough that those still queued may expire before a worker takes
+ * them (`renewAfterSeconds`, see `renewMessagesAfterSeconds`): its queued rows are then dispatched again.
+ */
+export const messagesNeedRenewal = (batch: BatchRecord, now: number, renewAfterSeconds: number): boolean =>
+  isScreening(batch) && now - Date.parse(batch.messagesSentAt ?? batch.createdAt) >= renewAfterSeconds * 1000;
+
+/**
  * Epoch milliseconds before which a claim must have run out for its row to be stuck: a message still in the queue
  * would have come back by then and taken the row over, so no message is left to do it.
  */

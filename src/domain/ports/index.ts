@@ -81,8 +81,11 @@ export interface BatchRecords {
   createBatch(batch: NewBatch): Promise<boolean>;
   /** The batch with its counts, or null. */
   getBatch(batchId: string): Promise<BatchRecord | null>;
-  /** The most recently created batches, newest first. */
-  listBatches(limit: number): Promise<BatchRecord[]>;
+  /**
+   * The most recently created batches, newest first; with `unfinishedOnly`, those of them not yet completed or
+   * failed (a sweep then reads no finished batch's record or counts).
+   */
+  listBatches(limit: number, options?: { readonly unfinishedOnly?: boolean }): Promise<BatchRecord[]>;
   recordSourceCheck(batchId: string, sha256: string, layout: BatchLayout | null): Promise<void>;
   /** Refuses the whole file: no row is screened. */
   failFile(batchId: string, failure: FileFailure): Promise<void>;
@@ -102,6 +105,11 @@ export interface BatchRecords {
    * it was completed.
    */
   reopenForRedrive(batchId: string): Promise<boolean>;
+  /**
+   * Records that a running batch's queued rows were given new messages now, unless someone did since `previous`
+   * (the `messagesSentAt` the caller read); false then, or when the batch no longer runs.
+   */
+  renewMessages(batchId: string, previous: string | null): Promise<boolean>;
   /** Ends a redrive's requeuing: from now on the batch may be finalised when its rows are settled. */
   finishRequeue(batchId: string): Promise<void>;
   /**
