@@ -60,6 +60,8 @@ export class BundledFunction {
   #starting = 0;
   /** Init durations (ms, module load to handler ready) of the instances started so far. */
   readonly initDurations: number[] = [];
+  /** Durations (ms) of the invocations so far, from the event sent to the answer, as Lambda bills them. */
+  readonly invocationDurations: number[] = [];
 
   constructor(options: BundledFunctionOptions) {
     this.#options = options;
@@ -74,9 +76,11 @@ export class BundledFunction {
   /** Runs one invocation on a free instance (starting one if all are busy and the limit allows). */
   async invoke(event: unknown): Promise<unknown> {
     const instance = await this.#acquire();
+    const started = performance.now();
     try {
       return await this.#send(instance, event);
     } finally {
+      this.invocationDurations.push(performance.now() - started);
       this.#release(instance);
     }
   }

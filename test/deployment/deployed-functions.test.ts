@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { readFileSync } from 'node:fs';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -21,12 +20,16 @@ import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { DeployedStack } from './deployed-stack.ts';
+import {
+  CDK_OUT,
+  manifestOf as manifestOfBatch,
+  readObject as readObjectOf,
+  synthesizeIfMissing,
+  uploadList,
+} from './deployed-uploads.ts';
 import { describeDenials, distinctRequests, type IamRequest, TemplateIam } from './iam-evaluation.ts';
 import type { RecordedCall } from './recording-proxy.ts';
 
-const CDK_OUT = 'cdk.out';
-// Generous: in `npm test` this shares two cores with every other suite.
-const BATCH_TIMEOUT_MS = 90_000;
 // Strict mode (DynamoDB's transaction conflicts behind the recording endpoints) is off until the settle path can
 // take it; CREDIT_SCREEN_STRICT=1 turns it on for a run.
 const STRICT = process.env.CREDIT_SCREEN_STRICT === '1' ? { seed: 'deployed-functions' } : undefined;
@@ -35,10 +38,7 @@ let deployed: DeployedStack;
 
 beforeAll(async () => {
   // `npm test` synthesizes before vitest; run alone, this test synthesizes itself the same way.
-  if (!existsSync(`${CDK_OUT}/CreditScreen.template.json`)) {
-    const synth = spawnSync('npm', ['run', 'synth'], { stdio: 'inherit' });
-    if (synth.status !== 0) throw new Error('npm run synth failed');
-  }
+  synthesizeIfMissing();
   const random = new SeededRandom('deployed-functions');
   deployed = await DeployedStack.start(readCloudAssembly(CDK_OUT), {
     emulatorRandom: () => random.next(),
@@ -50,52 +50,10 @@ afterAll(async () => {
   await deployed?.stop();
 });
 
-async function readObject(key: string): Promise<string | null> {
-  const { s3 } = deployed.stack.clients;
-  try {
-    const object = await s3.send(
-      new GetObjectCommand({ Bucket: deployed.stack.resources.bucketName, Key: key }),
-    );
-    return (await object.Body?.transformToString('utf8')) ?? '';
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return null;
-    throw error;
-  }
-}
-
-/** Waits for the manifest the bundled finaliser writes last. */
-async function manifestOf(batchId: string): Promise<BatchManifest> {
-  const deadline = Date.now() + BATCH_TIMEOUT_MS;
-  for (;;) {
-    const text = await readObject(resultKeys(batchId).manifest);
-    if (text !== null) return JSON.parse(text) as BatchManifest;
-    if (Date.now() > deadline)
-      throw new Error(
-        `batch ${batchId} has no manifest; the functions said:\n${deployed.output.slice(-30).join('\n')}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/** Puts a customer list under `incoming/a/` and gives the bundled ingest S3's event for it. */
-async function upload(documents: readonly string[], metadata: Record<string, string> = {}): Promise<string> {
-  const body = customerListCsv(documents);
-  const key = `incoming/a/${randomUUID()}.csv`;
-  await deployed.stack.clients.s3.send(
-    new PutObjectCommand({
-      Bucket: deployed.stack.resources.bucketName,
-      Key: key,
-      Body: body,
-      Metadata: metadata,
-    }),
-  );
-  const outcome = (await deployed.notifyFromBucket(
-    'Ingest',
-    objectCreatedEvent({ bucket: deployed.stack.resources.bucketName, key, size: Buffer.byteLength(body) }),
-  )) as { batchId: string; outcome: string }[];
-  expect(outcome[0]?.outcome).toBe('queued');
-  return outcome[0]?.batchId ?? '';
-}
+const readObject = (key: string) => readObjectOf(deployed, key);
+const manifestOf = (batchId: string) => manifestOfBatch(deployed, batchId);
+const upload = (documents: readonly string[], metadata: Record<string, string> = {}) =>
+  uploadList(deployed, documents, metadata);
 
 describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
   it('settles as failed the rows whose work messages reach the dead-letter queue, without a bureau call', async () => {

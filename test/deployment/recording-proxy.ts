@@ -9,7 +9,63 @@ export type { AwsService } from '../../cli/local/aws-request.ts';
 export interface RecordedCall extends AwsCall {
   readonly caller: string;
   readonly status: number;
+  /** DynamoDB: the capacity units the call consumed, as DynamoDB (Local) reports them; 0 for a refused call. */
+  readonly capacityUnits?: number;
+  /** SQS `ReceiveMessage`: how many messages it received (an empty poll receives none). */
+  readonly received?: number;
 }
+
+/** DynamoDB's data operations, which report the capacity they consume when asked. */
+const CAPACITY_OPERATIONS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactGetItems',
+  'TransactWriteItems',
+]);
+
+/**
+ * The request body to forward: a queue URL on the upstream's origin (fauxqs finds a queue by its exact URL), and a
+ * DynamoDB data call asked for its consumed capacity, which the function may not have asked for (the recorded
+ * answer still reaches the function whole; an extra field in it is ignored by the SDK).
+ */
+function forwardedBody(call: AwsCall, body: Buffer, options: RecordingProxyOptions): Buffer {
+  const queueUrl = call.input.QueueUrl;
+  if (call.service === 'sqs' && typeof queueUrl === 'string')
+    return Buffer.from(JSON.stringify({ ...call.input, QueueUrl: options.upstreamQueueUrl(queueUrl) }));
+  if (call.service === 'dynamodb' && CAPACITY_OPERATIONS.has(call.operation))
+    return Buffer.from(JSON.stringify({ ReturnConsumedCapacity: 'TOTAL', ...call.input }));
+  return body;
+}
+
+/** What the recorded answer says about cost: DynamoDB's consumed capacity, SQS's received messages. */
+function measuredIn(
+  call: AwsCall,
+  status: number,
+  reply: Buffer,
+): Pick<RecordedCall, 'capacityUnits' | 'received'> {
+  if (status >= 300 || reply.length === 0) return call.service === 'dynamodb' ? { capacityUnits: 0 } : {};
+  const answer = JSON.parse(reply.toString('utf8')) as {
+    ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+    Messages?: unknown[];
+  };
+  if (call.service === 'dynamodb') {
+    const consumed = answer.ConsumedCapacity;
+    const all = consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed];
+    return { capacityUnits: all.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0) };
+  }
+  return { received: answer.Messages?.length ?? 0 };
+}
+
+/** Whether a call's answer is read for what it cost (the others are streamed through untouched). */
+const measured = (call: AwsCall) =>
+  (call.service === 'dynamodb' && CAPACITY_OPERATIONS.has(call.operation)) ||
+  (call.service === 'sqs' && call.operation === 'ReceiveMessage');
 
 export interface RecordingProxyOptions {
   /** The URL the SQS service knows a queue by, from the URL the function uses (this endpoint's). */
@@ -34,12 +90,7 @@ export class RecordingProxy {
       readBody(request)
         .then((body) => {
           const call = parseAwsRequest(request, body);
-          // fauxqs finds a queue by its exact URL, whose origin is its own, not this endpoint's.
-          const queueUrl = call.input.QueueUrl;
-          const outgoing =
-            call.service === 'sqs' && typeof queueUrl === 'string'
-              ? Buffer.from(JSON.stringify({ ...call.input, QueueUrl: options.upstreamQueueUrl(queueUrl) }))
-              : body;
+          const outgoing = forwardedBody(call, body, options);
           const upstream = new URL(request.url ?? '/', upstreams[call.service]);
           // The body is forwarded whole, so its length replaces any chunked transfer.
           const { 'transfer-encoding': _chunked, ...headers } = request.headers;
@@ -50,9 +101,19 @@ export class RecordingProxy {
               headers: { ...headers, host: upstream.host, 'content-length': String(outgoing.length) },
             },
             (reply) => {
-              this.calls.push({ caller, status: reply.statusCode ?? 0, ...call });
-              response.writeHead(reply.statusCode ?? 502, reply.headers);
-              reply.pipe(response);
+              const status = reply.statusCode ?? 0;
+              if (!measured(call)) {
+                this.calls.push({ caller, status, ...call });
+                response.writeHead(status || 502, reply.headers);
+                reply.pipe(response);
+                return;
+              }
+              readBody(reply)
+                .then((answer) => {
+                  this.calls.push({ caller, status, ...call, ...measuredIn(call, status, answer) });
+                  response.writeHead(status || 502, reply.headers).end(answer);
+                })
+                .catch((error: unknown) => response.writeHead(502).end(String(error)));
             },
           );
           forwarded.on('error', (error) => response.writeHead(502).end(String(error)));
