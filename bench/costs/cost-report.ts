@@ -79,12 +79,12 @@ function costLines(usage: MeasuredUsage, scenario: ScenarioUsage, settings: Pipe
   return [
     {
       item: 'DynamoDB writes',
-      counted: `${fixed(request.dynamodbWriteUnits, 2)} write units reported per document, plus ${fixed(request.dynamodbRefusedWrites, 2)} refused conditional writes (1 unit each)`,
+      counted: `${fixed(request.dynamodbWriteUnits, 2)} write units per document, plus ${fixed(request.dynamodbRefusedWrites, 2)} refused conditional writes (1 unit each)`,
       cost: (prices) => writes * prices.dynamodbWritePerMillion,
     },
     {
       item: 'DynamoDB reads',
-      counted: `${fixed(request.dynamodbReadUnits, 2)} read units reported per document`,
+      counted: `${fixed(request.dynamodbReadUnits, 2)} read units per document`,
       cost: (prices) => request.dynamodbReadUnits * prices.dynamodbReadPerMillion,
     },
     {
@@ -207,10 +207,11 @@ export function renderCostsDoc(
     `${usage.measuredOn} by \`test/deployment/measured-costs.test.ts\`: the bundled functions from \`cdk.out\` screen`,
     `two batches of ${withPolicy.documents} documents (one without a policy, one decided by \`pessoa-fisica.json\`) against`,
     'DynamoDB Local and fauxqs, behind endpoints that record every AWS call. DynamoDB reports the capacity each call',
-    'consumed (`ReturnConsumedCapacity`), S3, SQS and EventBridge calls are counted, Lambda durations are timed per',
-    'invocation on this machine, and what is stored is summed item by item and object by object. Prices are the',
-    'list prices in `bench/costs/aws-prices.ts`. The test fails when a figure drifts more than a tenth from the',
-    'committed measurement; to measure again and rewrite this page:',
+    'consumed (`ReturnConsumedCapacity`), but for transactions of several items, which DynamoDB Local under-reports:',
+    'their units are counted from their items, two per KB of each, as AWS bills them. S3, SQS and EventBridge',
+    'calls are counted, Lambda durations are timed per invocation on this machine, and what is stored is summed',
+    'item by item and object by object. Prices are the list prices in `bench/costs/aws-prices.ts`. The test fails',
+    'when a figure drifts more than a tenth from the committed measurement; to measure again and rewrite this page:',
     '',
     '```sh',
     'UPDATE_COST_MEASUREMENT=1 npx vitest run test/deployment/measured-costs.test.ts && npm run costs',

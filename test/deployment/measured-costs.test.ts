@@ -15,7 +15,7 @@ import { queuedRows } from '../factories/batch-records.ts';
 import { distinctDocuments } from '../factories/customer-lists.ts';
 import { DeployedStack } from './deployed-stack.ts';
 import { CDK_OUT, manifestOf, synthesizeIfMissing, uploadList } from './deployed-uploads.ts';
-import { requestsPerDocument, storedBytes, UsageMeter } from './usage-meter.ts';
+import { itemSizes, requestsPerDocument, storedBytes, UsageMeter } from './usage-meter.ts';
 
 /** Documents per measured batch: enough that per-batch costs (the list, the results) weigh as little as they do. */
 const DOCUMENTS = 60;
@@ -52,7 +52,8 @@ async function measureBatch(seed: string, metadata: Record<string, string> = {})
   const manifest = await manifestOf(deployed, batchId);
   expect(manifest.counts).toMatchObject({ rows: DOCUMENTS, screened: DOCUMENTS, failed: 0 });
   const { calls, functions } = meter.read();
-  return { documents: DOCUMENTS, perDocument: requestsPerDocument(calls, DOCUMENTS), functions };
+  const sizes = await itemSizes(deployed);
+  return { documents: DOCUMENTS, perDocument: requestsPerDocument(calls, DOCUMENTS, sizes), functions };
 }
 
 /**

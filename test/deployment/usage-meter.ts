@@ -73,10 +73,54 @@ export class UsageMeter {
   }
 }
 
-/** The requests of a set of calls, by what each service charges for, over `documents` documents. */
-export function requestsPerDocument(calls: readonly RecordedCall[], documents: number) {
+/** An item's key as {@link itemSizes} keys it. */
+const keyOf = (key: Record<string, AttributeValue> | undefined) =>
+  `${key?.pk?.S ?? ''}\u0000${key?.sk?.S ?? ''}`;
+
+/**
+ * The write units of a transaction as AWS bills them: two per KB of each item it writes. DynamoDB Local reports
+ * far less for a transaction of several items (6 for four items of which two are 1.8 KB puts, where AWS bills
+ * 12), so they are counted from the items: a put's from its item, an update's or a condition's from the item's
+ * size in the table after the batch (what an update leaves is at least what it found, for the pipeline's items).
+ */
+function transactionWriteUnits(call: RecordedCall, sizes: ReadonlyMap<string, number>): number {
+  const items = (call.input.TransactItems ?? []) as {
+    Put?: { Item: Record<string, AttributeValue> };
+    Update?: { Key: Record<string, AttributeValue> };
+    Delete?: { Key: Record<string, AttributeValue> };
+    ConditionCheck?: { Key: Record<string, AttributeValue> };
+  }[];
+  return items.reduce((units, item) => {
+    const key = item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key;
+    const bytes = item.Put ? itemBytes(item.Put.Item) - STORAGE_OVERHEAD : (sizes.get(keyOf(key)) ?? 0);
+    return units + 2 * Math.max(1, Math.ceil(bytes / 1024));
+  }, 0);
+}
+
+/** Each item's size in the table now, as capacity is counted (without the storage overhead), by key. */
+export async function itemSizes(deployed: DeployedStack): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  await scanTable(deployed, (item) => sizes.set(keyOf(item), itemBytes(item) - STORAGE_OVERHEAD));
+  return sizes;
+}
+
+/**
+ * The requests of a set of calls, by what each service charges for, over `documents` documents; `sizes`
+ * ({@link itemSizes}) counts the transactions' write units.
+ */
+export function requestsPerDocument(
+  calls: readonly RecordedCall[],
+  documents: number,
+  sizes: ReadonlyMap<string, number>,
+) {
   const per = (count: number) => count / documents;
-  const dynamodb = calls.filter((call) => call.service === 'dynamodb' && call.capacityUnits !== undefined);
+  const dynamodb = calls
+    .filter((call) => call.service === 'dynamodb' && call.capacityUnits !== undefined)
+    .map((call) =>
+      call.operation === 'TransactWriteItems' && call.status < 300
+        ? { ...call, capacityUnits: transactionWriteUnits(call, sizes) }
+        : call,
+    );
   const writes = dynamodb.filter((call) => DYNAMODB_WRITES.has(call.operation));
   const s3 = calls.filter((call) => call.service === 's3');
   // An empty poll is the event source's, paid whether or not a batch runs: a fixed cost, not a document's.
@@ -100,9 +144,12 @@ export function requestsPerDocument(calls: readonly RecordedCall[], documents: n
   };
 }
 
+/** What DynamoDB adds to each item's size for its storage (not for its capacity). */
+const STORAGE_OVERHEAD = 100;
+
 /** An item's size as DynamoDB bills its storage: names and values, plus 100 bytes of overhead. */
 function itemBytes(item: Record<string, AttributeValue>): number {
-  let bytes = 100;
+  let bytes = STORAGE_OVERHEAD;
   for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + valueBytes(value);
   return bytes;
 }
@@ -130,21 +177,14 @@ function valueBytes(value: AttributeValue): number {
 export async function storedBytes(
   deployed: DeployedStack,
 ): Promise<Pick<MeasuredUsage, 'tableBytes' | 'auditBytes' | 'bucketBytes'>> {
-  const { dynamo, s3 } = deployed.stack.clients;
+  const { s3 } = deployed.stack.clients;
   let tableBytes = 0;
   let auditBytes = 0;
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await dynamo.send(
-      new ScanCommand({ TableName: deployed.stack.resources.tableName, ExclusiveStartKey: startKey }),
-    );
-    for (const item of page.Items ?? []) {
-      const bytes = itemBytes(item);
-      if (item.pk?.S?.startsWith(AUDIT_KEY_PREFIX)) auditBytes += bytes;
-      else tableBytes += bytes;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  await scanTable(deployed, (item) => {
+    const bytes = itemBytes(item);
+    if (item.pk?.S?.startsWith(AUDIT_KEY_PREFIX)) auditBytes += bytes;
+    else tableBytes += bytes;
+  });
   const bucketBytes: Record<string, number> = {};
   let token: string | undefined;
   do {
@@ -158,4 +198,19 @@ export async function storedBytes(
     token = page.NextContinuationToken;
   } while (token);
   return { tableBytes, auditBytes, bucketBytes };
+}
+
+/** Every item of the stack's table, page by page. */
+async function scanTable(
+  deployed: DeployedStack,
+  each: (item: Record<string, AttributeValue>) => void,
+): Promise<void> {
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await deployed.stack.clients.dynamo.send(
+      new ScanCommand({ TableName: deployed.stack.resources.tableName, ExclusiveStartKey: startKey }),
+    );
+    for (const item of page.Items ?? []) each(item);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }

@@ -255,10 +255,13 @@ export class DynamoDbBatchRows implements BatchRows {
         rawKey: report.rawKey,
         expiresAt: this.#db.expiresAt(),
       };
-      // The dated item keeps the history (the previous report is always known); LATEST is found without a query.
+      // The dated item keeps the report and the history (the previous report is always known); LATEST only points
+      // at it, so the newest is found without a query and the report is written once, not twice (each copy costs
+      // its size twice over in a transaction: docs/costs.md).
+      const latest = { fetchedAt: report.key.fetchedAt, expiresAt: stored.expiresAt };
       transactItems.push(
         { Put: { TableName: this.#db.tableName, Item: { ...reportKeyOf(report.key), ...stored } } },
-        { Put: { TableName: this.#db.tableName, Item: { ...latestKeyOf(report.key), ...stored } } },
+        { Put: { TableName: this.#db.tableName, Item: { ...latestKeyOf(report.key), ...latest } } },
       );
     }
     return this.#db.transactIfClaimed(transactItems);

@@ -5,7 +5,10 @@ import type { Bureau } from '../../domain/report/index.ts';
 import { toStoredReport } from './dynamodb-items.ts';
 import { GET_BATCH, latestKeyOf, type PipelineTable, reportKeyOf } from './dynamodb-pipeline-table.ts';
 
-/** Stored reports on the pipeline table: one item per bureau, document and date, and a `LATEST` item each. */
+/**
+ * Stored reports on the pipeline table: one item per bureau, document and date, and a `LATEST` item each that
+ * names the newest one's date (tables written before it did keep a whole copy there, read as such).
+ */
 export class DynamoDbReportHistory implements ReportHistory {
   readonly #db: PipelineTable;
 
@@ -15,12 +18,26 @@ export class DynamoDbReportHistory implements ReportHistory {
 
   async latestReports(bureau: Bureau, documents: readonly string[]): Promise<Map<string, StoredReport>> {
     const found = new Map<string, StoredReport>();
+    const pointed: ReportKey[] = [];
+    const partition = `${latestKeyOf({ bureau, document: '' }).pk}`;
     const keys = [...new Set(documents)].map((document) => latestKeyOf({ bureau, document }));
     for (let start = 0; start < keys.length; start += GET_BATCH) {
       for (const item of await this.#db.batchGet(keys.slice(start, start + GET_BATCH))) {
-        const stored = toStoredReport(item);
-        found.set(stored.key.document, stored);
+        if (typeof item.report === 'string') {
+          const stored = toStoredReport(item);
+          found.set(stored.key.document, stored);
+        } else if (typeof item.fetchedAt === 'string')
+          pointed.push({
+            bureau,
+            document: String(item.pk).slice(partition.length),
+            fetchedAt: item.fetchedAt,
+          });
       }
+    }
+    const dated = await this.getReports(pointed);
+    for (const key of pointed) {
+      const stored = dated.get(reportKeyId(key));
+      if (stored !== undefined) found.set(key.document, stored);
     }
     return found;
   }
