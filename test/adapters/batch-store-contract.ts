@@ -239,7 +239,8 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         expect(finalising).toBe(false);
       });
 
-      it('lists the newest batches first', async () => {
+      /** A batch created a second after the one every test starts with. */
+      const newerBatch = async () => {
         subject.advance(1000);
         const newer = `batch-${randomUUID()}`;
         await store.createBatch({
@@ -249,6 +250,11 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
           bureau: 'a',
           excelSummary: false,
         });
+        return newer;
+      };
+
+      it('lists the newest batches first', async () => {
+        const newer = await newerBatch();
 
         const listed = await store.listBatches(2);
 
@@ -256,15 +262,7 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       });
 
       it('lists only unfinished batches when asked, a redriven one again', async () => {
-        subject.advance(1000);
-        const newer = `batch-${randomUUID()}`;
-        await store.createBatch({
-          batchId: newer,
-          sourceBucket: 'b',
-          sourceKey: 'k',
-          bureau: 'a',
-          excelSummary: false,
-        });
+        const newer = await newerBatch();
         // The store may hold other tests' batches: only these two are looked at.
         const ours = (batches: readonly BatchRecord[]) =>
           batches.map((batch) => batch.batchId).filter((id) => id === newer || id === batchId);

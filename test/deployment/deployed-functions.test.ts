@@ -4,6 +4,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  type Message,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
@@ -55,37 +56,47 @@ const manifestOf = (batchId: string) => manifestOfBatch(deployed, batchId);
 const upload = (documents: readonly string[], metadata: Record<string, string> = {}) =>
   uploadList(deployed, documents, metadata);
 
+/** Takes `count` messages off the work queue (handing each receive's to `each` first) and deletes them. */
+async function takeWorkMessages(
+  count: number,
+  each: (messages: readonly Message[]) => Promise<unknown> = async () => undefined,
+): Promise<void> {
+  const { sqs } = deployed.stack.clients;
+  const { workQueueUrl } = deployed.stack.resources;
+  for (let taken = 0; taken < count; ) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: workQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    if (Messages.length === 0) continue;
+    await each(Messages);
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: workQueueUrl,
+        Entries: Messages.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+    taken += Messages.length;
+  }
+}
+
 describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
   it('settles as failed the rows whose work messages reach the dead-letter queue, without a bureau call', async () => {
     deployed.startEventSources('DeadLetter', 'Finalise');
     const documents = distinctDocuments(3, 'dead-letters');
     const batchId = await upload(documents);
     // SQS gives up on these messages: they move from the work queue to its dead-letter queue unprocessed.
-    const { sqs } = deployed.stack.clients;
-    const { workQueueUrl, workDeadLetterQueueUrl } = deployed.stack.resources;
-    let moved = 0;
-    while (moved < documents.length) {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: workQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-      );
-      if (Messages.length === 0) continue;
-      await sqs.send(
+    const { workDeadLetterQueueUrl } = deployed.stack.resources;
+    await takeWorkMessages(documents.length, (messages) =>
+      deployed.stack.clients.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: workDeadLetterQueueUrl,
-          Entries: Messages.map((message, index) => ({ Id: String(index), MessageBody: message.Body ?? '' })),
+          Entries: messages.map((message, index) => ({ Id: String(index), MessageBody: message.Body ?? '' })),
         }),
-      );
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: workQueueUrl,
-          Entries: Messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle,
-          })),
-        }),
-      );
-      moved += Messages.length;
-    }
+      ),
+    );
 
     const manifest = await manifestOf(batchId);
 
@@ -206,24 +217,9 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     const documents = distinctDocuments(6, 'dispatched');
     const batchId = await upload(documents);
     // The rows' messages are taken off the queue, as if ingest had held them for an approval.
+    await takeWorkMessages(documents.length);
     const { sqs } = deployed.stack.clients;
-    const { workQueueUrl, dispatchQueueUrl } = deployed.stack.resources;
-    for (let taken = 0; taken < documents.length; ) {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: workQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-      );
-      if (Messages.length === 0) continue;
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: workQueueUrl,
-          Entries: Messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle,
-          })),
-        }),
-      );
-      taken += Messages.length;
-    }
+    const { dispatchQueueUrl } = deployed.stack.resources;
 
     // Asked twice, as an operator approving twice would: each row is still bought once.
     await sqs.send(
