@@ -8,7 +8,11 @@ import { settleDeadLetters } from '../../src/application/dead-letter/settle-dead
 import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments, type WorkerSettings } from '../../src/application/worker/screen-documents.ts';
-import { CHARGE_UNKNOWN_DETAIL, type WorkMessage } from '../../src/domain/batch/index.ts';
+import {
+  CHARGE_UNKNOWN_DETAIL,
+  NOT_APPROVED_DETAIL,
+  type WorkMessage,
+} from '../../src/domain/batch/index.ts';
 import { BureauCallError } from '../../src/domain/bureau/index.ts';
 import type { BatchStore, BureauGateway } from '../../src/domain/ports/index.ts';
 import { asStores } from '../factories/batch-records.ts';
@@ -306,6 +310,48 @@ describe('exactly-once screening', () => {
     expect(result.batchItemFailures).toEqual([]);
     expect(documents.map(chargesOf)).toEqual([0, 0, 0]);
     expect(batch).toMatchObject({ status: 'completed', cancelled: 3, screened: 0, settled: 3 });
+  });
+
+  it('buys nothing for a batch waiting for approval, nor for a rejected one whose reject was interrupted', async () => {
+    const documents = distinctDocuments(3, 'not approved in flight');
+    const queue = new RecordingWorkQueue();
+    const upload = test.upload(customerListCsv(documents), 'a');
+    const { batchId } = await ingestUpload(upload, {
+      ...test.adapters,
+      queue,
+      logger: new MemoryLogger(),
+      settings: {
+        defaultBureau: 'a',
+        maxRows: 1000,
+        excelSummary: false,
+        approval: { threshold: 1, pricePerQuery: { a: 2.7, b: 5 }, ratePerSecond: { a: 10, b: 10 } },
+      },
+    });
+    // Messages no one should have sent: whatever sends them, a worker must not buy.
+    const messages: WorkMessage[] = documents.map((document, index) => ({
+      version: 1,
+      batchId,
+      row: index + 1,
+      document,
+      bureau: 'a',
+    }));
+    const deps = workerDeps(queue);
+
+    await screenDocuments(messages.map(deliveryOf), deps);
+    const waiting = await test.store.getBatch(batchId);
+    const waitingRows = await test.store.getRows(batchId, [1, 2, 3]);
+    // Rejected, but none of its rows withheld yet: the reject stopped before it reached them.
+    await test.store.decideApproval(batchId, 'rejected');
+    await screenDocuments(messages.map(deliveryOf), deps);
+    const rejectedRows = await test.store.getRows(batchId, [1, 2, 3]);
+
+    expect(waiting).toMatchObject({ status: 'awaiting_approval', settled: 0 });
+    expect(waitingRows.map((row) => row.state)).toEqual(['queued', 'queued', 'queued']);
+    expect(rejectedRows.map((row) => [row.state, row.detail])).toEqual(
+      Array(3).fill(['not_queried', NOT_APPROVED_DETAIL]),
+    );
+    expect(documents.map(chargesOf)).toEqual([0, 0, 0]);
+    expect(test.emulator.stats().chargesByDocument).not.toHaveProperty(documents[0] as string);
   });
 });
 

@@ -30,7 +30,8 @@ export type DispatchOutcome =
  * parts run in parallel on the dispatcher's concurrency and no invocation's time or memory grows with the batch.
  * Safe to repeat (SQS delivers at least once, an operator may approve twice): a row that gets two messages is
  * claimed once, and the second message finds it claimed or settled and buys nothing. A batch still waiting for
- * approval gets no message at all.
+ * approval gets no message at all. A rejected batch's rows left queued (an interrupted reject) are sent: the worker
+ * settles them `not_queried` without a call, which finishes the reject.
  */
 export async function dispatchRows(
   message: DispatchMessage,

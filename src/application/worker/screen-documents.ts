@@ -2,6 +2,7 @@ import {
   type BatchRecord,
   backoffSeconds,
   CANCELLED_DETAIL,
+  NOT_APPROVED_DETAIL,
   CHARGE_UNKNOWN_DETAIL,
   otherEndpointDetail,
   parseMessage,
@@ -130,6 +131,12 @@ async function screenOne(
     logger.warn('batch no longer exists (expired); message dropped', logFields(message));
     return DONE;
   }
+  // Nothing is bought for a batch a person has not approved yet, whatever sent the message: its approval asks for
+  // every row still queued.
+  if (batch.status === 'awaiting_approval') {
+    logger.warn('batch awaits approval; message dropped', logFields(message));
+    return DONE;
+  }
   const claim = await batchRows.claimRow(message.batchId, message.row, settings.claimLeaseSeconds);
   if (!claim.claimed) {
     if (claim.row === null || SETTLED_STATES.includes(claim.row.state)) return DONE; // duplicate delivery
@@ -173,6 +180,8 @@ async function screenHeldRow(
     if (recovered !== null) return recovered;
   }
   if (batch.cancelRequested) return held.settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
+  // A rejected batch buys nothing: a row its reject left queued (an interrupted reject, then a renewal) ends here.
+  if (batch.approval === 'rejected') return held.settle({ outcome: 'not_queried', reason: NOT_APPROVED_DETAIL });
   if (batch.tokenState === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
   // Another bureau's answer would be made-up data for this batch's customers: nothing is sent, nothing charged.
   // Here continuesAt is false only for a batch that recorded where it was started (see continuesAt).
