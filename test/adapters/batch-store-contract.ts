@@ -273,12 +273,35 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         await store.completeBatch(batchId, 'results/manifest.json');
         const completed = await unfinished();
         await store.reopenForRedrive(batchId);
+        // A finalisation that comes late (it completed the batch before the redrive reopened it) marks nothing now.
+        const late = await store.completeBatch(batchId, 'results/manifest.json');
         const redriven = await unfinished();
 
         expect(before).toEqual([newer, batchId]);
         expect(completed).toEqual([newer]);
         expect(ours(await store.listBatches(1000))).toEqual([newer, batchId]);
+        expect(late).toBe(false);
         expect(redriven).toEqual([newer, batchId]);
+      });
+
+      it('finds the newest unfinished batches however many finished ones are newer', async () => {
+        // Far in the future: newer than any other test's batch in a shared table.
+        subject.advance(100 * 365 * 86_400_000);
+        const running = await newerBatch();
+        await store.finishIngest(running, { rows: 0, invalid: 0, duplicates: 0, toScreen: 1, cached: 0 });
+        const finished: string[] = [];
+        for (let index = 0; index < 3; index++) {
+          const id = await newerBatch();
+          await store.finishIngest(id, { rows: 0, invalid: 0, duplicates: 0, toScreen: 0, cached: 0 });
+          await store.claimFinalisation(id);
+          await store.completeBatch(id, `results/${id}/manifest.json`);
+          finished.push(id);
+        }
+
+        const listed = await store.listBatches(3, { unfinishedOnly: true });
+
+        expect(listed[0]?.batchId).toBe(running);
+        expect(listed.map((batch) => batch.batchId)).not.toContain(finished[0]);
       });
     });
 

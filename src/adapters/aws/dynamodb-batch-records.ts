@@ -1,9 +1,9 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApprovalDecision, BatchLayout, BatchRecord, FileFailure } from '../../domain/batch/index.ts';
 import type { BatchRecords, IngestQuote, IngestTotals, NewBatch } from '../../domain/ports/index.ts';
+import { listedBatchIds, markFinished, markUnfinished } from './dynamodb-batch-listing.ts';
 import { toBatch } from './dynamodb-items.ts';
 import {
-  BATCH_LISTING,
   batchKey,
   batchStatusIn,
   COUNTER_PREFIX,
@@ -71,19 +71,7 @@ export class DynamoDbBatchRecords implements BatchRecords {
     limit: number,
     options: { readonly unfinishedOnly?: boolean } = {},
   ): Promise<BatchRecord[]> {
-    const listing = await this.#db.client.send(
-      new QueryCommand({
-        TableName: this.#db.tableName,
-        KeyConditionExpression: 'pk = :listing',
-        ExpressionAttributeValues: { ':listing': BATCH_LISTING },
-        // The listing item of a batch says when it finished (see markListing): a finished batch's record and its
-        // sixteen counter shards are then never read.
-        ...(options.unfinishedOnly ? { FilterExpression: 'attribute_not_exists(finished)' } : {}),
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return this.#batchesWithCounts((listing.Items ?? []).map((item) => item.batchId as string));
+    return this.#batchesWithCounts(await listedBatchIds(this.#db, limit, options.unfinishedOnly ?? false));
   }
 
   async decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean> {
@@ -114,7 +102,7 @@ export class DynamoDbBatchRecords implements BatchRecords {
     const batch = await this.getBatch(batchId);
     // Unmarked first: a crash before the batch reopens leaves a finished batch listed as unfinished (read, harmless),
     // never a running one listed as finished (never swept).
-    if (batch !== null) await this.#markListing(batch, false);
+    if (batch !== null) await markUnfinished(this.#db, batch);
     return this.#db.conditionally(() =>
       this.#db.client.send(
         new UpdateCommand({
@@ -290,24 +278,9 @@ export class DynamoDbBatchRecords implements BatchRecords {
         }),
       ),
     );
-    // Marked after: a crash in between leaves it listed as unfinished, read by sweeps until a repeat marks it.
-    if (batch !== null && completed) await this.#markListing(batch, true);
+    // Marked after, even by a repeat that finds it completed: a crash in between leaves it listed as unfinished,
+    // read (not swept) until a repeated finalisation marks it.
+    if (batch !== null) await markFinished(this.#db, batch);
     return completed;
-  }
-
-  /** Marks a batch's listing item finished, or unfinished again (a redrive), for `listBatches`' sweeps. */
-  async #markListing(batch: BatchRecord, finished: boolean): Promise<void> {
-    // Never creates a listing item (one that expired stays gone).
-    await this.#db.conditionally(() =>
-      this.#db.client.send(
-        new UpdateCommand({
-          TableName: this.#db.tableName,
-          Key: listingKey(batch.batchId, batch.createdAt),
-          UpdateExpression: finished ? 'SET finished = :true' : 'REMOVE finished',
-          ConditionExpression: 'attribute_exists(pk)',
-          ...(finished ? { ExpressionAttributeValues: { ':true': true } } : {}),
-        }),
-      ),
-    );
   }
 }

@@ -64,10 +64,10 @@ export class MemoryBatchRecords implements BatchRecords {
     return [...this.#db.batches.values()]
       .map((batch, index) => ({ batch, index }))
       .sort((a, b) => b.batch.createdAt.localeCompare(a.batch.createdAt) || b.index - a.index)
-      .slice(0, limit)
       .filter(
         ({ batch }) => !options.unfinishedOnly || (batch.status !== 'completed' && batch.status !== 'failed'),
       )
+      .slice(0, limit)
       .map(({ batch }) => toRecord(batch));
   }
 

@@ -2,8 +2,8 @@ import {
   type BatchRecord,
   backoffSeconds,
   CANCELLED_DETAIL,
-  NOT_APPROVED_DETAIL,
   CHARGE_UNKNOWN_DETAIL,
+  NOT_APPROVED_DETAIL,
   otherEndpointDetail,
   parseMessage,
   SETTLED_STATES,
@@ -181,7 +181,8 @@ async function screenHeldRow(
   }
   if (batch.cancelRequested) return held.settle({ outcome: 'cancelled', reason: CANCELLED_DETAIL });
   // A rejected batch buys nothing: a row its reject left queued (an interrupted reject, then a renewal) ends here.
-  if (batch.approval === 'rejected') return held.settle({ outcome: 'not_queried', reason: NOT_APPROVED_DETAIL });
+  if (batch.approval === 'rejected')
+    return held.settle({ outcome: 'not_queried', reason: NOT_APPROVED_DETAIL });
   if (batch.tokenState === 'rejected') return held.settle({ outcome: 'failed', reason: TOKEN_REJECTED });
   // Another bureau's answer would be made-up data for this batch's customers: nothing is sent, nothing charged.
   // Here continuesAt is false only for a batch that recorded where it was started (see continuesAt).
