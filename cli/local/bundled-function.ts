@@ -67,6 +67,11 @@ export class BundledFunction {
     this.#options = options;
   }
 
+  /** Whether an invocation is running or an instance starting. */
+  get busy(): boolean {
+    return this.#starting > 0 || this.#instances.some((instance) => instance.busy);
+  }
+
   /** Starts one instance ahead of the first invocation (a provisioned, warm container). */
   async start(): Promise<void> {
     const instance = await this.#acquire();

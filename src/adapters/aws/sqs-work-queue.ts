@@ -13,7 +13,7 @@ export interface SqsWorkQueueConfig {
   readonly client: SQSClient;
   readonly workQueueUrl: string;
   readonly finaliseQueueUrl: string;
-  /** The dispatcher's queue; a component that never asks for a dispatch (the sweeper, a worker) may leave it out. */
+  /** The dispatcher's queue (ingest, approvals and the sweeper's renewals ask for dispatches); a worker may leave it out. */
   readonly dispatchQueueUrl?: string;
   /**
    * SendMessageBatch calls in flight at once.
