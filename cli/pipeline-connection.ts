@@ -91,6 +91,11 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
     cloudFormation.destroy();
   }
   const missing = REQUIRED_OUTPUTS.filter((name) => !outputs.has(name));
+  // A stack with the first outputs but not the newer ones is one deployed by an earlier version.
+  if (missing.length > 0 && outputs.has('BucketName') && outputs.has('TableName'))
+    throw new CliError(
+      `stack ${stackName} was deployed by an earlier credit-screen: it has no output ${missing.join(', ')}; deploy it again (npx cdk deploy)`,
+    );
   if (missing.length > 0)
     throw new CliError(
       `stack ${stackName} is not a credit-screen stack: it has no output ${missing.join(', ')}`,

@@ -36,6 +36,7 @@ beforeAll(async () => {
         },
       ],
       ['other-stack', { Something: 'else' }],
+      ['older-stack', { BucketName: 'b', TableName: 't', WorkQueueUrl: 'w', FinaliseQueueUrl: 'f' }],
     ]),
   );
   env = {
@@ -128,18 +129,22 @@ describe('credit-screen against a deployed stack (--stack)', () => {
     for (const document of documents) expect(test.emulator.stats().chargesByDocument[document]).toBe(1);
   }, 120_000);
 
-  it('cancel of a finished batch, an unknown batch, and an unknown or foreign stack each fail with one line', async () => {
+  it('cancel of a finished batch, an unknown batch, and an unknown, foreign or outdated stack each fail with one line', async () => {
     const finished = await cli(['cancel', batchId, '--stack', 'credit-screen-prod']);
     const unknown = await cli(['status', '20260101-nope', '--stack', 'credit-screen-prod']);
     const missing = await cli(['batches', '--stack', 'no-such-stack']);
     const foreign = await cli(['batches', '--stack', 'other-stack']);
+    const older = await cli(['batches', '--stack', 'older-stack']);
 
-    expect([finished.code, unknown.code, missing.code, foreign.code]).toEqual([2, 2, 2, 2]);
+    expect([finished.code, unknown.code, missing.code, foreign.code, older.code]).toEqual([2, 2, 2, 2, 2]);
     expect(finished.stderr.trim()).toBe(`credit-screen: batch ${batchId} has already finished`);
     expect(unknown.stderr.trim()).toBe('credit-screen: no batch 20260101-nope in stack credit-screen-prod');
     expect(missing.stderr.trim()).toBe(
       'credit-screen: cannot read stack no-such-stack: Stack with id no-such-stack does not exist',
     );
     expect(foreign.stderr).toContain('is not a credit-screen stack: it has no output BucketName');
+    expect(older.stderr.trim()).toBe(
+      'credit-screen: stack older-stack was deployed by an earlier credit-screen: it has no output DispatchQueueUrl; deploy it again (npx cdk deploy)',
+    );
   }, 60_000);
 });
