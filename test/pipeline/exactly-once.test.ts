@@ -41,6 +41,7 @@ async function ingestQuietly(
     queue?: RecordingWorkQueue;
     freshnessHours?: number;
     now?: () => Date;
+    approvalThreshold?: number;
   } = {},
 ) {
   const queue = options.queue ?? new RecordingWorkQueue();
@@ -57,6 +58,15 @@ async function ingestQuietly(
         excelSummary: false,
         chunkRows: options.chunkRows,
         freshnessHours: options.freshnessHours,
+        ...(options.approvalThreshold === undefined
+          ? {}
+          : {
+              approval: {
+                threshold: options.approvalThreshold,
+                pricePerQuery: { a: 2.7, b: 5 },
+                ratePerSecond: { a: 10, b: 10 },
+              },
+            }),
       },
     });
   return { upload, queue, ingest };
@@ -314,19 +324,8 @@ describe('exactly-once screening', () => {
 
   it('buys nothing for a batch waiting for approval, nor for a rejected one whose reject was interrupted', async () => {
     const documents = distinctDocuments(3, 'not approved in flight');
-    const queue = new RecordingWorkQueue();
-    const upload = test.upload(customerListCsv(documents), 'a');
-    const { batchId } = await ingestUpload(upload, {
-      ...test.adapters,
-      queue,
-      logger: new MemoryLogger(),
-      settings: {
-        defaultBureau: 'a',
-        maxRows: 1000,
-        excelSummary: false,
-        approval: { threshold: 1, pricePerQuery: { a: 2.7, b: 5 }, ratePerSecond: { a: 10, b: 10 } },
-      },
-    });
+    const { queue, ingest } = await ingestQuietly(documents, { approvalThreshold: 1 });
+    const { batchId } = await ingest();
     // Messages no one should have sent: whatever sends them, a worker must not buy.
     const messages: WorkMessage[] = documents.map((document, index) => ({
       version: 1,
