@@ -67,6 +67,20 @@ const REQUIRED_OUTPUTS = [
   'DispatchQueueUrl',
 ] as const;
 
+/** Refuses a stack without every output the CLI reads, in one line that says whether to deploy it again. */
+function checkOutputs(stackName: string, outputs: ReadonlyMap<string, string>): void {
+  const missing = REQUIRED_OUTPUTS.filter((name) => !outputs.has(name));
+  if (missing.length === 0) return;
+  // A stack with the first outputs but not the newer ones is one deployed by an earlier version.
+  if (outputs.has('BucketName') && outputs.has('TableName'))
+    throw new CliError(
+      `stack ${stackName} was deployed by an earlier credit-screen: it has no output ${missing.join(', ')}; deploy it again (npx cdk deploy)`,
+    );
+  throw new CliError(
+    `stack ${stackName} is not a credit-screen stack: it has no output ${missing.join(', ')}`,
+  );
+}
+
 /**
  * The deployed pipeline behind a stack, from the stack's outputs. SDK clients take credentials, region and
  * endpoints from the standard AWS settings (profiles, `AWS_REGION`, `AWS_ENDPOINT_URL` and its per-service forms),
@@ -90,16 +104,7 @@ export async function connectToStack(stackName: string): Promise<PipelineConnect
   } finally {
     cloudFormation.destroy();
   }
-  const missing = REQUIRED_OUTPUTS.filter((name) => !outputs.has(name));
-  // A stack with the first outputs but not the newer ones is one deployed by an earlier version.
-  if (missing.length > 0 && outputs.has('BucketName') && outputs.has('TableName'))
-    throw new CliError(
-      `stack ${stackName} was deployed by an earlier credit-screen: it has no output ${missing.join(', ')}; deploy it again (npx cdk deploy)`,
-    );
-  if (missing.length > 0)
-    throw new CliError(
-      `stack ${stackName} is not a credit-screen stack: it has no output ${missing.join(', ')}`,
-    );
+  checkOutputs(stackName, outputs);
   const clients = {
     dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({}), {
       marshallOptions: { removeUndefinedValues: true },
