@@ -47,6 +47,8 @@ function s3Operation(method: string, url: URL, headers: IncomingMessage['headers
   const query = url.searchParams;
   if (key === '') {
     if (method === 'GET' && query.has('uploads')) return { operation: 'ListMultipartUploads', bucket };
+    if (method === 'GET' && query.has('versions'))
+      return { operation: 'ListObjectVersions', bucket, prefix: query.get('prefix') ?? '' };
     if (method === 'GET') return { operation: 'ListObjectsV2', bucket, prefix: query.get('prefix') ?? '' };
     return { operation: `${method}Bucket`, bucket };
   }
@@ -55,7 +57,12 @@ function s3Operation(method: string, url: URL, headers: IncomingMessage['headers
     HEAD: 'HeadObject',
     PUT: query.has('partNumber') ? 'UploadPart' : headers['x-amz-copy-source'] ? 'CopyObject' : 'PutObject',
     POST: query.has('uploads') ? 'CreateMultipartUpload' : 'CompleteMultipartUpload',
-    DELETE: query.has('uploadId') ? 'AbortMultipartUpload' : 'DeleteObject',
+    // Deleting one version by its id is an action of its own for IAM (s3:DeleteObjectVersion).
+    DELETE: query.has('uploadId')
+      ? 'AbortMultipartUpload'
+      : query.has('versionId')
+        ? 'DeleteObjectVersion'
+        : 'DeleteObject',
   };
   return { operation: byMethod[method] ?? `${method}Object`, bucket, key };
 }

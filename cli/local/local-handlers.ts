@@ -17,6 +17,7 @@ export function finaliseDependencies(
     changeThresholds: { scorePoints: settings.scoreChangePoints },
     changeAlerts: { changeKinds: settings.alertChangeKinds, worstChanges: settings.alertWorstChanges },
     reportLanguage: settings.reportLanguage,
+    partRows: settings.finalisePartRows,
     policyLoader: zenCreditPolicyLoader,
   };
 }

@@ -1,8 +1,14 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { type FinaliseDependencies, finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
+import {
+  type FinaliseDependencies,
+  handleFinaliseMessage,
+} from '../../src/application/finalise/finalise-batch.ts';
 import { finaliseMessageSchema, parseMessage } from '../../src/domain/batch/index.ts';
 
-/** The finaliser Lambda: writes the results of each batch named by a message of the finalise queue. */
+/**
+ * The finaliser Lambda: writes the results of each batch named by a message of the finalise queue, or the part of
+ * them a message names, or joins a big batch's parts.
+ */
 export function createFinaliseHandler(deps: FinaliseDependencies) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const failures: { itemIdentifier: string }[] = [];
@@ -13,7 +19,7 @@ export function createFinaliseHandler(deps: FinaliseDependencies) {
         continue;
       }
       try {
-        await finaliseBatch(message.batchId, deps);
+        await handleFinaliseMessage(message, deps);
       } catch (error) {
         deps.logger.error('finalisation failed; retried', { batchId: message.batchId, error: String(error) });
         failures.push({ itemIdentifier: record.messageId });

@@ -12,5 +12,6 @@ export const handler = createFinaliseHandler({
     worstChanges: runtime.environment.settings.alertWorstChanges,
   },
   reportLanguage: runtime.environment.settings.reportLanguage,
+  partRows: runtime.environment.settings.finalisePartRows,
   policyLoader: zenCreditPolicyLoader,
 });

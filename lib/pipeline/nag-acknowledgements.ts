@@ -4,7 +4,12 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import { batchPolicyKey, policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
+import {
+  batchPolicyKey,
+  finalisePartsPrefix,
+  policyVerdictKey,
+  S3_LAYOUT,
+} from '../../src/contract/index.ts';
 import type { PipelineFunctions } from './functions.ts';
 
 /** The resources whose generated permissions cdk-nag reports. */
@@ -60,6 +65,9 @@ function acknowledgeFunctionRole(role: Construct, resources: AcknowledgedResourc
     `Resource::${bucketArn}/${policyVerdictKey('*')}`,
     // The worker reads each batch's copy of its policy, and nothing else of work/.
     `Resource::${bucketArn}/${batchPolicyKey('*')}`,
+    // The finaliser writes and removes the parts of a big batch's finalisation, and nothing else of work/.
+    `Resource::${bucketArn}/${finalisePartsPrefix('*')}*`,
+    'Action::s3:DeleteObject*',
   ]) {
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[${finding}]`,

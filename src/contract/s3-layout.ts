@@ -36,11 +36,28 @@ export const answerKey = (bureau: Bureau, batchId: string, row: number): string 
   `${S3_LAYOUT.raw}${bureau}/${batchId}/${row}.json`;
 
 /**
- * Key of a batch's list of rows that have duplicates: the ingest writes it, the finaliser repeats those rows'
- * report columns on their duplicates.
+ * Where the finaliser writes each part of a big batch's result files before it joins them into the files themselves,
+ * and removes them: the lines of each file for the part's rows, the documents its alerts announce, and
+ * `aggregate.json`, its counts and figures, written last (a part with one is done). A part is named by its rows
+ * (zero-padded, so keys sort in row order): parts cut at another size never pass for one another.
  */
-export const duplicateTargetsKey = (batchId: string): string =>
-  `${S3_LAYOUT.work}${batchId}/duplicate-targets.json`;
+export const finalisePartKeys = (
+  batchId: string,
+  part: { readonly first: number; readonly last: number },
+) => {
+  const rows = `${String(part.first).padStart(10, '0')}-${String(part.last).padStart(10, '0')}`;
+  const base = `${finalisePartsPrefix(batchId)}${rows}/`;
+  return {
+    summary: `${base}summary.csv`,
+    reports: `${base}reports.jsonl`,
+    changes: `${base}changes.csv`,
+    alerts: `${base}alerts.jsonl`,
+    aggregate: `${base}aggregate.json`,
+  };
+};
+
+/** The prefix of every part of a batch's finalisation (see {@link finalisePartKeys}). */
+export const finalisePartsPrefix = (batchId: string): string => `${S3_LAYOUT.work}${batchId}/finalise/`;
 
 /**
  * The key under which the command line uploads a customer list: `incoming/<bureau>/<UTC time>-<nonce>.<ext>`,

@@ -67,6 +67,12 @@ export interface PipelineSettings {
   readonly excelSummary: boolean;
   /** Data rows accepted in one file; a larger file is refused whole. */
   readonly maxRows: number;
+  /**
+   * Rows per part of a batch's finalisation: a bigger batch is written in parts of this many rows, in parallel,
+   * then joined (src/application/finalise/finalise-parts.ts), so no invocation's time or memory grows with the
+   * batch. At most {@link MAX_FINALISE_PART_ROWS}, what one part may hold within the finaliser's limits.
+   */
+  readonly finalisePartRows: number;
   /** Smallest score move a re-screen reports as `score_drop` or `score_rise`. */
   readonly scoreChangePoints: number;
   /**
@@ -106,6 +112,12 @@ export interface PipelineSettings {
   readonly alertFullDocuments: boolean;
 }
 
+/**
+ * The most rows a part of a finalisation may hold: about 380 s of CPU and 240 MB of heap at the finaliser's 1,024
+ * MB (0.58 vCPU), under half of its 900 s and 614 MB.
+ */
+export const MAX_FINALISE_PART_ROWS = 200_000;
+
 /** Five years, the longest negative information may be kept (CDC art. 43 §1º); no deployment may set more. */
 const MAX_RETENTION_DAYS = 5 * 365;
 
@@ -128,6 +140,9 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   maxReceiveCount: 10,
   excelSummary: false,
   maxRows: 1_000_000,
+  // Measured with a policy (bench/finalise-decisions.bench.ts): about 1.1 ms of CPU and 1.2 KB of heap a row, so a
+  // part takes about 100 s at the finaliser's CPU share and 60 MB of its 614 MB.
+  finalisePartRows: 50_000,
   scoreChangePoints: 50,
   portfolioSchedule: 'rate(7 days)',
   reportLanguage: 'pt-BR',
@@ -227,6 +242,20 @@ function textProblems(settings: PipelineSettings): string[] {
   return problems;
 }
 
+/** What is wrong with the sizes of a list and of the parts it is finalised in. */
+function sizeProblems(settings: PipelineSettings): string[] {
+  const problems: string[] = [];
+  if (!Number.isInteger(settings.maxRows) || settings.maxRows < 1)
+    problems.push('maxRows must be a whole number ≥ 1');
+  if (
+    !Number.isInteger(settings.finalisePartRows) ||
+    settings.finalisePartRows < 1 ||
+    settings.finalisePartRows > MAX_FINALISE_PART_ROWS
+  )
+    problems.push(`finalisePartRows must be a whole number from 1 to ${MAX_FINALISE_PART_ROWS}`);
+  return problems;
+}
+
 /** Checks settings where they are given, naming what is wrong. */
 export function validateSettings(settings: PipelineSettings): PipelineSettings {
   const problems: string[] = [
@@ -234,6 +263,7 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
     ...alertProblems(settings),
     ...switchProblems(settings),
     ...textProblems(settings),
+    ...sizeProblems(settings),
   ];
   if (!Number.isInteger(settings.workerConcurrency) || settings.workerConcurrency < 2) {
     problems.push('workerConcurrency must be a whole number ≥ 2 (the SQS event source minimum)');
@@ -279,8 +309,6 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
       'maxReceiveCount must be greater than maxAttempts, so retries settle items before the DLQ does',
     );
   }
-  if (!Number.isInteger(settings.maxRows) || settings.maxRows < 1)
-    problems.push('maxRows must be a whole number ≥ 1');
   if (
     settings.approvalThreshold !== null &&
     !(Number.isSafeInteger(settings.approvalThreshold) && settings.approvalThreshold >= 0)

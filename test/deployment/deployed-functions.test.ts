@@ -16,13 +16,19 @@ import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts
 import { DynamoDbAuditLog } from '../../src/adapters/aws/dynamodb-audit-log.ts';
 import { dynamoDbBatchStores } from '../../src/adapters/aws/dynamodb-batch-store.ts';
 import type { BatchManifest } from '../../src/contract/index.ts';
-import { ALERT_DETAIL_SCHEMAS, type AlertEventType, resultKeys } from '../../src/contract/index.ts';
+import {
+  ALERT_DETAIL_SCHEMAS,
+  type AlertEventType,
+  finalisePartsPrefix,
+  resultKeys,
+} from '../../src/contract/index.ts';
 import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
 import { DeployedStack } from './deployed-stack.ts';
 import {
   CDK_OUT,
+  keysUnder,
   manifestOf as manifestOfBatch,
   readObject as readObjectOf,
   synthesizeIfMissing,
@@ -36,6 +42,8 @@ import type { RecordedCall } from './recording-proxy.ts';
 const STRICT = process.env.CREDIT_SCREEN_STRICT === '1' ? { seed: 'deployed-functions' } : undefined;
 
 let deployed: DeployedStack;
+/** Rows per part of a finalisation in these tests: their lists of 8 rows are finalised in three parts. */
+const FINALISE_PART_ROWS = 3;
 
 beforeAll(async () => {
   // `npm test` synthesizes before vitest; run alone, this test synthesizes itself the same way.
@@ -44,6 +52,8 @@ beforeAll(async () => {
   deployed = await DeployedStack.start(readCloudAssembly(CDK_OUT), {
     emulatorRandom: () => random.next(),
     strict: STRICT,
+    // Lists of more than three rows are finalised in parts, so the bundled finaliser's parts run against the IAM.
+    settings: { finalisePartRows: FINALISE_PART_ROWS },
   });
 }, 120_000);
 
@@ -114,6 +124,10 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     expect(manifest).toMatchObject({ status: 'completed', counts: { rows: 8, screened: 8, failed: 0 } });
     const summary = parseSummary((await readObject(resultKeys(batchId).summary)) ?? '');
     expect(summary.map((line) => line.status)).toEqual(Array(8).fill('screened'));
+    // Finalised in parts (FINALISE_PART_ROWS), joined in input order, and the parts removed.
+    expect(summary.map((line) => Number(line.row))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // Removed once the batch is completed, just after the manifest.
+    await expect.poll(() => keysUnder(deployed, finalisePartsPrefix(batchId))).toEqual([]);
     // The page people read, written by the bundled finaliser (ECharts and all) before the manifest that lists it.
     expect(manifest.files?.report).toBe(resultKeys(batchId).report);
     const page = (await readObject(resultKeys(batchId).report)) ?? '';
@@ -463,7 +477,17 @@ describe("every AWS call the bundled functions made, against the template's IAM"
         'sqs:DeleteMessageBatch',
       ]),
     );
-    expect([...kinds('Finalise')]).toEqual(expect.arrayContaining(['s3:PutObject', 'events:PutEvents']));
+    // In parts too: it queues them, lists which are written, joins them and removes them.
+    expect([...kinds('Finalise')]).toEqual(
+      expect.arrayContaining([
+        's3:PutObject',
+        'events:PutEvents',
+        'sqs:SendMessage',
+        's3:ListObjectsV2',
+        's3:ListObjectVersions',
+        's3:DeleteObject',
+      ]),
+    );
     expect([...kinds('DeadLetter')]).toEqual(expect.arrayContaining(['sqs:ReceiveMessage']));
     expect([...kinds('Dispatch')]).toEqual(
       expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:Query', 'sqs:SendMessageBatch']),

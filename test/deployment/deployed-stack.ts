@@ -100,7 +100,8 @@ function templateSettings(assembly: CloudAssembly): PipelineSettings {
  * The synthesized stack run offline: the local services (DynamoDB Local, fauxqs) with the template's settings, the
  * bureau emulator, fakes of Secrets Manager, EventBridge and Scheduler, and every bundled function in its own
  * processes behind its own recording endpoint, with the template's environment resolved to these resources.
- * The only value changed from the template is BUREAU_BASE_URL, which points at the emulator.
+ * The only values changed from the template are BUREAU_BASE_URL, which points at the emulator, and the settings a
+ * test gives (see {@link DeployedStack.start}).
  */
 export class DeployedStack {
   readonly functions = new Map<string, DeployedFunction>();
@@ -115,6 +116,8 @@ export class DeployedStack {
     readonly fakes: FakeAwsServices,
     readonly scheduler: FakeScheduler,
     readonly names: Map<string, string>,
+    /** The settings a test gave, merged into every function's PIPELINE_SETTINGS. */
+    readonly settingsGiven: Partial<PipelineSettings> = {},
   ) {}
 
   /**
@@ -123,9 +126,17 @@ export class DeployedStack {
    */
   static async start(
     assembly: CloudAssembly,
-    options: { emulatorRandom?: () => number; strict?: StrictModeOptions } = {},
+    options: {
+      emulatorRandom?: () => number;
+      strict?: StrictModeOptions;
+      /**
+       * Settings as a deployment whose construct is given them: they reach the functions only in PIPELINE_SETTINGS
+       * (test/lib/construct-props.test.ts), so they are merged into it, and the stack runs with them.
+       */
+      settings?: Partial<PipelineSettings>;
+    } = {},
   ) {
-    const settings = templateSettings(assembly);
+    const settings = validateSettings({ ...templateSettings(assembly), ...options.settings });
     const emulator = await ServiceEmulator.start({ random: options.emulatorRandom });
     const fakes = await FakeAwsServices.start();
     const scheduler = await FakeScheduler.start();
@@ -141,6 +152,7 @@ export class DeployedStack {
       fakes,
       scheduler,
       localNames(assembly, stack),
+      options.settings,
     );
     try {
       await deployed.#startFunctions();
@@ -224,6 +236,11 @@ export class DeployedStack {
         Object.entries(env(definition)).map(([name, value]) => [name, resolver.resolveString(value)]),
       );
       environment.BUREAU_BASE_URL = this.emulator.url;
+      if (environment.PIPELINE_SETTINGS !== undefined)
+        environment.PIPELINE_SETTINGS = JSON.stringify({
+          ...(JSON.parse(environment.PIPELINE_SETTINGS) as object),
+          ...this.settingsGiven,
+        });
       const secretId = environment.BUREAU_TOKEN_SECRET_ID;
       if (secretId) this.fakes.secrets.set(secretId, JSON.stringify({ token: this.emulator.token }));
       // What Secrets Manager generates for the audit key when the stack is created (64 letters and digits).

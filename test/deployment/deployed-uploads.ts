@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import { objectCreatedEvent } from '../../cli/local/s3-notification.ts';
 import { type BatchManifest, resultKeys } from '../../src/contract/index.ts';
@@ -32,6 +32,14 @@ export async function readObject(deployed: DeployedStack, key: string): Promise<
     if ((error as { name?: string }).name === 'NoSuchKey') return null;
     throw error;
   }
+}
+
+/** The keys of the deployed bucket under a prefix (the first thousand). */
+export async function keysUnder(deployed: DeployedStack, prefix: string): Promise<string[]> {
+  const listed = await deployed.stack.clients.s3.send(
+    new ListObjectsV2Command({ Bucket: deployed.stack.resources.bucketName, Prefix: prefix }),
+  );
+  return (listed.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [object.Key]));
 }
 
 /** Waits for the manifest the bundled finaliser writes last. */

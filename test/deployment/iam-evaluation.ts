@@ -46,7 +46,9 @@ const S3_ACTIONS: Record<string, { action: string; kms: readonly string[] }> = {
   AbortMultipartUpload: { action: 's3:AbortMultipartUpload', kms: [] },
   ListParts: { action: 's3:ListMultipartUploadParts', kms: [] },
   DeleteObject: { action: 's3:DeleteObject', kms: [] },
+  DeleteObjectVersion: { action: 's3:DeleteObjectVersion', kms: [] },
   ListObjectsV2: { action: 's3:ListBucket', kms: [] },
+  ListObjectVersions: { action: 's3:ListBucketVersions', kms: [] },
   ListMultipartUploads: { action: 's3:ListBucketMultipartUploads', kms: [] },
 };
 

@@ -20,6 +20,7 @@ const S3_TIER_ONE = new Set([
   'UploadPart',
   'CompleteMultipartUpload',
   'ListObjectsV2',
+  'ListObjectVersions',
   'ListParts',
   'ListMultipartUploads',
 ]);

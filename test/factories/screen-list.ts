@@ -1,10 +1,16 @@
 import { workerSettings } from '../../lambdas/shared/pipeline-adapters.ts';
 import { zenCreditPolicyLoader } from '../../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
-import { finaliseBatch } from '../../src/application/finalise/finalise-batch.ts';
+import {
+  type FinaliseDependencies,
+  finaliseBatch,
+  handleFinaliseMessage,
+} from '../../src/application/finalise/finalise-batch.ts';
 import { ingestUpload } from '../../src/application/ingest/ingest-upload.ts';
 import { screenDocuments } from '../../src/application/worker/screen-documents.ts';
+import type { BatchManifest } from '../../src/contract/index.ts';
 import { S3_LAYOUT } from '../../src/contract/index.ts';
+import type { FinaliseMessage } from '../../src/domain/batch/index.ts';
 import type { BureauGateway, CreditPolicyLoader } from '../../src/domain/ports/index.ts';
 import type { MemoryPipeline } from './memory-pipeline.ts';
 import { parseSummary } from './pipeline.ts';
@@ -20,7 +26,11 @@ export async function screenListOn(
   csv: string | Buffer,
   metadata: Record<string, string> = {},
   options: {
-    readonly beforeFinalise?: (batchId: string) => void;
+    readonly beforeFinalise?: (batchId: string) => void | Promise<void>;
+    /** Rows per part of the finalisation. @default FINALISE_PART_ROWS (a small list is written at once) */
+    readonly finalisePartRows?: number;
+    /** The order the finalise queue delivers a split batch's messages in. @default 'sent' */
+    readonly finaliseOrder?: 'sent' | 'reversed';
     readonly portfolio?: { name: string; policy: string };
     /** The workers decide as they settle (as deployed); false leaves every decision to the finaliser. */
     readonly workerDecides?: boolean;
@@ -77,11 +87,17 @@ export async function screenListOn(
       ...queue.work.splice(0).map(deliveryOf),
     ];
   }
-  beforeFinalise(batchId);
-  const manifest = await finaliseBatch(batchId, {
-    ...deps,
-    policyLoader: options.finaliserLoader ?? zenCreditPolicyLoader,
-  });
+  await beforeFinalise(batchId);
+  const manifest = await finaliseThroughQueue(
+    batchId,
+    {
+      ...deps,
+      policyLoader: options.finaliserLoader ?? zenCreditPolicyLoader,
+      ...(options.finalisePartRows === undefined ? {} : { partRows: options.finalisePartRows }),
+    },
+    queue.finalise,
+    options.finaliseOrder ?? 'sent',
+  );
   const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
   const reports = (await test.readText(manifest?.files?.reports ?? ''))
     .split('\n')
@@ -93,4 +109,24 @@ export async function screenListOn(
   const changes = manifest?.files?.changes ? parseSummary(await test.readText(manifest.files.changes)) : [];
   const page = manifest?.files?.report ? await test.readText(manifest.files.report) : '';
   return { batchId, manifest, summary, reports, header, changes, page };
+}
+
+/**
+ * Finalises a batch as the finalise queue would: the whole-batch message, then every message it and its parts
+ * send (a split batch's parts, then the join), delivered in `order`, until one of them completes the batch.
+ */
+async function finaliseThroughQueue(
+  batchId: string,
+  deps: FinaliseDependencies,
+  sent: FinaliseMessage[],
+  order: 'sent' | 'reversed' = 'sent',
+): Promise<BatchManifest | null> {
+  sent.splice(0);
+  let manifest = await finaliseBatch(batchId, deps);
+  for (let round = 0; manifest === null && sent.length > 0 && round < MAX_DELIVERIES; round++) {
+    const messages = sent.splice(0);
+    if (order === 'reversed') messages.reverse();
+    for (const message of messages) manifest = (await handleFinaliseMessage(message, deps)) ?? manifest;
+  }
+  return manifest;
 }

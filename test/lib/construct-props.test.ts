@@ -27,6 +27,7 @@ const EVERY_SETTING: PipelineSettings = {
   maxReceiveCount: 8,
   excelSummary: true,
   maxRows: 5000,
+  finalisePartRows: 20_000,
   scoreChangePoints: 70,
   portfolioSchedule: 'rate(3 days)',
   reportLanguage: 'en',

@@ -8,6 +8,7 @@ import {
   bureausWith,
   claimLeaseSeconds,
   DEFAULT_SETTINGS,
+  MAX_FINALISE_PART_ROWS,
   pipelineEnvironmentVariables,
   scheduleEnvironmentVariables,
   validateSettings,
@@ -34,6 +35,16 @@ describe('pipeline settings', () => {
     ).toThrow(
       /bureaus\.a\.rateLimitPerSecond must be > 0; workerConcurrency must be a whole number ≥ 2.*workerTimeoutSeconds must be at least twice.*maxReceiveCount must be greater than maxAttempts/,
     );
+  });
+
+  it('refuses a finalisation part larger than one invocation may hold, or empty', () => {
+    for (const finalisePartRows of [0, 2.5, MAX_FINALISE_PART_ROWS + 1])
+      expect(() => validateSettings({ ...DEFAULT_SETTINGS, finalisePartRows })).toThrow(
+        `invalid pipeline settings: finalisePartRows must be a whole number from 1 to ${MAX_FINALISE_PART_ROWS}`,
+      );
+    expect(
+      validateSettings({ ...DEFAULT_SETTINGS, finalisePartRows: MAX_FINALISE_PART_ROWS }).finalisePartRows,
+    ).toBe(MAX_FINALISE_PART_ROWS);
   });
 });
 

@@ -54,9 +54,14 @@ export class BatchDecisions {
   /**
    * Decides the page's rows that have a report; the decisions are kept for {@link decisionOf}. A row the worker
    * decided when it settled keeps that decision (the same policy copy decided it); only the others are evaluated
-   * here: rows reused at ingest, rows settled while the policy could not be opened.
+   * here: rows reused at ingest, rows settled while the policy could not be opened. Not `audited`: rows another
+   * part of the batch decides and records (a duplicate's first occurrence, read back for its decision).
    */
-  async decidePage(page: readonly RowRecord[], reports: Pick<ReportHistory, 'getReports'>): Promise<void> {
+  async decidePage(
+    page: readonly RowRecord[],
+    reports: Pick<ReportHistory, 'getReports'>,
+    { audited = true }: { readonly audited?: boolean } = {},
+  ): Promise<void> {
     const withReports: RowRecord[] = [];
     for (const row of page) {
       if (row.reportKey === null || (row.state !== 'screened' && row.state !== 'cached')) continue;
@@ -81,7 +86,7 @@ export class BatchDecisions {
       slice.forEach((row, index) => {
         this.#decided.set(row.row, decisions[index] as Decision);
       });
-      await this.#audit(slice, decisions);
+      if (audited) await this.#audit(slice, decisions);
     }
   }
 

@@ -1,7 +1,13 @@
 /** `changes.csv` of a re-screen, line by line, and what its alerts need gathered on the way. */
 
 import pLimit from 'p-limit';
-import { type BatchRecord, type ReportKey, type RowRecord, reportKeyId } from '../../domain/batch/index.ts';
+import {
+  type BatchRecord,
+  type ReportKey,
+  type RowRange,
+  type RowRecord,
+  reportKeyId,
+} from '../../domain/batch/index.ts';
 import type { DocumentType } from '../../domain/documents/index.ts';
 import {
   type ChangeCounts,
@@ -20,6 +26,19 @@ import type { ChangeAlerts } from './change-alerts.ts';
 // Previous-report lookups are one query each; a few at a time keep finalisation quick without a burst.
 const PREVIOUS_REPORT_LOOKUPS = 8;
 
+/** What the change lines count and gather on the way, and which of the batch's rows they cover. */
+export interface ChangeLinesOptions {
+  readonly thresholds: ChangeThresholds;
+  readonly tally: { counts: ChangeCounts; documentsChanged: number };
+  readonly statistics: SummaryStatisticsCollector;
+  readonly decisions: BatchDecisions | null;
+  readonly alerts: ChangeAlerts;
+  /** The rows; every row of the batch when absent. */
+  readonly range?: RowRange;
+  /** Whether the lines start the file (its header line). */
+  readonly withHeader: boolean;
+}
+
 /**
  * `changes.csv` of a re-screen: for every document this batch screened (asked the bureau again), what changed
  * since the report stored before. Rows settled from a still-fresh report were not asked again, so they have
@@ -28,19 +47,15 @@ const PREVIOUS_REPORT_LOOKUPS = 8;
 export async function* changeLines(
   batch: BatchRecord,
   { batchRows, reportHistory }: { readonly batchRows: BatchRows; readonly reportHistory: ReportHistory },
-  thresholds: ChangeThresholds,
-  tally: { counts: ChangeCounts; documentsChanged: number },
-  statistics: SummaryStatisticsCollector,
-  decisions: BatchDecisions | null,
-  alerts: ChangeAlerts,
+  { thresholds, tally, statistics, decisions, alerts, range, withHeader }: ChangeLinesOptions,
 ): AsyncGenerator<string> {
   const writer = new ChangesCsvWriter(
     batch.excelSummary ? 'excel' : 'standard',
     batch.layout?.passThroughColumns ?? [],
   );
-  yield writer.header();
+  if (withHeader) yield writer.header();
   const limit = pLimit(PREVIOUS_REPORT_LOOKUPS);
-  for await (const page of batchRows.rows(batch.batchId)) {
+  for await (const page of batchRows.rows(batch.batchId, range)) {
     const screened = page.filter(
       (row): row is RowRecord & { reportKey: ReportKey; document: string; documentType: DocumentType } =>
         // A document and its type are set together, from one parse at ingest.

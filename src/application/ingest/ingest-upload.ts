@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { duplicateTargetsKey, resultKeys, sourceNameOf } from '../../contract/index.ts';
+import { resultKeys, sourceNameOf } from '../../contract/index.ts';
 import {
   batchIdFor,
   bureauForKey,
@@ -295,10 +295,8 @@ async function writeAndQueueRows(
   });
   const writer = new ChunkWriter(batch, { heldMessages, chunkRows: deps.settings.chunkRows }, deps);
   const tally = new IntakeTally();
-  const duplicateTargets = new Set<number>();
   for await (const row of list.rows) {
     tally.add(row);
-    if (row.duplicateOf !== null) duplicateTargets.add(row.duplicateOf);
     await writer.add(row);
   }
   await writer.flush();
@@ -306,10 +304,6 @@ async function writeAndQueueRows(
     // The object changed between the passes (overwritten in place): let S3's retry start over on the new one.
     throw new Error(`s3://${upload.bucket}/${upload.key} changed while it was being ingested`);
   }
-  await deps.objects.putJson(
-    duplicateTargetsKey(batch.batchId),
-    [...duplicateTargets].sort((first, second) => first - second),
-  );
   return { counts: tally.counts, cached: writer.cached, heldMessages };
 }
 

@@ -1,4 +1,4 @@
-import { type DispatchMessage, laneOfBatch, type RowRange } from '../../domain/batch/index.ts';
+import { type DispatchMessage, laneOfBatch, partsOf, type RowRange } from '../../domain/batch/index.ts';
 import type { BatchRecords, BatchRows, Logger, WorkQueue } from '../../domain/ports/index.ts';
 import { sendQueuedRows } from './send-queued-rows.ts';
 
@@ -48,14 +48,6 @@ export async function dispatchRows(
   }
   const sent = await sendQueuedRows({ ...batch, lane: laneOfBatch(batch) }, deps, message.part);
   return { outcome: 'sent', batchId, part: message.part, sent };
-}
-
-/** Row numbers 1 to `rows`, cut into consecutive ranges of at most `partRows`. */
-export function partsOf(rows: number, partRows: number): RowRange[] {
-  const parts: RowRange[] = [];
-  for (let first = 1; first <= rows; first += partRows)
-    parts.push({ first, last: Math.min(rows, first + partRows - 1) });
-  return parts;
 }
 
 /**

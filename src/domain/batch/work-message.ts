@@ -16,15 +16,39 @@ export const workMessageSchema = z.object({
 });
 export type WorkMessage = z.infer<typeof workMessageSchema>;
 
-/** The SQS message that asks the finaliser to write a batch's results. */
-export const finaliseMessageSchema = z.object({ version: z.literal(1), batchId: z.string().min(1) });
-export type FinaliseMessage = z.infer<typeof finaliseMessageSchema>;
+const rowRangeFields = { first: z.number().int().positive(), last: z.number().int().positive() };
+const endsAfterStart = (range: { first: number; last: number }) => range.first <= range.last;
 
 /** A range of a batch's rows, by row number, both ends included. */
-const rowRangeSchema = z
-  .object({ first: z.number().int().positive(), last: z.number().int().positive() })
-  .refine((range) => range.first <= range.last, 'a range ends after it starts');
+const rowRangeSchema = z.object(rowRangeFields).refine(endsAfterStart, 'a range ends after it starts');
 export type RowRange = z.infer<typeof rowRangeSchema>;
+
+/** Row numbers 1 to `rows`, cut into consecutive ranges of at most `partRows`. */
+export function partsOf(rows: number, partRows: number): RowRange[] {
+  const parts: RowRange[] = [];
+  for (let first = 1; first <= rows; first += partRows)
+    parts.push({ first, last: Math.min(rows, first + partRows - 1) });
+  return parts;
+}
+
+/** One part of a batch's finalisation: its rows, and its place among the parts (from 0). */
+const finalisePartSchema = z
+  .object({ index: z.number().int().nonnegative(), ...rowRangeFields })
+  .refine(endsAfterStart, 'a range ends after it starts');
+export type FinalisePart = z.infer<typeof finalisePartSchema>;
+
+/**
+ * The SQS message that asks the finaliser to write a batch's results: the whole batch (written at once, or split
+ * into one message per part when it is big), one `part` of its rows, or, once every part is written, `compose`
+ * (join the parts into the result files and complete the batch).
+ */
+export const finaliseMessageSchema = z.object({
+  version: z.literal(1),
+  batchId: z.string().min(1),
+  part: finalisePartSchema.optional(),
+  compose: z.literal(true).optional(),
+});
+export type FinaliseMessage = z.infer<typeof finaliseMessageSchema>;
 
 /**
  * The SQS message that asks the dispatcher to send a work message for each of a batch's rows still queued: the rows

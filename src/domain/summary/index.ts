@@ -1,5 +1,6 @@
 // The summary carries a report's columns; they are defined with the report (domain/report), re-exported here.
 export { type ReportColumns, reportColumns } from '../report/report-columns.ts';
+export type { RiskSegment } from './risk-segment.ts';
 export * from './summary-csv.ts';
 export * from './summary-statistics.ts';
 export { TopList } from './top-list.ts';

@@ -8,6 +8,7 @@ import {
   emptyChangeCounts,
 } from '../monitoring/change-detection.ts';
 import type { ChangeRow } from '../monitoring/changes-csv.ts';
+import { addSegment, copySegment, emptySegment, type RiskSegment } from './risk-segment.ts';
 import { emptyStatusCounts, type SummaryRow, type SummaryStatus } from './summary-csv.ts';
 import { TopList } from './top-list.ts';
 
@@ -60,25 +61,6 @@ interface ReasonGroup {
   readonly count: number;
   /** The first rows with this reason, as typed. */
   readonly examples: readonly { readonly row: number; readonly input: string }[];
-}
-
-/** Protests, pending debts and bounced cheques of the documents of one type that have a report. */
-export interface RiskSegment {
-  readonly documents: number;
-  /** Documents with at least one protest, pending debt or bounced cheque. */
-  readonly withAnyRestriction: number;
-  readonly withProtests: number;
-  readonly protestsCents: number;
-  readonly withPendingDebts: number;
-  readonly pendingDebtsCents: number;
-  readonly withBouncedCheques: number;
-  readonly bouncedChequesCents: number;
-  /** Documents with such records whose amount the bureau did not give (not in the totals). */
-  readonly amountsUnknown: {
-    readonly protests: number;
-    readonly pendingDebts: number;
-    readonly bouncedCheques: number;
-  };
 }
 
 /** A customer in the riskiest tables: the summary's figures and the input's own columns. */
@@ -159,6 +141,12 @@ const DEFAULT_STATISTICS_LIMITS: StatisticsLimits = {
   examplesPerReason: 3,
 };
 
+/**
+ * The limits of the statistics of a part of a batch, gathered apart and absorbed in row order: as many reasons as
+ * any real list has, so the joined figures keep exactly the reasons one pass would (the first ones by row).
+ */
+export const PART_STATISTICS_LIMITS: StatisticsLimits = { ...DEFAULT_STATISTICS_LIMITS, reasons: 1_000 };
+
 /** Kinds of change from the most to the least severe for a creditor: new trouble first, improvements last. */
 export const CHANGE_SEVERITY: readonly ChangeKind[] = [
   'decision_worsened',
@@ -193,29 +181,6 @@ const increment = (counts: number[], index: number): void => {
 };
 
 const exposure = (line: CustomerLine): number => (line.protestsCents ?? 0) + (line.pendingDebtsCents ?? 0);
-
-type MutableSegment = { -readonly [K in Exclude<keyof RiskSegment, 'amountsUnknown'>]: number } & {
-  amountsUnknown: { protests: number; pendingDebts: number; bouncedCheques: number };
-};
-
-function emptySegment(): MutableSegment {
-  return {
-    amountsUnknown: { protests: 0, pendingDebts: 0, bouncedCheques: 0 },
-    documents: 0,
-    withAnyRestriction: 0,
-    withProtests: 0,
-    protestsCents: 0,
-    withPendingDebts: 0,
-    pendingDebtsCents: 0,
-    withBouncedCheques: 0,
-    bouncedChequesCents: 0,
-  };
-}
-
-const copySegment = (segment: MutableSegment): RiskSegment => ({
-  ...segment,
-  amountsUnknown: { ...segment.amountsUnknown },
-});
 
 /**
  * Gathers a batch's statistics from the rows the summary is written from (the finaliser) or read back from it (the
@@ -349,6 +314,59 @@ export class SummaryStatisticsCollector {
         creditLimit: decision.credit_limit,
       };
       (decision.decision === 'decline' ? this.#declined : this.#review).offer(decided);
+    }
+  }
+
+  /**
+   * Adds the statistics of a part of the batch's rows, gathered apart (the finaliser writes a big batch in parts):
+   * parts absorbed in row order give what one pass over every row gives. Reason groups keep the order of their first
+   * row (their first example), and groups beyond the limit count as other rows, as in one pass.
+   */
+  absorb(part: BatchStatistics): void {
+    for (const status of Object.keys(part.statuses) as SummaryStatus[])
+      this.#statuses[status] += part.statuses[status];
+    this.#absorbReasons(part);
+    this.#withReport += part.withReport;
+    part.scoreBands.forEach((count, index) => {
+      this.#scoreBands[index] = (this.#scoreBands[index] ?? 0) + count;
+    });
+    this.#noScore += part.noScore;
+    part.probabilityBands.forEach((count, index) => {
+      this.#probabilityBands[index] = (this.#probabilityBands[index] ?? 0) + count;
+    });
+    this.#noProbability += part.noProbability;
+    for (const type of ['cpf', 'cnpj'] as const) addSegment(this.#risk[type], part.risk[type]);
+    this.#lowestScores.absorb(part.lowestScores);
+    this.#largestDebts.absorb(part.largestDebts);
+    if (part.charges !== null) {
+      this.#chargesSeen = true;
+      for (const state of CHARGE_STATES) this.#charges[state] += part.charges[state];
+    }
+    for (const kind of CHANGE_KINDS) this.#changeCounts[kind] += part.changes.counts[kind];
+    this.#changes.absorb(part.changes.list);
+    this.#declined.absorb(part.decided.decline);
+    this.#review.absorb(part.decided.review);
+  }
+
+  #absorbReasons(part: BatchStatistics): void {
+    const groups = new Map(this.#reasons);
+    for (const group of part.reasons) {
+      const key = `${group.status}\u0000${group.reason}`;
+      const known = groups.get(key);
+      if (known === undefined) {
+        groups.set(key, { ...group, examples: [...group.examples] });
+        continue;
+      }
+      known.count += group.count;
+      known.examples.push(...group.examples.slice(0, this.#limits.examplesPerReason - known.examples.length));
+    }
+    const firstRow = (group: { examples: readonly { row: number }[] }) => group.examples[0]?.row ?? 0;
+    const ordered = [...groups].sort(([, a], [, b]) => firstRow(a) - firstRow(b));
+    this.#reasons.clear();
+    this.#otherReasonRows += part.otherReasonRows;
+    for (const [key, group] of ordered) {
+      if (this.#reasons.size < this.#limits.reasons) this.#reasons.set(key, group);
+      else this.#otherReasonRows += group.count;
     }
   }
 

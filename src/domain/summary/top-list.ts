@@ -28,6 +28,15 @@ export class TopList<T> {
     if (items.length > this.capacity) items.pop();
   }
 
+  /**
+   * Adds what another list of the same order kept and how many it was offered (a part of the same stream, gathered
+   * apart): the items kept are those one list offered the whole stream would keep.
+   */
+  absorb(part: { readonly items: readonly T[]; readonly total: number }): void {
+    for (const item of part.items) this.offer(item);
+    this.#offered += part.total - part.items.length;
+  }
+
   /** The kept items, first in order first. */
   get items(): readonly T[] {
     return this.#items;

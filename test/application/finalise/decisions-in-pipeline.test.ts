@@ -5,7 +5,7 @@ import { zenCreditPolicyLoader } from '../../../src/adapters/decision/zen-credit
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
 import { RecordingEventPublisher } from '../../../src/adapters/memory/recording-event-publisher.ts';
 import { checkPolicyUpload } from '../../../src/application/policies/check-policy-upload.ts';
-import { duplicateTargetsKey, policyKey } from '../../../src/contract/index.ts';
+import { policyKey } from '../../../src/contract/index.ts';
 import type { BureauGateway, CreditPolicyLoader } from '../../../src/domain/ports/index.ts';
 import { DECISION_COLUMNS, SUMMARY_COLUMNS } from '../../../src/domain/summary/index.ts';
 import { distinctDocuments } from '../../factories/customer-lists.ts';
@@ -177,14 +177,12 @@ describe('decisions in the pipeline (the worker decides as it settles; the final
     }
   });
 
-  it('finalises a batch whose list of duplicated rows is missing, reading it from the rows', async () => {
+  it('repeats a first occurrence’s report figures and decision on its duplicates', async () => {
     const [first, second] = distinctDocuments(2, 'lost targets') as [string, string];
 
-    const { summary } = await screenList(
-      `cpf_cnpj\n${first}\n${second}\n${first}\n`,
-      { policy: 'pessoa-fisica.json' },
-      { beforeFinalise: (batchId) => test.objects.delete(duplicateTargetsKey(batchId)) },
-    );
+    const { summary } = await screenList(`cpf_cnpj\n${first}\n${second}\n${first}\n`, {
+      policy: 'pessoa-fisica.json',
+    });
 
     expect(summary.map((line) => line.status)).toEqual(['screened', 'screened', 'duplicate']);
     expect(summary[2]?.score).toBe(summary[0]?.score);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { memoryBatchStore } from '../../../src/adapters/memory/memory-batch-store.ts';
 import { MemoryLogger } from '../../../src/adapters/memory/memory-logger.ts';
-import { dispatchRows, partsOf } from '../../../src/application/queueing/dispatch-rows.ts';
+import { dispatchRows } from '../../../src/application/queueing/dispatch-rows.ts';
+import { partsOf } from '../../../src/domain/batch/index.ts';
 import { quoteOf } from '../../../src/domain/spend/index.ts';
 import { asStores, queuedRows } from '../../factories/batch-records.ts';
 import { RecordingWorkQueue } from '../../factories/recording-ports.ts';

@@ -3,8 +3,10 @@ import { CHANGE_KINDS } from '../../../src/domain/monitoring/index.ts';
 import {
   bandIndex,
   CHANGE_SEVERITY,
+  PART_STATISTICS_LIMITS,
   PROBABILITY_BANDS,
   SCORE_BANDS,
+  type StatisticsRow,
   SummaryStatisticsCollector,
   TopList,
 } from '../../../src/domain/summary/index.ts';
@@ -203,5 +205,42 @@ describe('SummaryStatisticsCollector', () => {
       new_protest: 1,
       protest_cleared: 0,
     });
+  });
+
+  it('absorbs parts gathered apart into what one pass over every row gathers', () => {
+    const rows = Array.from({ length: 300 }, (_, index) => {
+      const row = index + 1;
+      if (row % 7 === 0) return invalidRowWith(row, `x${row}`, `reason ${Math.floor(row / 7) % 41}`);
+      const scored = reportColumnsWith({
+        score: (row * 37) % 1000,
+        pendingDebtsCount: row % 3,
+        pendingDebtsCents: (row % 3) * 1000 * row,
+        defaultProbabilityPct: (row * 13) % 100,
+      });
+      return summaryRowWith({
+        row,
+        documentType: row % 2 === 0 ? 'cpf' : 'cnpj',
+        status: row % 11 === 0 ? 'cached' : 'screened',
+        chargeState: row % 11 === 0 ? 'not_charged' : 'charged',
+        report: scored,
+        decision: {
+          decision: row % 5 === 0 ? 'decline' : row % 3 === 0 ? 'review' : 'approve',
+          reasons: [{ code: `R${row % 4}`, text: 'because' }],
+          credit_limit: row * 10,
+        } as unknown as StatisticsRow['decision'],
+      });
+    });
+    const joined = new SummaryStatisticsCollector();
+    for (let start = 0; start < rows.length; start += 40) {
+      const part = new SummaryStatisticsCollector(PART_STATISTICS_LIMITS);
+      for (const row of rows.slice(start, start + 40)) part.add(row);
+      joined.absorb(part.result());
+    }
+
+    const once = statisticsOf(rows);
+    expect(once.reasons).toHaveLength(40);
+    expect(once.otherReasonRows).toBeGreaterThan(0);
+    expect(once.lowestScores.total).toBeGreaterThan(once.lowestScores.items.length);
+    expect(joined.result()).toEqual(once);
   });
 });
