@@ -3,6 +3,7 @@
  * message, one message per part, the join. Used by `npm run bench:scale` and by the test that holds the finaliser's
  * heap flat in the number of rows (test/bench/finaliser-scale.test.ts).
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { handleFinaliseMessage } from '../src/application/finalise/finalise-batch.ts';
@@ -12,6 +13,9 @@ import { generatedBatch } from './generated-batch.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
+collectGarbage();
+/** The heap with the finaliser's code loaded and nothing run: what a function's heap starts from. */
+const startingHeap = process.memoryUsage().heapUsed;
 
 /** Lambda's memory for a whole vCPU; a function gets memory ÷ this of one. */
 export const FULL_VCPU_MB = 1769;
@@ -19,6 +23,44 @@ export const FULL_VCPU_MB = 1769;
 /** Seconds in Lambda of `cpuSeconds` measured here, for a function of `memoryMb` (this core taken for Lambda's). */
 export const scaledToLambda = (cpuSeconds: number, memoryMb: number = FUNCTION_MEMORY.finalise): number =>
   cpuSeconds / (Math.min(memoryMb, FULL_VCPU_MB) / FULL_VCPU_MB);
+
+/** Linux's clock ticks a second, the unit of CPU times in `/proc/<pid>/stat`. */
+const CLOCK_TICKS = 100;
+
+/**
+ * CPU-seconds so far of this process's descendants that are still running: the ZEN processes a policy is evaluated
+ * in (src/adapters/decision/zen-process/). `process.cpuUsage` leaves them out; in Lambda they share the function's
+ * CPU. Read from `/proc` (Linux), zero elsewhere.
+ */
+function descendantsCpuSeconds(): number {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/u.test(name));
+  } catch {
+    return 0;
+  }
+  const stats = entries.flatMap((pid) => {
+    try {
+      // After the command's closing parenthesis: state, ppid, … utime (14th field), stime (15th).
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return [{ pid: Number(pid), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
+  const family = new Set([process.pid]);
+  let ticks = 0;
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const stat of stats)
+      if (!family.has(stat.pid) && family.has(stat.ppid)) {
+        family.add(stat.pid);
+        ticks += stat.ticks;
+        grew = true;
+      }
+  }
+  return ticks / CLOCK_TICKS;
+}
 
 /** One finalise message's invocation: what it was, its CPU-seconds and its peak heap. */
 export interface Invocation {
@@ -28,17 +70,20 @@ export interface Invocation {
 }
 
 /**
- * Runs one invocation's work and measures it: CPU-seconds (`process.cpuUsage`), and peak heap (used after a full
- * collection before it, plus its highest growth during it, sampled every 5 ms; garbage not yet collected counts,
- * so this errs high).
+ * Runs one invocation's work and measures it: CPU-seconds (`process.cpuUsage`, and its ZEN processes'), and peak
+ * heap: the heap with the
+ * code loaded, plus the invocation's highest growth over the heap after a full collection before it, sampled every
+ * 5 ms (garbage not yet collected counts, so this errs high).
  */
 async function measured(message: Invocation['message'], work: () => Promise<unknown>): Promise<Invocation> {
   collectGarbage();
-  let peak = process.memoryUsage().heapUsed;
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().heapUsed);
   }, 5);
   const cpu = process.cpuUsage();
+  const descendants = descendantsCpuSeconds();
   try {
     await work();
   } finally {
@@ -46,7 +91,10 @@ async function measured(message: Invocation['message'], work: () => Promise<unkn
   }
   peak = Math.max(peak, process.memoryUsage().heapUsed);
   const used = process.cpuUsage(cpu);
-  return { message, cpuSeconds: (used.user + used.system) / 1e6, peakHeapMb: peak / 2 ** 20 };
+  const descendantsUsed = Math.max(0, descendantsCpuSeconds() - descendants);
+  // The invocation's growth on the heap a function starts with (what the bench itself holds is not counted).
+  const peakHeapMb = (startingHeap + peak - base) / 2 ** 20;
+  return { message, cpuSeconds: (used.user + used.system) / 1e6 + descendantsUsed, peakHeapMb };
 }
 
 export interface FinaliserScaleOptions {

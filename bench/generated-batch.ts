@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { generateCreditReport } from '../emulator/report-generator.ts';
 import { SeededRandom } from '../emulator/seeded-random.ts';
 import { zenCreditPolicyLoader } from '../src/adapters/decision/zen-credit-policy.ts';
-import { MemoryLogger } from '../src/adapters/memory/memory-logger.ts';
 import { MemoryObjectStore } from '../src/adapters/memory/memory-object-store.ts';
 import { RecordingEventPublisher } from '../src/adapters/memory/recording-event-publisher.ts';
 import type { FinaliseDependencies } from '../src/application/finalise/finalise-batch.ts';
@@ -26,6 +25,9 @@ import { normaliseCreditReport } from '../src/domain/report/index.ts';
 import { reportColumns } from '../src/domain/summary/index.ts';
 import { batchRecord, rowRecord } from '../test/factories/batch-records.ts';
 import { makeCpf } from '../test/factories/documents.ts';
+
+/** Logs nothing: a bench's memory must not grow with what the code under it logs. */
+const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Rows per page, as DynamoDB's 1 MB pages hold them. */
 const PAGE = 500;
@@ -169,7 +171,7 @@ export async function generatedBatch(options: GeneratedBatchOptions): Promise<Ge
       reportHistory: reportHistory as unknown as FinaliseDependencies['reportHistory'],
       objects,
       events: new RecordingEventPublisher(),
-      logger: new MemoryLogger(),
+      logger: SILENT,
       policyLoader: zenCreditPolicyLoader,
     },
   };

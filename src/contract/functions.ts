@@ -4,9 +4,15 @@ import { SWEEP_INTERVAL_MINUTES } from './claims.ts';
 import { DISPATCH_TIMEOUT_SECONDS } from './queues.ts';
 import type { PipelineSettings } from './settings.ts';
 
-/** Memory of each function, in MB. The ingest streams a million rows in under 256 MB (bench:pipeline). */
+/**
+ * Memory of each function, in MB. Lambda gives CPU in proportion to memory (1,769 MB is one vCPU). The ingest
+ * streams a million rows in under 256 MB (bench:pipeline), but its work is CPU (parsing, checking, hashing): 175
+ * CPU-seconds a million rows held for approval, 344 sending as it reads (measured for issue #39), which at 256 MB's
+ * 0.145 vCPU is 1,200–2,400 s, past Lambda's 900 s. With a whole vCPU it is 175–344 s, for the same GB-seconds: a
+ * CPU-bound invocation's GB-seconds do not depend on its memory.
+ */
 export const FUNCTION_MEMORY = {
-  ingest: 256,
+  ingest: 1769,
   worker: 256,
   finalise: 1024,
   deadLetter: 256,

@@ -127,7 +127,7 @@ describe('CreditScreenPipeline', () => {
       );
     }
     expect(functions.map((fn) => fn.Properties.MemorySize).sort((a: number, b: number) => a - b)).toEqual([
-      256, 256, 256, 256, 256, 256, 256, 1024,
+      256, 256, 256, 256, 256, 256, 1024, 1769,
     ]);
   });
 

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { type Invocation, measureFinaliser } from '../../bench/finaliser-scale.ts';
+
+/** The highest peak heap among one kind of invocation, in MB. */
+const peakOf = (invocations: readonly Invocation[], kind: Invocation['message']) =>
+  Math.max(...invocations.filter((invocation) => invocation.message === kind).map((one) => one.peakHeapMb));
+
+describe('the finaliser at scale', () => {
+  it('keeps every invocation’s heap flat in the number of rows: ten times the rows, the same peak', async () => {
+    // A first batch loads what a cold function loads once (the report page's charts): not a cost of rows.
+    await measureFinaliser({ rows: 300, partRows: 100 });
+
+    const small = await measureFinaliser({ rows: 5_000, partRows: 1_000 });
+    const large = await measureFinaliser({ rows: 50_000, partRows: 1_000 });
+
+    expect(large.filter((invocation) => invocation.message === 'part')).toHaveLength(50);
+    for (const kind of ['batch', 'part', 'join'] as const)
+      expect(peakOf(large, kind), kind).toBeLessThan(peakOf(small, kind) + 6);
+  }, 120_000);
+});
