@@ -38,15 +38,17 @@ export const answerKey = (bureau: Bureau, batchId: string, row: number): string 
 /**
  * Where the finaliser writes each part of a big batch's result files before it joins them into the files themselves,
  * and removes them: the lines of each file for the part's rows, the documents its alerts announce, and
- * `aggregate.json`, its counts and figures, written last (a part with one is done). A part is named by its rows
- * (zero-padded, so keys sort in row order): parts cut at another size never pass for one another.
+ * `aggregate.json`, its counts and figures, written last (a part with one is done). A part is named by the batch's
+ * revision (a redrive finalises the batch again) and its rows (zero-padded, so keys sort in row order): parts of an
+ * earlier finalisation, or cut at another size, never pass for this one's.
  */
 export const finalisePartKeys = (
   batchId: string,
+  revision: number,
   part: { readonly first: number; readonly last: number },
 ) => {
   const rows = `${String(part.first).padStart(10, '0')}-${String(part.last).padStart(10, '0')}`;
-  const base = `${finalisePartsPrefix(batchId)}${rows}/`;
+  const base = `${finalisePartsPrefix(batchId)}r${revision}/${rows}/`;
   return {
     summary: `${base}summary.csv`,
     reports: `${base}reports.jsonl`,
@@ -56,7 +58,7 @@ export const finalisePartKeys = (
   };
 };
 
-/** The prefix of every part of a batch's finalisation (see {@link finalisePartKeys}). */
+/** The prefix of every part of every finalisation of a batch (see {@link finalisePartKeys}). */
 export const finalisePartsPrefix = (batchId: string): string => `${S3_LAYOUT.work}${batchId}/finalise/`;
 
 /**

@@ -113,8 +113,8 @@ export interface PipelineSettings {
 }
 
 /**
- * The most rows a part of a finalisation may hold: about 380 s of CPU and 240 MB of heap at the finaliser's 1,024
- * MB (0.58 vCPU), under half of its 900 s and 614 MB.
+ * The most rows a part of a finalisation may hold: four default parts, about 80 s and a little over 300 MB of heap
+ * at the finaliser's 1,024 MB (bench:scale), well inside its 900 s and near half of its 614 MB.
  */
 export const MAX_FINALISE_PART_ROWS = 200_000;
 
@@ -140,8 +140,8 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   maxReceiveCount: 10,
   excelSummary: false,
   maxRows: 1_000_000,
-  // Measured with a policy (bench/finalise-decisions.bench.ts): about 1.1 ms of CPU and 1.2 KB of heap a row, so a
-  // part takes about 100 s at the finaliser's CPU share and 60 MB of its 614 MB.
+  // Measured (bench:scale, docs/performance.md): a part of 50,000 rows, every one decided by the finaliser, takes
+  // about 20 s at the finaliser's CPU share and 107 MB of its 614 MB of heap.
   finalisePartRows: 50_000,
   scoreChangePoints: 50,
   portfolioSchedule: 'rate(7 days)',

@@ -52,7 +52,7 @@ export async function startParts(
   deps: FinaliseDependencies,
 ): Promise<void> {
   const { batchId } = batch;
-  const missing = await missingParts(batchId, parts, deps.objects);
+  const missing = await missingParts(batch, parts, deps.objects);
   if (missing.length === 0) {
     await deps.queue.sendFinalise({ version: 1, batchId, compose: true });
     return;
@@ -89,7 +89,7 @@ export async function finalisePart(
     deps.logger.warn('finalise part not of this batch’s parts; ignored', { batchId, part });
     return;
   }
-  const keys = finalisePartKeys(batchId, part);
+  const keys = finalisePartKeys(batchId, batch.revision, part);
   const scope = { range: part, withHeaders: part.index === 0, statisticsLimits: PART_STATISTICS_LIMITS };
   const results = await writeRangeFiles(batch, keys, scope, resultKeys(batchId).changes, deps);
   await deps.objects.writeStream(keys.alerts, 'application/x-ndjson', jsonLines(results.changeAlerts));
@@ -104,7 +104,7 @@ export async function finalisePart(
     worstChanges: results.changeAlerts?.worstChanges ?? [],
   };
   await deps.objects.putJson(keys.aggregate, aggregate);
-  if ((await missingParts(batchId, parts, deps.objects)).length === 0)
+  if ((await missingParts(batch, parts, deps.objects)).length === 0)
     await deps.queue.sendFinalise({ version: 1, batchId, compose: true });
 }
 
@@ -129,7 +129,7 @@ export async function composeParts(
   if (batch?.status === 'completed') await removeParts(batchId, deps.objects);
   if ((await finalisingBatch(batchId, deps)) === null || batch === null) return null;
   const parts = finalisePartsOf(batch, deps);
-  const missing = await missingParts(batchId, parts, deps.objects);
+  const missing = await missingParts(batch, parts, deps.objects);
   if (missing.length > 0) {
     deps.logger.warn('join asked for with parts still to write; ignored', {
       batchId,
@@ -137,9 +137,9 @@ export async function composeParts(
     });
     return null;
   }
-  const totals = await joinedTotals(batchId, parts, deps);
+  const totals = await joinedTotals(batchId, batch.revision, parts, deps);
   const keys = resultKeys(batchId);
-  const partKeys = parts.map((part) => finalisePartKeys(batchId, part));
+  const partKeys = parts.map((part) => finalisePartKeys(batchId, batch.revision, part));
   await deps.objects.writeStream(
     keys.summary,
     'text/csv; charset=utf-8',
@@ -167,21 +167,24 @@ export async function composeParts(
   return manifest;
 }
 
-/** The parts without an aggregate (not written yet). */
+/** The parts of the batch's current finalisation without an aggregate (not written yet). */
 async function missingParts(
-  batchId: string,
+  batch: Pick<BatchRecord, 'batchId' | 'revision'>,
   parts: readonly FinalisePart[],
   objects: ObjectStore,
 ): Promise<FinalisePart[]> {
   const written = new Set<string>();
-  for await (const key of objects.list(finalisePartsPrefix(batchId)))
+  for await (const key of objects.list(finalisePartsPrefix(batch.batchId)))
     if (key.endsWith('/aggregate.json')) written.add(key);
-  return parts.filter((part) => !written.has(finalisePartKeys(batchId, part).aggregate));
+  return parts.filter(
+    (part) => !written.has(finalisePartKeys(batch.batchId, batch.revision, part).aggregate),
+  );
 }
 
 /** The parts' aggregates added up, in row order (what one pass over every row would have counted). */
 async function joinedTotals(
   batchId: string,
+  revision: number,
   parts: readonly FinalisePart[],
   deps: FinaliseDependencies,
 ): Promise<BatchTotals> {
@@ -192,7 +195,7 @@ async function joinedTotals(
   );
   let totals: Omit<BatchTotals, 'statistics' | 'worstChanges'> | null = null;
   for (const part of parts) {
-    const text = await deps.objects.readTextIfExists(finalisePartKeys(batchId, part).aggregate);
+    const text = await deps.objects.readTextIfExists(finalisePartKeys(batchId, revision, part).aggregate);
     if (text === null) throw new Error(`part ${part.index} of batch ${batchId} has no aggregate`);
     // Written by finalisePart of this same code: its shape is ours, not input.
     const aggregate = JSON.parse(text) as PartAggregate;

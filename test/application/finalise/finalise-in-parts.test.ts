@@ -8,7 +8,7 @@ import {
   handleFinaliseMessage,
 } from '../../../src/application/finalise/finalise-batch.ts';
 import { type RangeResults, writeRangeFiles } from '../../../src/application/finalise/result-files.ts';
-import { finalisePartsPrefix, policyKey, resultKeys } from '../../../src/contract/index.ts';
+import { finalisePartKeys, finalisePartsPrefix, policyKey, resultKeys } from '../../../src/contract/index.ts';
 import type { FinaliseMessage } from '../../../src/domain/batch/index.ts';
 import type { BureauGateway } from '../../../src/domain/ports/index.ts';
 import { passThroughHeaders } from '../../../src/domain/summary/index.ts';
@@ -223,5 +223,40 @@ describe('a batch finalised in parts', () => {
     const summary = parseSummary(await test.readText(resultKeys(batchId).summary));
     expect(summary.map((line) => Number(line.row))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(summary.every((line) => line.status === 'screened')).toBe(true);
+  });
+
+  it('never joins the parts an earlier finalisation of the batch left behind (a redrive finalises it again)', async () => {
+    const list = `cpf_cnpj\n${distinctDocuments(6, 'finalise parts stale').join('\n')}\n`;
+    let batchId = '';
+
+    const { manifest, summary } = await screenListOn(
+      test,
+      bureau,
+      list,
+      {},
+      {
+        finalisePartRows: 3,
+        // What a first finalisation's join left when it stopped before removing its parts, and a redrive followed.
+        beforeFinalise: async (id) => {
+          batchId = id;
+          const batch = await test.adapters.batchRecords.getBatch(id);
+          for (const part of [
+            { first: 1, last: 3 },
+            { first: 4, last: 6 },
+          ]) {
+            const stale = finalisePartKeys(id, (batch?.revision ?? 1) - 1, part);
+            test.objects.put(stale.summary, 'row,stale\n');
+            test.objects.put(stale.reports, '{"stale":true}\n');
+            test.objects.put(stale.alerts, '');
+            test.objects.put(stale.aggregate, '{"version":1}');
+          }
+        },
+      },
+    );
+
+    expect(manifest?.counts.rows).toBe(6);
+    expect(summary.map((line) => Number(line.row))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await test.readText(resultKeys(batchId).reports)).not.toContain('stale');
+    expect(await keysUnder(finalisePartsPrefix(batchId))).toEqual([]);
   });
 });
