@@ -113,10 +113,10 @@ export interface PipelineSettings {
 }
 
 /**
- * The most rows a part of a finalisation may hold: four default parts, about 80 s and a little over 300 MB of heap
- * at the finaliser's 1,024 MB (bench:scale), well inside its 900 s and near half of its 614 MB.
+ * The most rows a part of a finalisation may hold: three default parts, about 60 s and 270 MB of heap at the
+ * finaliser's 1,024 MB (bench:scale), inside half of its 900 s and of its 614 MB.
  */
-export const MAX_FINALISE_PART_ROWS = 200_000;
+export const MAX_FINALISE_PART_ROWS = 150_000;
 
 /** Five years, the longest negative information may be kept (CDC art. 43 §1º); no deployment may set more. */
 const MAX_RETENTION_DAYS = 5 * 365;
