@@ -7,6 +7,13 @@ import type { PipelineSettings } from './settings.ts';
 /** Dispatch parts at work at once. */
 const DISPATCH_CONCURRENCY = 4;
 
+/**
+ * Finalise messages at work at once: the parts of a big batch's finalisation run side by side (a million rows is
+ * 20 parts of about 20 s each at most, bench:scale), so its results follow its last row within a couple of
+ * minutes; small batches take one invocation each, as before.
+ */
+const FINALISE_CONCURRENCY = 8;
+
 /** An SQS event source mapping: which queue feeds which function, and how (always with partial batch failures). */
 export interface EventSourceSpec {
   readonly function: PipelineFunction;
@@ -18,8 +25,8 @@ export interface EventSourceSpec {
 }
 
 /**
- * The SQS event sources. Dead letters and finalising are rare and short, so two invocations at once suffice (two
- * is the smallest MaximumConcurrency Lambda accepts). A dispatch's parts run a few at a time: each sends its rows'
+ * The SQS event sources. Dead letters are rare and short, so two invocations at once suffice (two is the smallest
+ * MaximumConcurrency Lambda accepts); finalising runs a big batch's parts side by side. A dispatch's parts run a few at a time: each sends its rows'
  * messages in seconds, so the first bureau calls of a large batch start at once and its rows are all queued in
  * minutes, without crowding the account's concurrency.
  */
@@ -46,7 +53,7 @@ export function eventSourceSpecs(settings: PipelineSettings): readonly EventSour
       queue: 'finalise',
       batchSize: 1,
       batchingWindowSeconds: 0,
-      maxConcurrency: 2,
+      maxConcurrency: FINALISE_CONCURRENCY,
       reportBatchItemFailures: true,
     },
     {
