@@ -17,4 +17,15 @@ describe('the finaliser at scale', () => {
     for (const kind of ['batch', 'part', 'join'] as const)
       expect(peakOf(large, kind), kind).toBeLessThan(peakOf(small, kind) + 6);
   }, 120_000);
+
+  it('keeps it flat with a policy too, every row decided in the finaliser', async () => {
+    const policyFile = 'samples/policies/pessoa-fisica.json';
+    await measureFinaliser({ rows: 300, partRows: 100, policyFile });
+
+    const small = await measureFinaliser({ rows: 2_000, partRows: 1_000, policyFile });
+    const large = await measureFinaliser({ rows: 20_000, partRows: 1_000, policyFile });
+
+    for (const kind of ['batch', 'part', 'join'] as const)
+      expect(peakOf(large, kind), kind).toBeLessThan(peakOf(small, kind) + 6);
+  }, 120_000);
 });
