@@ -4,12 +4,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
-import {
-  batchPolicyKey,
-  finalisePartsPrefix,
-  policyVerdictKey,
-  S3_LAYOUT,
-} from '../../src/contract/index.ts';
+import { batchPolicyKey, policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { PipelineFunctions } from './functions.ts';
 
 /** The resources whose generated permissions cdk-nag reports. */
@@ -65,8 +60,7 @@ function acknowledgeFunctionRole(role: Construct, resources: AcknowledgedResourc
     `Resource::${bucketArn}/${policyVerdictKey('*')}`,
     // The worker reads each batch's copy of its policy, and nothing else of work/.
     `Resource::${bucketArn}/${batchPolicyKey('*')}`,
-    // The finaliser writes and removes the parts of a big batch's finalisation, and nothing else of work/.
-    `Resource::${bucketArn}/${finalisePartsPrefix('*')}*`,
+    // The finaliser removes the parts of a big batch's finalisation once joined (finalise-parts/ only).
     'Action::s3:DeleteObject*',
   ]) {
     Validations.of(role).acknowledge({

@@ -4,12 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import {
-  batchPolicyKey,
-  finalisePartsPrefix,
-  policyVerdictKey,
-  S3_LAYOUT,
-} from '../../src/contract/index.ts';
+import { batchPolicyKey, policyVerdictKey, S3_LAYOUT } from '../../src/contract/index.ts';
 import type { PipelineFunctions } from './functions.ts';
 import type { PipelineQueues } from './queues.ts';
 import { grantTokenSecretKey, type TokenSecretProps } from './token-secret.ts';
@@ -66,11 +61,12 @@ export function grantLeastPrivilege(
   bucket.grantRead(finalise, `${S3_LAYOUT.work}*`);
   bucket.grantPut(finalise, `${S3_LAYOUT.results}*`);
   eventBus.grantPutEventsTo(finalise);
-  // A big batch is finalised in parts: the finaliser queues them, writes them under work/ and removes them once
-  // joined (src/application/finalise/finalise-parts.ts).
+  // A big batch is finalised in parts: the finaliser queues them, writes them under finalise-parts/, reads them
+  // back to join them and removes them (src/application/finalise/finalise-parts.ts).
   queues.finalise.grantSendMessages(finalise);
-  bucket.grantPut(finalise, `${finalisePartsPrefix('*')}*`);
-  bucket.grantDelete(finalise, `${finalisePartsPrefix('*')}*`);
+  bucket.grantRead(finalise, `${S3_LAYOUT.finaliseParts}*`);
+  bucket.grantPut(finalise, `${S3_LAYOUT.finaliseParts}*`);
+  bucket.grantDelete(finalise, `${S3_LAYOUT.finaliseParts}*`);
 
   table.grantReadWriteData(deadLetter);
   // Whether a dead-lettered row's answer was persisted (it was then charged).

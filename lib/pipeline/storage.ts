@@ -4,7 +4,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { EXPIRING_PREFIXES, type PipelineSettings, TABLE } from '../../src/contract/index.ts';
+import {
+  EXPIRING_PREFIXES,
+  FINALISE_PARTS_EXPIRY_DAYS,
+  type PipelineSettings,
+  S3_LAYOUT,
+  TABLE,
+} from '../../src/contract/index.ts';
 
 /** Where the pipeline keeps its data: one key encrypts all of it. */
 export interface PipelineStorage {
@@ -41,6 +47,8 @@ export function createStorage(
     serverAccessLogsPrefix: 'pipeline-bucket/',
     lifecycleRules: [
       ...EXPIRING_PREFIXES.map(expire),
+      // A finalisation's parts live minutes; any a stopped join left go soon, whatever the retention.
+      { prefix: S3_LAYOUT.finaliseParts, expiration: Duration.days(FINALISE_PARTS_EXPIRY_DAYS) },
       { abortIncompleteMultipartUploadAfter: Duration.days(1) },
     ],
     removalPolicy,

@@ -17,7 +17,15 @@ export const S3_LAYOUT = {
   portfolios: PORTFOLIO_PREFIX,
   /** Credit policies (JDM files) the customer keeps; no personal data, so they do not expire. */
   policies: 'policies/',
+  /**
+   * The parts of a big batch's finalisation, while they are joined (see {@link finalisePartKeys}); the join removes
+   * them, and any a stopped join left expire after {@link FINALISE_PARTS_EXPIRY_DAYS}, whatever the retention.
+   */
+  finaliseParts: 'finalise-parts/',
 } as const;
+
+/** Days the parts of a finalisation are kept at most: a batch is finalised in minutes. */
+export const FINALISE_PARTS_EXPIRY_DAYS = 2;
 
 /** The prefixes whose objects expire after the retention period (LGPD). */
 export const EXPIRING_PREFIXES = [
@@ -59,7 +67,7 @@ export const finalisePartKeys = (
 };
 
 /** The prefix of every part of every finalisation of a batch (see {@link finalisePartKeys}). */
-export const finalisePartsPrefix = (batchId: string): string => `${S3_LAYOUT.work}${batchId}/finalise/`;
+export const finalisePartsPrefix = (batchId: string): string => `${S3_LAYOUT.finaliseParts}${batchId}/`;
 
 /**
  * The key under which the command line uploads a customer list: `incoming/<bureau>/<UTC time>-<nonce>.<ext>`,

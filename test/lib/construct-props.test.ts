@@ -1,7 +1,12 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, FUNCTION_MEMORY, type PipelineSettings } from '../../src/contract/index.ts';
+import {
+  DEFAULT_SETTINGS,
+  FINALISE_PARTS_EXPIRY_DAYS,
+  FUNCTION_MEMORY,
+  type PipelineSettings,
+} from '../../src/contract/index.ts';
 import { synthesizeStack } from '../factories/synthesized-stack.ts';
 
 /** A value for every setting, each different from its default, so an ignored one shows. */
@@ -113,7 +118,8 @@ describe('CreditScreenPipeline props', () => {
     );
     expect(
       expirations.filter((rule) => rule.ExpirationInDays !== undefined).map((rule) => rule.ExpirationInDays),
-    ).toEqual([45, 45, 45, 45, 45]); // the access logs, then incoming/, raw/, results/ and work/
+    ).toEqual([45, 45, 45, 45, 45, FINALISE_PARTS_EXPIRY_DAYS]); // the access logs, then incoming/, raw/, results/,
+    // work/, and the finalisation parts, which go sooner whatever the retention
     for (const type of ['AWS::S3::Bucket', 'AWS::DynamoDB::Table', 'AWS::KMS::Key', 'AWS::Logs::LogGroup'])
       for (const resource of Object.values(template.findResources(type)))
         expect(resource.DeletionPolicy, type).toBe('Delete');

@@ -14,9 +14,11 @@ export async function handleFinaliseMessage(
   message: FinaliseMessage,
   deps: FinaliseDependencies,
 ): Promise<BatchManifest | null> {
-  if (message.compose) return composeParts(message.batchId, deps);
+  // The size the split cut the parts at travels with them; a message without one is cut at the current setting.
+  const cut = message.partRows === undefined ? deps : { ...deps, partRows: message.partRows };
+  if (message.compose) return composeParts(message.batchId, cut);
   if (message.part !== undefined) {
-    await finalisePart(message.batchId, message.part, deps);
+    await finalisePart(message.batchId, message.part, cut);
     return null;
   }
   return finaliseBatch(message.batchId, deps);

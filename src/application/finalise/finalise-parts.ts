@@ -31,12 +31,15 @@ import { resultFilesOf, writeRangeFiles } from './result-files.ts';
 /** Part messages in flight at once when a batch is split. */
 const PART_MESSAGES_IN_FLIGHT = 8;
 
+const partRowsOf = (deps: Pick<FinaliseDependencies, 'partRows'>): number =>
+  deps.partRows ?? DEFAULT_SETTINGS.finalisePartRows;
+
 /** The parts of a batch's finalisation: one when it is small enough to be written at once. */
 export function finalisePartsOf(
   batch: Pick<BatchRecord, 'rows'>,
   deps: Pick<FinaliseDependencies, 'partRows'>,
 ): FinalisePart[] {
-  return partsOf(batch.rows, deps.partRows ?? DEFAULT_SETTINGS.finalisePartRows).map((range, index) => ({
+  return partsOf(batch.rows, partRowsOf(deps)).map((range, index) => ({
     index,
     ...range,
   }));
@@ -52,14 +55,15 @@ export async function startParts(
   deps: FinaliseDependencies,
 ): Promise<void> {
   const { batchId } = batch;
+  const partRows = partRowsOf(deps);
   const missing = await missingParts(batch, parts, deps.objects);
   if (missing.length === 0) {
-    await deps.queue.sendFinalise({ version: 1, batchId, compose: true });
+    await deps.queue.sendFinalise({ version: 1, batchId, compose: true, partRows });
     return;
   }
   const limit = pLimit(PART_MESSAGES_IN_FLIGHT);
   await Promise.all(
-    missing.map((part) => limit(() => deps.queue.sendFinalise({ version: 1, batchId, part }))),
+    missing.map((part) => limit(() => deps.queue.sendFinalise({ version: 1, batchId, part, partRows }))),
   );
   deps.logger.info('finalisation split into parts', { batchId, parts: parts.length, sent: missing.length });
 }
@@ -85,7 +89,7 @@ export async function finalisePart(
   const parts = finalisePartsOf(batch, deps);
   const expected = parts[part.index];
   if (expected?.first !== part.first || expected.last !== part.last) {
-    // Split at another part size (the setting changed meanwhile): the sweeper's repeat splits the batch again.
+    // Not a part of this batch at this size (the split carries its size, so only a forged or garbled message).
     deps.logger.warn('finalise part not of this batch’s parts; ignored', { batchId, part });
     return;
   }
@@ -104,8 +108,13 @@ export async function finalisePart(
     worstChanges: results.changeAlerts?.worstChanges ?? [],
   };
   await deps.objects.putJson(keys.aggregate, aggregate);
+  // A repeated part that ran while the join completed the batch (and removed the parts) must not leave its copy.
+  if ((await finalisingBatch(batchId, deps)) === null) {
+    await removeObjects(Object.values(keys), deps.objects);
+    return;
+  }
   if ((await missingParts(batch, parts, deps.objects)).length === 0)
-    await deps.queue.sendFinalise({ version: 1, batchId, compose: true });
+    await deps.queue.sendFinalise({ version: 1, batchId, compose: true, partRows: partRowsOf(deps) });
 }
 
 async function* jsonLines(
@@ -117,17 +126,15 @@ async function* jsonLines(
 /**
  * Joins the written parts into the result files, in input order, adds their counts and figures up, and ends the
  * batch as a batch written at once ends (report page, manifest, completion, announcements); then removes the parts.
- * Null when a part is missing (its message is still on the queue, or the sweeper sends it again) or another run
- * completed the batch.
+ * Null when a part is missing (its message is still on the queue; the part that writes it asks for the join again)
+ * or another run completed the batch.
  */
 export async function composeParts(
   batchId: string,
   deps: FinaliseDependencies,
 ): Promise<BatchManifest | null> {
-  const batch = await deps.batchRecords.getBatch(batchId);
-  // A join that completed the batch and stopped before removing its parts: remove them now.
-  if (batch?.status === 'completed') await removeParts(batchId, deps.objects);
-  if ((await finalisingBatch(batchId, deps)) === null || batch === null) return null;
+  const batch = await finalisingBatch(batchId, deps);
+  if (batch === null) return null;
   const parts = finalisePartsOf(batch, deps);
   const missing = await missingParts(batch, parts, deps.objects);
   if (missing.length > 0) {
@@ -163,7 +170,10 @@ export async function composeParts(
     documentsOf(deps.objects, partKeys),
     deps,
   );
-  await removeParts(batchId, deps.objects);
+  // Only the join that completed the batch removes the parts, once it has announced it: another join (two parts
+  // may both ask for one) must not take the alerts the first is still reading. Parts a join left when it stopped
+  // expire with their prefix (FINALISE_PARTS_EXPIRY_DAYS).
+  if (manifest !== null) await removeParts(batchId, deps.objects);
   return manifest;
 }
 
@@ -280,6 +290,10 @@ async function* documentsOf(
 async function removeParts(batchId: string, objects: ObjectStore): Promise<void> {
   const keys: string[] = [];
   for await (const key of objects.list(finalisePartsPrefix(batchId))) keys.push(key);
+  await removeObjects(keys, objects);
+}
+
+async function removeObjects(keys: readonly string[], objects: ObjectStore): Promise<void> {
   const limit = pLimit(PART_MESSAGES_IN_FLIGHT);
   await Promise.all(keys.map((key) => limit(() => objects.remove(key))));
 }

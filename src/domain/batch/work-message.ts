@@ -47,6 +47,11 @@ export const finaliseMessageSchema = z.object({
   batchId: z.string().min(1),
   part: finalisePartSchema.optional(),
   compose: z.literal(true).optional(),
+  /**
+   * Rows per part, as the split that sent a part or join message cut them: a setting changed meanwhile never mixes
+   * parts of two sizes. Absent on a whole-batch message (the current setting splits it).
+   */
+  partRows: z.number().int().positive().optional(),
 });
 export type FinaliseMessage = z.infer<typeof finaliseMessageSchema>;
 

@@ -320,7 +320,10 @@ export class SummaryStatisticsCollector {
   /**
    * Adds the statistics of a part of the batch's rows, gathered apart (the finaliser writes a big batch in parts):
    * parts absorbed in row order give what one pass over every row gives. Reason groups keep the order of their first
-   * row (their first example), and groups beyond the limit count as other rows, as in one pass.
+   * row (their first example), and groups beyond the limit count as other rows, as in one pass. One difference: a
+   * part gathered with {@link PART_STATISTICS_LIMITS} lumps its reasons past the thousandth as other rows, so a
+   * reason already kept that reappears there only is counted as other (a thousand distinct failure reasons in one
+   * part is not a list, it is a broken bureau).
    */
   absorb(part: BatchStatistics): void {
     for (const status of Object.keys(part.statuses) as SummaryStatus[])

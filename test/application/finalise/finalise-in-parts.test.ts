@@ -208,7 +208,7 @@ describe('a batch finalised in parts', () => {
           expect(resent.map((message) => message.part?.index)).toEqual([2, 3]);
           for (const message of resent) await handleFinaliseMessage(message, deps);
           const joins = sent.splice(0);
-          expect(joins).toEqual([{ version: 1, batchId: id, compose: true }]);
+          expect(joins).toEqual([{ version: 1, batchId: id, compose: true, partRows: 3 }]);
           const [join] = joins as [FinaliseMessage];
           expect((await handleFinaliseMessage(join, deps))?.counts.rows).toBe(10);
           expect(await handleFinaliseMessage(join, deps)).toBeNull();
@@ -257,6 +257,95 @@ describe('a batch finalised in parts', () => {
     expect(manifest?.counts.rows).toBe(6);
     expect(summary.map((line) => Number(line.row))).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await test.readText(resultKeys(batchId).reports)).not.toContain('stale');
+    expect(await keysUnder(finalisePartsPrefix(batchId))).toEqual([]);
+  });
+
+  it('announces every change once when two joins run at once, and only the one that completes removes the parts', async () => {
+    const documents = distinctDocuments(12, 'finalise parts two joins');
+    const list = `cpf_cnpj,requested_amount\n${documents.map((document) => `${document},"R$ 900.000,00"`).join('\n')}\n`;
+    await screenListOn(test, bureau, list, { policy: 'pessoa-fisica.json' });
+    test.emulator.setEpoch(1);
+    const sent: FinaliseMessage[] = [];
+    let expected = 0;
+    let batchId = '';
+    try {
+      await screenListOn(
+        test,
+        bureau,
+        list,
+        {},
+        {
+          portfolio: { name: 'carteira-duas-juncoes', policy: 'pessoa-fisica.json' },
+          beforeFinalise: async (id) => {
+            batchId = id;
+            expected = (await writtenAtOnce(id)).results.changeAlerts?.documentEvents.length ?? 0;
+            // The join that wins is slow to announce: the other must not take the alerts it is still reading.
+            const slowEvents = new Proxy(test.events, {
+              get(target, name, receiver) {
+                const value = Reflect.get(target, name, receiver);
+                if (typeof value !== 'function') return value;
+                return async (...args: unknown[]) => {
+                  if (name === 'portfolioChanged') await new Promise((resolve) => setTimeout(resolve, 100));
+                  return value.apply(target, args);
+                };
+              },
+            });
+            const deps = { ...finaliseDeps(sent, 4), events: slowEvents };
+            await handleFinaliseMessage({ version: 1, batchId: id }, deps);
+            for (const part of sent.splice(0)) await handleFinaliseMessage(part, deps);
+            const [join] = sent.splice(0) as [FinaliseMessage];
+            await Promise.all([handleFinaliseMessage(join, deps), handleFinaliseMessage(join, deps)]);
+          },
+        },
+      );
+    } finally {
+      test.emulator.setEpoch(0);
+    }
+
+    expect(expected).toBeGreaterThan(0);
+    const announced = test.events.events.filter(
+      (event) => event.detailType === 'DocumentChanged' && event.detail.batchId === batchId,
+    );
+    expect(announced).toHaveLength(expected);
+    expect(await keysUnder(finalisePartsPrefix(batchId))).toEqual([]);
+  });
+
+  it('leaves no copy of a part written again while the join completed the batch', async () => {
+    const list = `cpf_cnpj\n${distinctDocuments(6, 'finalise parts late part').join('\n')}\n`;
+    const sent: FinaliseMessage[] = [];
+    let batchId = '';
+
+    await screenListOn(
+      test,
+      bureau,
+      list,
+      {},
+      {
+        beforeFinalise: async (id) => {
+          batchId = id;
+          const deps = finaliseDeps(sent, 3);
+          await handleFinaliseMessage({ version: 1, batchId: id }, deps);
+          const [first, second] = sent.splice(0) as [FinaliseMessage, FinaliseMessage];
+          const stillFinalising = await test.adapters.batchRecords.getBatch(id);
+          await handleFinaliseMessage(first, deps);
+          await handleFinaliseMessage(second, deps);
+          for (const join of sent.splice(0)) await handleFinaliseMessage(join, deps);
+          // A repeat of the first part that read the batch before the join completed it.
+          let reads = 0;
+          const staleFirstRead = {
+            ...deps,
+            batchRecords: {
+              ...test.adapters.batchRecords,
+              getBatch: async (batch: string) =>
+                reads++ === 0 ? stillFinalising : test.adapters.batchRecords.getBatch(batch),
+            },
+          };
+          await handleFinaliseMessage(first, staleFirstRead);
+        },
+      },
+    );
+
+    expect(batchId).not.toBe('');
     expect(await keysUnder(finalisePartsPrefix(batchId))).toEqual([]);
   });
 });
