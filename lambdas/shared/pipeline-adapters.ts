@@ -13,7 +13,7 @@ import { SqsWorkQueue } from '../../src/adapters/aws/sqs-work-queue.ts';
 import type { BatchStores } from '../../src/adapters/batch-stores.ts';
 import type { IngestSettings } from '../../src/application/ingest/ingest-upload.ts';
 import type { WorkerSettings } from '../../src/application/worker/held-row.ts';
-import { claimLeaseSeconds, type PipelineSettings } from '../../src/contract/index.ts';
+import { claimLeaseSeconds, longestBatchSeconds, type PipelineSettings } from '../../src/contract/index.ts';
 import { DEFAULT_RETRY_POLICY } from '../../src/domain/batch/index.ts';
 import { perBureau } from '../../src/domain/bureau/index.ts';
 import type {
@@ -149,6 +149,7 @@ export function ingestSettings(settings: PipelineSettings, bureauEndpoint?: stri
       threshold: settings.approvalThreshold,
       pricePerQuery: perBureau((bureau) => settings.bureaus[bureau].pricePerQuery),
       ratePerSecond: perBureau((bureau) => settings.bureaus[bureau].rateLimitPerSecond),
+      longestBatchSeconds: longestBatchSeconds(settings),
     },
   };
 }

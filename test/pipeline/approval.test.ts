@@ -29,6 +29,23 @@ async function submitList(pipeline: TestPipeline, documents: readonly string[]) 
 }
 
 describe('approval of large batches', () => {
+  it('says in quote.json, before anything is bought, when the queries would outlast the batch, and what fits', async () => {
+    // 30 documents at one query a day: a month of queries, past what a queued document waits for.
+    test = await startTestPipeline({
+      settings: { approvalThreshold: 10, bureaus: bureausWith({ rateLimitPerSecond: 1 / 86_400 }) },
+    });
+
+    const outcome = await submitList(test, distinctDocuments(30, 'approval overrun'));
+    const quote = JSON.parse(await test.pipeline.readText(resultKeys(outcome.batchId).quote));
+
+    expect(outcome).toMatchObject({ outcome: 'awaiting_approval' });
+    expect(quote).toMatchObject({ to_buy: 30, overrun: { documents_per_part: expect.any(Number) } });
+    expect(quote.overrun.parts).toBeGreaterThan(1);
+    expect(quote.overrun.parts * quote.overrun.documents_per_part).toBeGreaterThanOrEqual(30);
+    expect(quote.overrun.rate_per_second).toBeGreaterThan(1 / 86_400);
+    expect(test.emulator.stats().requests).toBe(0);
+  });
+
   it('buys nothing above the threshold until approved, then screens every document once', async () => {
     const pipeline = await pipelineWithThreshold(10);
     const documents = distinctDocuments(30, 'approval');
@@ -50,7 +67,7 @@ describe('approval of large batches', () => {
       quote: { to_buy: 30, estimated_cost: 81 },
     });
     expect(waiting).toMatchObject({ status: 'awaiting_approval', quote: { unique: 30, to_buy: 30 } });
-    expect(quote).toEqual(waiting?.quote);
+    expect(quote).toEqual({ ...waiting?.quote, overrun: null });
     expect(chargedWhileWaiting).toBe(0);
     expect(pipeline.pipeline.events.events.map((event) => event.detailType)).toContain(
       EVENTS.batchAwaitingApproval,

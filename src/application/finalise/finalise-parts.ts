@@ -47,7 +47,8 @@ export function finalisePartsOf(
 
 /**
  * Asks for the parts not written yet, one message each, or for the join when every part is: what a whole-batch
- * finalise message does for a big batch, again when the sweeper repeats it.
+ * finalise message does for a big batch, again when it comes back (a redelivery, the local runner's resume of an
+ * interrupted batch). Each message carries the size the parts are cut at.
  */
 export async function startParts(
   batch: BatchRecord,

@@ -26,7 +26,14 @@ import type {
   WorkQueue,
 } from '../../domain/ports/index.ts';
 import type { Bureau } from '../../domain/report/index.ts';
-import { MAX_CHARGES_METADATA, maxChargesOf, type Quote, quoteOf } from '../../domain/spend/index.ts';
+import {
+  MAX_CHARGES_METADATA,
+  maxChargesOf,
+  overrunOf,
+  type Quote,
+  type QuoteOverrun,
+  quoteOf,
+} from '../../domain/spend/index.ts';
 import { reportColumns } from '../../domain/summary/index.ts';
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { dispatchParts } from '../queueing/dispatch-rows.ts';
@@ -76,6 +83,11 @@ interface ApprovalSettings {
   readonly threshold: number | null;
   readonly pricePerQuery: Readonly<Record<Bureau, number>>;
   readonly ratePerSecond: Readonly<Record<Bureau, number>>;
+  /**
+   * The longest a batch's queries may take (`longestBatchSeconds`): a quote past it says what would fit, in
+   * `quote.json`, before anything is bought. Absent: not checked.
+   */
+  readonly longestBatchSeconds?: number;
 }
 
 export interface IngestDependencies {
@@ -142,14 +154,18 @@ function newRow(row: CustomerRow): NewRow {
   };
 }
 
-/** Writes the quote of a batch that must wait for approval, and says so (`BatchAwaitingApproval`). */
+/**
+ * Writes the quote of a batch that must wait for approval, with what would fit when its queries would outlast what
+ * the pipeline waits for (`overrun`, null when they fit), and says so (`BatchAwaitingApproval`).
+ */
 async function announceAwaitingApproval(
   batchId: string,
   quote: Quote,
+  overrun: QuoteOverrun | null,
   deps: IngestDependencies,
 ): Promise<void> {
   const key = resultKeys(batchId).quote;
-  await deps.objects.putJson(key, quote);
+  await deps.objects.putJson(key, { ...quote, overrun });
   await deps.events.batchAwaitingApproval({ batchId, quote, keys: { quote: key } });
 }
 
@@ -400,7 +416,15 @@ async function finishBatch(
     ratePerSecond: settings.approval?.ratePerSecond[bureau] ?? 1,
   });
   const awaitingApproval = threshold !== null && quote.to_buy > threshold;
-  if (awaitingApproval) await announceAwaitingApproval(batchId, quote, deps);
+  const { approval } = settings;
+  const overrun =
+    approval?.longestBatchSeconds === undefined
+      ? null
+      : overrunOf(quote, approval.ratePerSecond[bureau], approval.longestBatchSeconds);
+  // A batch that runs at once is told in the log only: nobody is asked (the threshold is off or not reached).
+  if (overrun !== null)
+    logger.warn('batch queries would outlast what the pipeline waits for', { batchId, ...overrun });
+  if (awaitingApproval) await announceAwaitingApproval(batchId, quote, overrun, deps);
   // Held messages are asked for before the batch runs, from the dispatcher, in parts (sending a million of them
   // here would outlast ingest): a retried ingest finds the batch still ingesting and asks again, harmlessly.
   else if (written.heldMessages) await dispatchParts(batchId, counts.rows, queue);
