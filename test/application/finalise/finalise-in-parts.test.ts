@@ -202,7 +202,7 @@ describe('a batch finalised in parts', () => {
           await handleFinaliseMessage(first as FinaliseMessage, deps);
           await handleFinaliseMessage(second as FinaliseMessage, deps);
           await handleFinaliseMessage(second as FinaliseMessage, deps);
-          // The sweeper repeats the whole-batch message of a batch still finalising.
+          // The whole-batch message comes again (a redelivery, the local runner resuming an interrupted batch).
           await handleFinaliseMessage({ version: 1, batchId: id }, deps);
           const resent = sent.splice(0);
           expect(resent.map((message) => message.part?.index)).toEqual([2, 3]);
