@@ -83,10 +83,7 @@ interface ApprovalSettings {
   readonly threshold: number | null;
   readonly pricePerQuery: Readonly<Record<Bureau, number>>;
   readonly ratePerSecond: Readonly<Record<Bureau, number>>;
-  /**
-   * The longest a batch's queries may take (`longestBatchSeconds`): a quote past it says what would fit, in
-   * `quote.json`, before anything is bought. Absent: not checked.
-   */
+  /** The longest a batch's queries may take (`longestBatchSeconds`); past it, `quote.json` says what fits. */
   readonly longestBatchSeconds?: number;
 }
 
@@ -417,13 +414,10 @@ async function finishBatch(
   });
   const awaitingApproval = threshold !== null && quote.to_buy > threshold;
   const { approval } = settings;
-  const overrun =
-    approval?.longestBatchSeconds === undefined
-      ? null
-      : overrunOf(quote, approval.ratePerSecond[bureau], approval.longestBatchSeconds);
+  const limit = approval?.longestBatchSeconds;
+  const overrun = limit === undefined ? null : overrunOf(quote, approval?.ratePerSecond[bureau] ?? 1, limit);
   // A batch that runs at once is told in the log only: nobody is asked (the threshold is off or not reached).
-  if (overrun !== null)
-    logger.warn('batch queries would outlast what the pipeline waits for', { batchId, ...overrun });
+  if (overrun !== null) logger.warn('batch queries would outlast its queue', { batchId, ...overrun });
   if (awaitingApproval) await announceAwaitingApproval(batchId, quote, overrun, deps);
   // Held messages are asked for before the batch runs, from the dispatcher, in parts (sending a million of them
   // here would outlast ingest): a retried ingest finds the batch still ingesting and asks again, harmlessly.
