@@ -118,6 +118,12 @@ export interface PipelineSettings {
  */
 export const MAX_FINALISE_PART_ROWS = 150_000;
 
+/**
+ * The most parts a batch's finalisation may be cut into: the join lists and reads every part, so a part size far
+ * below the list's size (a typo: 5 for 50,000) would make it list millions of objects.
+ */
+export const MAX_FINALISE_PARTS = 10_000;
+
 /** Five years, the longest negative information may be kept (CDC art. 43 §1º); no deployment may set more. */
 const MAX_RETENTION_DAYS = 5 * 365;
 
@@ -253,6 +259,10 @@ function sizeProblems(settings: PipelineSettings): string[] {
     settings.finalisePartRows > MAX_FINALISE_PART_ROWS
   )
     problems.push(`finalisePartRows must be a whole number from 1 to ${MAX_FINALISE_PART_ROWS}`);
+  else if (Math.ceil(settings.maxRows / settings.finalisePartRows) > MAX_FINALISE_PARTS)
+    problems.push(
+      `finalisePartRows must be at least maxRows / ${MAX_FINALISE_PARTS} (${Math.ceil(settings.maxRows / MAX_FINALISE_PARTS)}), so a list is finalised in at most ${MAX_FINALISE_PARTS} parts`,
+    );
   return problems;
 }
 

@@ -45,6 +45,13 @@ describe('pipeline settings', () => {
     expect(
       validateSettings({ ...DEFAULT_SETTINGS, finalisePartRows: MAX_FINALISE_PART_ROWS }).finalisePartRows,
     ).toBe(MAX_FINALISE_PART_ROWS);
+    // A million rows in parts of 5: 200,000 parts for the join to list.
+    expect(() => validateSettings({ ...DEFAULT_SETTINGS, finalisePartRows: 5 })).toThrow(
+      'invalid pipeline settings: finalisePartRows must be at least maxRows / 10000 (100), so a list is finalised in at most 10000 parts',
+    );
+    expect(
+      validateSettings({ ...DEFAULT_SETTINGS, maxRows: 30_000, finalisePartRows: 3 }).finalisePartRows,
+    ).toBe(3);
   });
 });
 
