@@ -9,6 +9,7 @@ import {
   claimLeaseSeconds,
   DEFAULT_SETTINGS,
   MAX_FINALISE_PART_ROWS,
+  MAX_FINALISE_PARTS,
   pipelineEnvironmentVariables,
   scheduleEnvironmentVariables,
   validateSettings,
@@ -47,7 +48,7 @@ describe('pipeline settings', () => {
     ).toBe(MAX_FINALISE_PART_ROWS);
     // A million rows in parts of 5: 200,000 parts for the join to list.
     expect(() => validateSettings({ ...DEFAULT_SETTINGS, finalisePartRows: 5 })).toThrow(
-      'invalid pipeline settings: finalisePartRows must be at least maxRows / 10000 (100), so a list is finalised in at most 10000 parts',
+      `invalid pipeline settings: finalisePartRows must be at least maxRows / ${MAX_FINALISE_PARTS} (100), so a list is finalised in at most ${MAX_FINALISE_PARTS} parts`,
     );
     expect(
       validateSettings({ ...DEFAULT_SETTINGS, maxRows: 30_000, finalisePartRows: 3 }).finalisePartRows,
