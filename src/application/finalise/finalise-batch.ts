@@ -4,7 +4,7 @@ import type { FinaliseMessage } from '../../domain/batch/index.ts';
 import type { DocumentChangedEvent } from '../../domain/ports/index.ts';
 import type { FinaliseDependencies } from './finalise-dependencies.ts';
 import { composeParts, finalisePart, finalisePartsOf, startParts } from './finalise-parts.ts';
-import { emptyTotals, finalisingBatch, finishBatch } from './finish-batch.ts';
+import { emptyTotals, finalisingBatch, finishBatch, once } from './finish-batch.ts';
 import { resultFilesOf, writeRangeFiles } from './result-files.ts';
 
 export type { FinaliseDependencies } from './finalise-dependencies.ts';
@@ -49,10 +49,6 @@ export async function finaliseBatch(
   const totals = { ...results, worstChanges: results.changeAlerts?.worstChanges ?? [] };
   const documents = results.changeAlerts?.documentEvents ?? [];
   return finishBatch(batch, totals, resultFilesOf(batch, keys), once(documents), deps);
-}
-
-async function* once<T>(value: T): AsyncGenerator<T> {
-  yield value;
 }
 
 async function* noDocuments(): AsyncGenerator<readonly DocumentChangedEvent[]> {}

@@ -170,6 +170,7 @@ async function announceCompletion(
   }
 }
 
-async function* once<T>(value: T): AsyncGenerator<T> {
+/** One value as a stream of one. */
+export async function* once<T>(value: T): AsyncGenerator<T> {
   yield value;
 }
