@@ -45,10 +45,11 @@ export const answerKey = (bureau: Bureau, batchId: string, row: number): string 
 
 /**
  * Where the finaliser writes each part of a big batch's result files before it joins them into the files themselves,
- * and removes them: the lines of each file for the part's rows, the documents its alerts announce, and
- * `aggregate.json`, its counts and figures, written last (a part with one is done). A part is named by the batch's
- * revision (a redrive finalises the batch again) and its rows (zero-padded, so keys sort in row order): parts of an
- * earlier finalisation, or cut at another size, never pass for this one's.
+ * and removes them: the lines of each file for the part's rows, the documents its alerts announce, and its
+ * aggregate (counts and figures), written last under {@link finaliseAggregatesPrefix} (a part with one is done, and
+ * listing them lists nothing else). A part is named by the batch's revision (a redrive finalises the batch again)
+ * and its rows (zero-padded, so keys sort in row order): parts of an earlier finalisation, or cut at another size,
+ * never pass for this one's.
  */
 export const finalisePartKeys = (
   batchId: string,
@@ -62,9 +63,13 @@ export const finalisePartKeys = (
     reports: `${base}reports.jsonl`,
     changes: `${base}changes.csv`,
     alerts: `${base}alerts.jsonl`,
-    aggregate: `${base}aggregate.json`,
+    aggregate: `${finaliseAggregatesPrefix(batchId, revision)}${rows}.json`,
   };
 };
+
+/** Where the aggregates of a finalisation's written parts are, one object each. */
+export const finaliseAggregatesPrefix = (batchId: string, revision: number): string =>
+  `${finalisePartsPrefix(batchId)}r${revision}/aggregates/`;
 
 /** The prefix of every part of every finalisation of a batch (see {@link finalisePartKeys}). */
 export const finalisePartsPrefix = (batchId: string): string => `${S3_LAYOUT.finaliseParts}${batchId}/`;

@@ -70,7 +70,11 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  async writeStream(key: string, contentType: string, body: AsyncIterable<string>): Promise<void> {
+  async writeStream(
+    key: string,
+    contentType: string,
+    body: AsyncIterable<string | Uint8Array>,
+  ): Promise<void> {
     const upload = new Upload({
       client: this.#client,
       params: { Bucket: this.bucket, Key: key, Body: Readable.from(body), ContentType: contentType },

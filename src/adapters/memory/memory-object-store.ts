@@ -70,7 +70,11 @@ export class MemoryObjectStore implements ObjectStore {
     this.delete(key);
   }
 
-  async writeStream(key: string, _contentType: string, body: AsyncIterable<string>): Promise<void> {
+  async writeStream(
+    key: string,
+    _contentType: string,
+    body: AsyncIterable<string | Uint8Array>,
+  ): Promise<void> {
     // Kept as bytes chunk by chunk: a file of a million rows never becomes one string (V8 caps them near 512 MB).
     const chunks: Buffer[] = [];
     for await (const chunk of body) chunks.push(Buffer.from(chunk));

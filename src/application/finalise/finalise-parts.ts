@@ -11,6 +11,7 @@ import {
   type BatchManifest,
   DEFAULT_SETTINGS,
   type DecisionTally,
+  finaliseAggregatesPrefix,
   finalisePartKeys,
   finalisePartsPrefix,
   resultKeys,
@@ -185,8 +186,8 @@ async function missingParts(
   objects: ObjectStore,
 ): Promise<FinalisePart[]> {
   const written = new Set<string>();
-  for await (const key of objects.list(finalisePartsPrefix(batch.batchId)))
-    if (key.endsWith('/aggregate.json')) written.add(key);
+  for await (const key of objects.list(finaliseAggregatesPrefix(batch.batchId, batch.revision)))
+    written.add(key);
   return parts.filter(
     (part) => !written.has(finalisePartKeys(batch.batchId, batch.revision, part).aggregate),
   );
@@ -258,18 +259,13 @@ function addDecisions(total: DecisionTally | null, part: DecisionTally | null): 
 
 type PartKeys = ReturnType<typeof finalisePartKeys>;
 
-/** One file's parts, one after the other, as text (a byte-order mark at the start is kept, not eaten). */
+/** One file's parts, one after the other, as their bytes (nothing decoded: a byte-order mark stays where it is). */
 async function* joined(
   objects: ObjectStore,
   parts: readonly PartKeys[],
   file: 'summary' | 'reports' | 'changes',
-): AsyncGenerator<string> {
-  for (const keys of parts) {
-    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-    for await (const chunk of objects.read(keys[file])) yield decoder.decode(chunk, { stream: true });
-    const rest = decoder.decode();
-    if (rest !== '') yield rest;
-  }
+): AsyncGenerator<Uint8Array> {
+  for (const keys of parts) yield* objects.read(keys[file]);
 }
 
 /** The `DocumentChanged` events of each part, a part at a time. */

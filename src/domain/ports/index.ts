@@ -229,8 +229,8 @@ export interface ObjectStore {
   /** An object's user metadata (S3's `x-amz-meta-*`, names in lower case). */
   metadataOf(key: string): Promise<Readonly<Record<string, string>>>;
   putJson(key: string, value: unknown): Promise<void>;
-  /** Streams text into an object (multipart for large ones). */
-  writeStream(key: string, contentType: string, body: AsyncIterable<string>): Promise<void>;
+  /** Streams text, or bytes as they are (another object's), into an object (multipart for large ones). */
+  writeStream(key: string, contentType: string, body: AsyncIterable<string | Uint8Array>): Promise<void>;
   /** The keys under a prefix, in key order. */
   list(prefix: string): AsyncIterable<string>;
   /**
