@@ -20,6 +20,7 @@ import {
   stopProcess,
   waitForDynamo,
 } from './dynamodb-local.ts';
+import { parkDynamoDbLocal, takeParkedDynamoDbLocal } from './kept-dynamodb-local.ts';
 import {
   describeLocalPipeline,
   LOCAL_NAMES,
@@ -168,20 +169,22 @@ export class LocalServices {
     try {
       if (this.state) await this.state.saveObjects(this.connections.direct.s3, this.resources.bucketName);
     } finally {
+      let parkedServer: number | undefined;
       try {
-        await this.#stopServices();
+        parkedServer = await this.#stopServices();
         // Only a database this stack's own DynamoDB Local kept, now that it has exited (a shared one is in use).
         if (this.#compactAtStop && this.state !== null && this.dynamo.process !== null)
           await compactDatabaseFile(join(this.state.dynamoDbPath, DYNAMODB_LOCAL_DATABASE_FILE));
       } finally {
-        await this.state?.release();
+        await this.state?.release(parkedServer);
       }
     }
   }
 
-  async #stopServices(): Promise<void> {
+  /** Stops what the stack started; returns the pid of its DynamoDB Local when that was parked instead. */
+  async #stopServices(): Promise<number | undefined> {
     try {
-      await this.#releaseDynamoDb();
+      return await this.#releaseDynamoDb();
     } finally {
       // The base DynamoDB clients are destroyed themselves: a document client's destroy() leaves its base client's
       // connections open, and a shared DynamoDB Local, which outlives the stack, would keep them.
@@ -191,16 +194,24 @@ export class LocalServices {
     }
   }
 
-  /** Stops the stack's own DynamoDB Local, or drops its table from a shared one (which others go on using). */
-  async #releaseDynamoDb(): Promise<void> {
-    if (this.engine === 'memory') return;
+  /**
+   * Stops the stack's own DynamoDB Local (or parks it for this process's next run on the state folder, when
+   * keeping is on and no compaction waits for its exit: returns its pid then), or drops its table from a shared
+   * one (which others go on using).
+   */
+  async #releaseDynamoDb(): Promise<number | undefined> {
+    if (this.engine === 'memory') return undefined;
     const { process: dynamoProcess, tableName } = this.dynamo;
     if (dynamoProcess === null) {
       await this.connections.directDynamoDb.send(new DeleteTableCommand({ TableName: tableName }));
-      return;
+      return undefined;
     }
+    const own = { ...this.dynamo, process: dynamoProcess };
+    if (this.state !== null && !this.#compactAtStop && parkDynamoDbLocal(this.state.dynamoDbPath, own))
+      return dynamoProcess.pid;
     await stopProcess(dynamoProcess);
     this.dynamo.watchdog?.release();
+    return undefined;
   }
 }
 
@@ -235,7 +246,8 @@ async function dynamoDbFor(
 ): Promise<DynamoDbLocal> {
   if (options.engine === 'memory') return NO_DYNAMODB;
   if (options.sharedDynamoDb !== undefined) return useSharedDynamoDb(options.sharedDynamoDb);
-  return startDynamoDbLocal(state, LOCAL_NAMES.table);
+  const parked = state === null ? null : await takeParkedDynamoDbLocal(state.dynamoDbPath);
+  return parked ?? startDynamoDbLocal(state, LOCAL_NAMES.table);
 }
 
 /** Where a local run keeps the pipeline's table: DynamoDB Local (on Java), or its own memory. */

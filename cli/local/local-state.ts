@@ -48,6 +48,11 @@ interface LockRecord {
   readonly pid: number;
   /** Processes the run started that use the state (DynamoDB Local), which may outlive a run killed with -9. */
   readonly children: readonly number[];
+  /**
+   * The run has ended and left its DynamoDB Local running for its own process's next run (`kept-dynamodb-local.ts`):
+   * the directory is not held. Another process stops the parked server as it opens the directory.
+   */
+  readonly parked?: boolean;
 }
 
 function processIsAlive(pid: number): boolean {
@@ -69,7 +74,7 @@ async function readLock(directory: string): Promise<LockRecord | null> {
     const pids = (values: unknown) =>
       Array.isArray(values) ? values.filter((value): value is number => Number.isSafeInteger(value)) : [];
     if (!Number.isSafeInteger(parsed.pid)) return null;
-    return { pid: parsed.pid as number, children: pids(parsed.children) };
+    return { pid: parsed.pid as number, children: pids(parsed.children), parked: parsed.parked === true };
   } catch {
     return null;
   }
@@ -100,16 +105,25 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return true;
 }
 
+/** Whether a lock is held by a live run (a parked lock is not: its run has ended). */
+const isHeld = (lock: LockRecord) => !lock.parked && processIsAlive(lock.pid);
+
 /**
  * Fails when a live run holds the directory. A lock left by a run that died does not count, but the database
  * server that run started may still be running on the directory's database (a `kill -9` leaves children
  * behind): such a process, recognised by its command line naming this directory's database, is stopped, so that
- * two servers never share one database file. Returns the pids stopped.
+ * two servers never share one database file. So is a server parked by a run of another process, or of this one when
+ * `takeOwnParked` is false (`--fresh` is about to delete its database). Returns the pids stopped of a killed run.
  */
-async function reclaimUnlessHeld(directory: string, databasePath: string): Promise<number[]> {
+async function reclaimUnlessHeld(
+  directory: string,
+  databasePath: string,
+  takeOwnParked: boolean,
+): Promise<number[]> {
   const lock = await readLock(directory);
   if (lock === null) return [];
-  if (processIsAlive(lock.pid)) throw inUse(directory, lock.pid);
+  if (lock.parked && lock.pid === process.pid && takeOwnParked) return [];
+  if (isHeld(lock)) throw inUse(directory, lock.pid);
   const stopped: number[] = [];
   for (const child of lock.children) {
     if (!processIsAlive(child)) continue;
@@ -125,7 +139,7 @@ async function reclaimUnlessHeld(directory: string, databasePath: string): Promi
     }
     stopped.push(child);
   }
-  return stopped;
+  return lock.parked ? [] : stopped;
 }
 
 async function* files(directory: string): AsyncGenerator<string> {
@@ -197,7 +211,7 @@ export class LocalStateDirectory {
     const absolute = resolve(directory);
     const entries = await LocalStateDirectory.#entriesOfStateDirectory(absolute);
     const lock = entries === null ? null : await readLock(absolute);
-    if (lock !== null && processIsAlive(lock.pid)) throw inUse(absolute, lock.pid);
+    if (lock !== null && isHeld(lock)) throw inUse(absolute, lock.pid);
   }
 
   /**
@@ -232,7 +246,8 @@ export class LocalStateDirectory {
     const absolute = resolve(directory);
     const entries = await LocalStateDirectory.#entriesOfStateDirectory(absolute);
     const databasePath = join(absolute, 'dynamodb');
-    const reclaimed = entries === null ? [] : await reclaimUnlessHeld(absolute, databasePath);
+    const takeOwnParked = options.fresh !== true;
+    const reclaimed = entries === null ? [] : await reclaimUnlessHeld(absolute, databasePath, takeOwnParked);
     if (options.fresh && entries !== null)
       for (const entry of STATE_ENTRIES) await rm(join(absolute, entry), { recursive: true, force: true });
     // Half-written objects of a run that was killed were never in `s3/`: nothing there refers to them.
@@ -250,7 +265,7 @@ export class LocalStateDirectory {
       throw new LocalStateError(`${absolute}: ${fileErrorReason(error)}`);
     }
     const state = new LocalStateDirectory(absolute, reclaimed);
-    await state.#lock();
+    await state.#lock(takeOwnParked);
     return state;
   }
 
@@ -271,14 +286,15 @@ export class LocalStateDirectory {
     await this.#writeLock();
   }
 
-  async #writeLock(): Promise<void> {
+  async #writeLock(parked = false): Promise<void> {
     const path = join(this.directory, LOCK);
     const next = `${path}.${process.pid}`;
-    await writePrivateFile(next, JSON.stringify({ pid: process.pid, children: this.#children }));
+    const lock: LockRecord = { pid: process.pid, children: this.#children, ...(parked && { parked }) };
+    await writePrivateFile(next, JSON.stringify(lock));
     await rename(next, path);
   }
 
-  async #lock(): Promise<void> {
+  async #lock(takeOwnParked: boolean): Promise<void> {
     const path = join(this.directory, LOCK);
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -288,7 +304,7 @@ export class LocalStateDirectory {
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        await reclaimUnlessHeld(this.directory, this.dynamoDbPath);
+        await reclaimUnlessHeld(this.directory, this.dynamoDbPath, takeOwnParked);
         // Left behind by a run that died: take it over.
         await rm(path, { force: true });
       }
@@ -416,7 +432,17 @@ export class LocalStateDirectory {
     return true;
   }
 
-  async release(): Promise<void> {
-    await rm(join(this.directory, 'lock'), { force: true });
+  /**
+   * Lets the directory go. With `parkedServer`, the run's DynamoDB Local is left running on it for this process's
+   * next run (see `kept-dynamodb-local.ts`): the lock stays, marked parked, naming that server for whoever opens the
+   * directory next to stop it.
+   */
+  async release(parkedServer?: number): Promise<void> {
+    if (parkedServer === undefined) {
+      await rm(join(this.directory, 'lock'), { force: true });
+      return;
+    }
+    this.#children = [parkedServer];
+    await this.#writeLock(true);
   }
 }

@@ -11,6 +11,12 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
 const { main, COMMAND_MODULES } = await import('../../cli/main.ts');
 await Promise.all(COMMAND_MODULES.map((module) => module.load()));
+// Commands on a state folder leave its DynamoDB Local running for the next command on it (a Java start is about
+// 2 CPU-seconds; most of the suite's were on a folder the command before had just left): see kept-dynamodb-local.ts.
+const { keepDynamoDbLocalBetweenRuns, stopKeptDynamoDbLocals } = await import(
+  '../../cli/local/kept-dynamodb-local.ts'
+);
+keepDynamoDbLocalBetweenRuns(true);
 
 /** Captures what `stream` is given until the returned function is called, which restores it and returns the text. */
 function capture(stream) {
@@ -121,5 +127,6 @@ process.on('message', (request) => {
     if (uncaught !== null) process.disconnect();
   });
 });
-process.on('disconnect', () => process.exit(0));
+// The kept servers are stopped the ordinary way (their watchdogs would stop them too, with less grace).
+process.on('disconnect', () => stopKeptDynamoDbLocals().finally(() => process.exit(0)));
 process.send({ ready: true });
