@@ -102,14 +102,20 @@ export interface FinaliserScaleOptions {
   readonly partRows: number;
   /** A policy file that decides every row in the finaliser; none: no policy. */
   readonly policyFile?: string;
+  /** A re-screen of a portfolio, every screened row compared with its previous report. @default false */
+  readonly rescreen?: boolean;
 }
 
-/** Finalises a generated batch message by message; rejects unless its manifest counts every row. */
+/**
+ * Finalises a generated batch message by message; rejects unless its manifest counts every row (and, for a
+ * re-screen, changed documents).
+ */
 export async function measureFinaliser(options: FinaliserScaleOptions): Promise<Invocation[]> {
-  const batchId = `scale-${options.rows}-${options.partRows}`;
+  const batchId = `scale-${options.rows}-${options.partRows}${options.rescreen ? '-rescreen' : ''}`;
   const generated = await generatedBatch({
     batchId,
     rows: options.rows,
+    rescreen: options.rescreen ?? false,
     decidedBy: options.policyFile === undefined ? 'none' : 'finaliser',
     ...(options.policyFile === undefined ? {} : { policyFile: options.policyFile }),
   });
@@ -125,8 +131,14 @@ export async function measureFinaliser(options: FinaliserScaleOptions): Promise<
     invocations.push(await measured(kind, () => handleFinaliseMessage(message, deps)));
   }
   const manifest = await generated.objects.readTextIfExists(`results/${batchId}/manifest.json`);
-  const counted =
-    manifest === null ? null : (JSON.parse(manifest) as { counts: { rows: number } }).counts.rows;
-  if (counted !== options.rows) throw new Error(`the batch was not finalised (manifest rows: ${counted})`);
+  const written =
+    manifest === null
+      ? null
+      : (JSON.parse(manifest) as { counts: { rows: number }; changes: { documentsChanged: number } | null });
+  if (written?.counts.rows !== options.rows)
+    throw new Error(`the batch was not finalised (manifest rows: ${written?.counts.rows})`);
+  // A re-screen that found no change would measure nothing of what a re-screen adds.
+  if (options.rescreen && !(written.changes !== null && written.changes.documentsChanged > 0))
+    throw new Error('the re-screen found no changed document');
   return invocations;
 }

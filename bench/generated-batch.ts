@@ -3,15 +3,16 @@
  * rows are paged as DynamoDB pages them (by range too), their reports fetched per page, so what a bench measures
  * is the finaliser's own work and memory. The rows: 85 % screened, 7 % cached, 4 % duplicates of row 1, 3 %
  * invalid, 1 % failed, people (CPFs) with a requested amount; their reports are 1,000 emulator reports, cycled.
+ * A re-screen of a portfolio finds, for each screened row, a previous report: another sample's, so most rows change.
  */
 import { readFileSync } from 'node:fs';
 import { generateCreditReport } from '../emulator/report-generator.ts';
 import { SeededRandom } from '../emulator/seeded-random.ts';
+import { CatalogueEventPublisher } from '../src/adapters/catalogue-event-publisher.ts';
 import { zenCreditPolicyLoader } from '../src/adapters/decision/zen-credit-policy.ts';
 import { MemoryObjectStore } from '../src/adapters/memory/memory-object-store.ts';
-import { RecordingEventPublisher } from '../src/adapters/memory/recording-event-publisher.ts';
 import type { FinaliseDependencies } from '../src/application/finalise/finalise-batch.ts';
-import { batchPolicyKey } from '../src/contract/index.ts';
+import { type AlertEventType, type AlertSources, batchPolicyKey } from '../src/contract/index.ts';
 import {
   type BatchRecord,
   type ReportKey,
@@ -28,6 +29,22 @@ import { makeCpf } from '../test/factories/documents.ts';
 
 /** Logs nothing: a bench's memory must not grow with what the code under it logs. */
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Checks each event against the catalogue, as the deployed publisher does, then counts it instead of keeping it: a
+ * re-screen announces a `DocumentChanged` per changed document, which a recording publisher would hold in the
+ * heap the bench measures.
+ */
+class CountingEventPublisher extends CatalogueEventPublisher {
+  readonly counts = new Map<AlertEventType, number>();
+
+  protected async publishEvents<Type extends AlertEventType>(
+    type: Type,
+    events: readonly AlertSources[Type][],
+  ): Promise<void> {
+    this.counts.set(type, (this.counts.get(type) ?? 0) + events.length);
+  }
+}
 
 /** Rows per page, as DynamoDB's 1 MB pages hold them. */
 const PAGE = 500;
@@ -81,6 +98,22 @@ export interface GeneratedBatchOptions {
   readonly decidedBy: DecidedBy;
   /** The policy file (JDM) of a decided batch. @default samples/policies/pessoa-fisica.json */
   readonly policyFile?: string;
+  /** A re-screen of a portfolio: every screened row has a previous report to compare with. @default false */
+  readonly rescreen?: boolean;
+}
+
+const PREVIOUSLY_FETCHED_AT = '2026-10-20T10:00:00.000Z';
+const sampleIndexByDocument = new Map(samples.map((sample, index) => [sample.document, index]));
+
+/** The report fetched a month before `key`'s: the next sample's, as if the person's credit had moved since. */
+function previousReportOf(key: ReportKey): StoredReport {
+  const index = sampleIndexByDocument.get(key.document) ?? 0;
+  const earlier = samples[(index + 1) % samples.length] as (typeof samples)[number];
+  return {
+    key: { ...key, fetchedAt: PREVIOUSLY_FETCHED_AT },
+    report: { ...earlier.report, document: key.document, fetchedAt: PREVIOUSLY_FETCHED_AT },
+    rawKey: `raw/${key.document}-previous.json`,
+  };
 }
 
 /** A finalising batch of `rows` generated rows (see the module's note). */
@@ -101,6 +134,7 @@ export async function generatedBatch(options: GeneratedBatchOptions): Promise<Ge
     toScreen: total,
     settled: total,
     policy,
+    portfolio: options.rescreen ? 'bench-portfolio' : null,
     layout: {
       documentColumns: ['cpf'],
       passThroughColumns: PASS_THROUGH_COLUMNS,
@@ -154,7 +188,7 @@ export async function generatedBatch(options: GeneratedBatchOptions): Promise<Ge
   const reportHistory = {
     getReports: async (keys: readonly ReportKey[]) =>
       new Map(keys.map((key) => [reportKeyId(key), storedByKey.get(reportKeyId(key)) as StoredReport])),
-    previousReport: async () => null,
+    previousReport: async (key: ReportKey) => (options.rescreen ? previousReportOf(key) : null),
     latestReports: async () => new Map(),
   };
   const batchRecords = {
@@ -170,7 +204,7 @@ export async function generatedBatch(options: GeneratedBatchOptions): Promise<Ge
       batchRows: batchRows as unknown as FinaliseDependencies['batchRows'],
       reportHistory: reportHistory as unknown as FinaliseDependencies['reportHistory'],
       objects,
-      events: new RecordingEventPublisher(),
+      events: new CountingEventPublisher(),
       logger: SILENT,
       policyLoader: zenCreditPolicyLoader,
     },

@@ -1,16 +1,17 @@
 /**
- * Scale bench (`npm run bench:scale -- --rows 1000000 [--policy <file>] [--part-rows <n>] [--json]`): the real
+ * Scale bench (`npm run bench:scale -- --rows 1000000 [--policy <file>] [--part-rows <n>] [--rescreen] [--json]`): the real
  * finaliser on a finalising batch of `--rows` generated rows (bench/generated-batch.ts: rows and reports are
  * generated as they are read, so the heap measured is the finaliser's own), driven as the finalise queue drives it
  * (bench/finaliser-scale.ts). With `--policy`, the finaliser decides every row with that policy: the most it ever
- * does (deployed, the workers decide the rows they settle). The object store keeps files as bytes outside the
- * heap, as S3 does.
+ * does (deployed, the workers decide the rows they settle). With `--rescreen`, the batch re-screens a portfolio:
+ * every screened row is compared with a previous report (and, with a policy, decided again on it), its changes
+ * written and announced. The object store keeps files as bytes outside the heap, as S3 does.
  *
  * The longest invocation is scaled to Lambda's CPU share at the finaliser's memory: Lambda gives a function
  * memory ÷ 1,769 MB of one vCPU, so CPU-seconds here ÷ that share is its time there, taking this machine's core
  * for Lambda's. The heap limit is about 60 % of the memory (Node's default in Lambda).
  *
- * With `--json`, one object: `{ rows, policy, partRows, functions: { finalise: { peakHeapMB, heapLimitMB,
+ * With `--json`, one object: `{ rows, policy, partRows, rescreen, functions: { finalise: { peakHeapMB, heapLimitMB,
  * longestScaledSeconds, timeoutSeconds, invocations } } }`.
  */
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '1000000' },
     policy: { type: 'string' },
     'part-rows': { type: 'string', default: String(DEFAULT_SETTINGS.finalisePartRows) },
+    rescreen: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -36,6 +38,7 @@ const started = performance.now();
 const invocations = await measureFinaliser({
   rows,
   partRows,
+  rescreen: values.rescreen,
   ...(values.policy === undefined ? {} : { policyFile: values.policy }),
 });
 const wallSeconds = (performance.now() - started) / 1000;
@@ -50,12 +53,15 @@ const finalise = {
   invocations: invocations.length,
 };
 if (values.json) {
-  console.log(JSON.stringify({ rows, policy: values.policy ?? null, partRows, functions: { finalise } }));
+  const rescreen = values.rescreen;
+  console.log(
+    JSON.stringify({ rows, policy: values.policy ?? null, partRows, rescreen, functions: { finalise } }),
+  );
 } else {
   const cpuSeconds = invocations.reduce((sum, invocation) => sum + invocation.cpuSeconds, 0);
   const join = invocations.find((invocation) => invocation.message === 'join');
   console.log(
-    `finaliser, ${rows.toLocaleString('en')} rows in parts of ${partRows.toLocaleString('en')}, ` +
+    `finaliser, ${values.rescreen ? 're-screen of ' : ''}${rows.toLocaleString('en')} rows in parts of ${partRows.toLocaleString('en')}, ` +
       `${values.policy ? `every row decided with ${values.policy}` : 'no policy'}:`,
   );
   console.log(

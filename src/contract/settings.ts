@@ -113,10 +113,12 @@ export interface PipelineSettings {
 }
 
 /**
- * The most rows a part of a finalisation may hold: three default parts, about 60 s and 270 MB of heap at the
- * finaliser's 1,024 MB (bench:scale), inside half of its 900 s and of its 614 MB.
+ * The most rows a part of a finalisation may hold: two default parts. A re-screen's part with a policy is the
+ * heaviest (it holds its `DocumentChanged` events until it writes them): 255 MB of heap and about 57 s at the
+ * finaliser's 1,024 MB with 100,000 rows (bench:scale --rescreen), inside half of its 614 MB and of its 900 s;
+ * 150,000 rows took 326 MB, past half.
  */
-export const MAX_FINALISE_PART_ROWS = 150_000;
+export const MAX_FINALISE_PART_ROWS = 100_000;
 
 /**
  * The most parts a batch's finalisation may be cut into: the join lists and reads every part, so a part size far

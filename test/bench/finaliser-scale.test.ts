@@ -28,4 +28,14 @@ describe('the finaliser at scale', () => {
     for (const kind of ['batch', 'part', 'join'] as const)
       expect(peakOf(large, kind), kind).toBeLessThan(peakOf(small, kind) + 6);
   }, 120_000);
+
+  it('keeps it flat for a re-screen: every row compared with its previous report, its changes announced', async () => {
+    await measureFinaliser({ rows: 300, partRows: 100, rescreen: true });
+
+    const small = await measureFinaliser({ rows: 5_000, partRows: 1_000, rescreen: true });
+    const large = await measureFinaliser({ rows: 50_000, partRows: 1_000, rescreen: true });
+
+    for (const kind of ['batch', 'part', 'join'] as const)
+      expect(peakOf(large, kind), kind).toBeLessThan(peakOf(small, kind) + 6);
+  }, 120_000);
 });

@@ -25,6 +25,7 @@ import {
   SummaryStatisticsCollector,
   TopList,
 } from '../../domain/summary/index.ts';
+import { jsonLines as linesOf } from '../redecide/report-lines.ts';
 import { DEFAULT_CHANGE_ALERTS, type FinaliseDependencies } from './finalise-dependencies.ts';
 import { type BatchTotals, finalisingBatch, finishBatch } from './finish-batch.ts';
 import { resultFilesOf, writeRangeFiles } from './result-files.ts';
@@ -268,18 +269,19 @@ async function* joined(
   for (const keys of parts) yield* objects.read(keys[file]);
 }
 
-/** The `DocumentChanged` events of each part, a part at a time. */
+/**
+ * The `DocumentChanged` events of the parts, in row order, read as they stream in (a group per chunk read): a
+ * re-screen's part may announce a change for each of its rows, more than a join should hold at once.
+ */
 async function* documentsOf(
   objects: ObjectStore,
   parts: readonly PartKeys[],
 ): AsyncGenerator<readonly DocumentChangedEvent[]> {
   for (const keys of parts) {
-    const text = (await objects.readTextIfExists(keys.alerts)) ?? '';
+    if (!(await objects.exists(keys.alerts))) continue;
     // Written by finalisePart from events of this same code.
-    yield text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as DocumentChangedEvent);
+    for await (const lines of linesOf(objects.read(keys.alerts)))
+      yield lines.map((line) => JSON.parse(line) as DocumentChangedEvent);
   }
 }
 
