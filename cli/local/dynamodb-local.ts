@@ -91,6 +91,11 @@ function spawnDynamoDbLocal(
 /** DynamoDB Local processes that write the class archive as they exit, which takes them 2–3 s on 2 cores. */
 const writingArchive = new WeakSet<ChildProcess>();
 
+/** Whether `child` writes the class archive as it exits (it holds the archive's writer lock until then). */
+export function writesClassArchive(child: ChildProcess): boolean {
+  return writingArchive.has(child);
+}
+
 /** The one database file DynamoDB Local keeps with `-sharedDb`, in its `-dbPath`. */
 export const DYNAMODB_LOCAL_DATABASE_FILE = 'shared-local-instance.db';
 
@@ -139,8 +144,10 @@ export async function waitForDynamo(
 ): Promise<void> {
   const deadline = Date.now() + DYNAMODB_START_TIMEOUT_MS;
   for (;;) {
-    if (process !== null && process.exitCode !== null)
-      throw new LocalServicesError(`DynamoDB Local exited (${process.exitCode}): ${output()}`);
+    if (process !== null && (process.exitCode !== null || process.signalCode !== null))
+      throw new LocalServicesError(
+        `DynamoDB Local exited (${process.exitCode ?? process.signalCode}): ${output()}`,
+      );
     try {
       await client.send(new ListTablesCommand({}));
       // Answered, but maybe by another run's server that took the port before this one could bind it: then this
@@ -157,6 +164,8 @@ export async function waitForDynamo(
 
 /** SIGTERM, then SIGKILL if Java has not exited within three seconds (twenty when it writes its class archive). */
 export async function stopProcess(child: ChildProcess): Promise<void> {
+  // Gone already (stopped by another run, or it died): its exit will not be seen again.
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   // The grace timer is cleared once Java has exited: left pending, it kept every command alive three more seconds.

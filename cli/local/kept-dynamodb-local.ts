@@ -8,13 +8,20 @@
  *
  * A parked server is never used on a database that changed under it: another process opening the folder stops it
  * (a parked lock is not held), `--fresh` stops it before emptying the folder, and a database file that is not the
- * one it was parked on (replaced, rewritten, written to) makes the next run start a new server.
+ * one it was parked on (replaced, rewritten, written to) makes the next run start a new server. Servers are kept by
+ * the folder's real path (a symlink or a relative path names the same one), at most {@link MAX_PARKED} at a time,
+ * and never one that writes the class archive as it exits (the other starts would go without it until then).
  */
 import type { ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
-import { DYNAMODB_LOCAL_DATABASE_FILE, type DynamoDbLocal, stopProcess } from './dynamodb-local.ts';
+import {
+  DYNAMODB_LOCAL_DATABASE_FILE,
+  type DynamoDbLocal,
+  stopProcess,
+  writesClassArchive,
+} from './dynamodb-local.ts';
 
 /** A DynamoDB Local a stack started itself (not the memory engine's stand-in, not a shared one). */
 export type OwnDynamoDbLocal = DynamoDbLocal & { readonly process: ChildProcess };
@@ -25,8 +32,26 @@ interface ParkedServer {
   readonly databaseFile: string;
 }
 
+/** Idle servers kept at once (about 180 MB of memory each): the oldest is stopped to park another. */
+const MAX_PARKED = 2;
+
 let keeping = false;
+/** By the real path of the database folder, the oldest first. */
 const parked = new Map<string, ParkedServer>();
+
+/** The folder's real path: one key however the folder is named. */
+function keyOf(databasePath: string): string {
+  try {
+    return realpathSync(databasePath);
+  } catch {
+    return databasePath;
+  }
+}
+
+/** Whether `pid` is a server this process has parked (a lock naming it may be taken back rather than reclaimed). */
+export function isParkedHere(pid: number): boolean {
+  return [...parked.values()].some(({ dynamo }) => dynamo.process.pid === pid);
+}
 
 /**
  * From now on, runs of this process on a state folder leave their DynamoDB Local running for the next run on the
@@ -44,7 +69,10 @@ export async function stopKeptDynamoDbLocals(): Promise<void> {
   await Promise.all(servers.map(({ dynamo }) => stop(dynamo)));
 }
 
-/** The identity of a database file: another inode, size or modification time is another database. */
+/**
+ * The identity of a database file: another inode, size or modification time is another database. (Not its change
+ * time: opening the folder sets the files' mode again, which changes it.)
+ */
 function databaseFileOf(databasePath: string): string {
   const file = statSync(join(databasePath, DYNAMODB_LOCAL_DATABASE_FILE), { throwIfNoEntry: false });
   return file === undefined ? 'none' : `${file.ino}:${file.size}:${file.mtimeMs}`;
@@ -74,11 +102,27 @@ async function stop(dynamo: OwnDynamoDbLocal): Promise<void> {
  * Leaves a run's server running for the next run on `databasePath`, when keeping is on and it still runs. Returns
  * whether it was parked; if not, the caller stops it.
  */
-export function parkDynamoDbLocal(databasePath: string, dynamo: OwnDynamoDbLocal): boolean {
-  if (!keeping || parked.has(databasePath) || !running(dynamo.process)) return false;
+export async function parkDynamoDbLocal(databasePath: string, dynamo: OwnDynamoDbLocal): Promise<boolean> {
+  const key = keyOf(databasePath);
+  const { process: child } = dynamo;
+  if (!keeping || parked.has(key) || !running(child) || writesClassArchive(child)) return false;
+  const [oldestKey, oldest] = parked.size >= MAX_PARKED ? ([...parked][0] ?? []) : [];
+  if (oldestKey !== undefined && oldest !== undefined) {
+    parked.delete(oldestKey);
+    await stop(oldest.dynamo);
+  }
   holdProcess(dynamo, false);
-  parked.set(databasePath, { dynamo, databaseFile: databaseFileOf(databasePath) });
+  parked.set(key, { dynamo, databaseFile: databaseFileOf(databasePath) });
   return true;
+}
+
+/** Stops the server parked on `databasePath`, if any (its lock could not be marked parked: nothing would name it). */
+export async function stopParkedDynamoDbLocal(databasePath: string): Promise<void> {
+  const key = keyOf(databasePath);
+  const server = parked.get(key);
+  if (server === undefined) return;
+  parked.delete(key);
+  await stop(server.dynamo);
 }
 
 /**
@@ -86,9 +130,10 @@ export function parkDynamoDbLocal(databasePath: string, dynamo: OwnDynamoDbLocal
  * its database changed since: then it is stopped, and the caller starts a new one).
  */
 export async function takeParkedDynamoDbLocal(databasePath: string): Promise<OwnDynamoDbLocal | null> {
-  const server = parked.get(databasePath);
+  const key = keyOf(databasePath);
+  const server = parked.get(key);
   if (server === undefined) return null;
-  parked.delete(databasePath);
+  parked.delete(key);
   if (running(server.dynamo.process) && databaseFileOf(databasePath) === server.databaseFile) {
     holdProcess(server.dynamo, true);
     return server.dynamo;

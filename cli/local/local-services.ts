@@ -20,7 +20,12 @@ import {
   stopProcess,
   waitForDynamo,
 } from './dynamodb-local.ts';
-import { parkDynamoDbLocal, takeParkedDynamoDbLocal } from './kept-dynamodb-local.ts';
+import {
+  isParkedHere,
+  parkDynamoDbLocal,
+  stopParkedDynamoDbLocal,
+  takeParkedDynamoDbLocal,
+} from './kept-dynamodb-local.ts';
 import {
   describeLocalPipeline,
   LOCAL_NAMES,
@@ -107,7 +112,10 @@ export class LocalServices {
     const state =
       options.stateDirectory === undefined
         ? null
-        : await LocalStateDirectory.open(options.stateDirectory, { fresh: options.fresh });
+        : await LocalStateDirectory.open(options.stateDirectory, {
+            fresh: options.fresh,
+            parkedHere: isParkedHere,
+          });
     const dynamo = await dynamoDbFor(options, state);
     let fauxqs: FauxqsServer | undefined;
     let proxy: StrictAwsProxy | null = null;
@@ -169,22 +177,40 @@ export class LocalServices {
     try {
       if (this.state) await this.state.saveObjects(this.connections.direct.s3, this.resources.bucketName);
     } finally {
-      let parkedServer: number | undefined;
       try {
-        parkedServer = await this.#stopServices();
+        await this.#stopServices();
         // Only a database this stack's own DynamoDB Local kept, now that it has exited (a shared one is in use).
         if (this.#compactAtStop && this.state !== null && this.dynamo.process !== null)
           await compactDatabaseFile(join(this.state.dynamoDbPath, DYNAMODB_LOCAL_DATABASE_FILE));
       } finally {
-        await this.state?.release(parkedServer);
+        await this.#releaseState();
       }
     }
   }
 
-  /** Stops what the stack started; returns the pid of its DynamoDB Local when that was parked instead. */
-  async #stopServices(): Promise<number | undefined> {
+  /** The pid of the stack's DynamoDB Local once it is parked rather than stopped (see {@link #releaseDynamoDb}). */
+  #parkedServer: number | undefined;
+
+  /**
+   * Lets the state directory go: its lock names the parked server, if any. A lock that could not say so would name
+   * nothing another process could stop, so the server is stopped then, and the lock removed.
+   */
+  async #releaseState(): Promise<void> {
+    const { state } = this;
+    if (state === null) return;
+    if (this.#parkedServer === undefined) return state.release();
     try {
-      return await this.#releaseDynamoDb();
+      await state.release(this.#parkedServer);
+    } catch (error) {
+      await stopParkedDynamoDbLocal(state.dynamoDbPath);
+      await state.release();
+      throw error;
+    }
+  }
+
+  async #stopServices(): Promise<void> {
+    try {
+      await this.#releaseDynamoDb();
     } finally {
       // The base DynamoDB clients are destroyed themselves: a document client's destroy() leaves its base client's
       // connections open, and a shared DynamoDB Local, which outlives the stack, would keep them.
@@ -196,22 +222,24 @@ export class LocalServices {
 
   /**
    * Stops the stack's own DynamoDB Local (or parks it for this process's next run on the state folder, when
-   * keeping is on and no compaction waits for its exit: returns its pid then), or drops its table from a shared
-   * one (which others go on using).
+   * keeping is on and no compaction waits for its exit), or drops its table from a shared one (which others go on
+   * using).
    */
-  async #releaseDynamoDb(): Promise<number | undefined> {
-    if (this.engine === 'memory') return undefined;
+  async #releaseDynamoDb(): Promise<void> {
+    if (this.engine === 'memory') return;
     const { process: dynamoProcess, tableName } = this.dynamo;
     if (dynamoProcess === null) {
       await this.connections.directDynamoDb.send(new DeleteTableCommand({ TableName: tableName }));
-      return undefined;
+      return;
     }
     const own = { ...this.dynamo, process: dynamoProcess };
-    if (this.state !== null && !this.#compactAtStop && parkDynamoDbLocal(this.state.dynamoDbPath, own))
-      return dynamoProcess.pid;
+    const park = this.state !== null && !this.#compactAtStop;
+    if (park && (await parkDynamoDbLocal((this.state as LocalStateDirectory).dynamoDbPath, own))) {
+      this.#parkedServer = dynamoProcess.pid;
+      return;
+    }
     await stopProcess(dynamoProcess);
     this.dynamo.watchdog?.release();
-    return undefined;
   }
 }
 

@@ -48,10 +48,7 @@ interface LockRecord {
   readonly pid: number;
   /** Processes the run started that use the state (DynamoDB Local), which may outlive a run killed with -9. */
   readonly children: readonly number[];
-  /**
-   * The run has ended and left its DynamoDB Local running for its own process's next run (`kept-dynamodb-local.ts`):
-   * the directory is not held. Another process stops the parked server as it opens the directory.
-   */
+  /** The run ended, its server parked for its process's next run (`kept-dynamodb-local.ts`): not held. */
   readonly parked?: boolean;
 }
 
@@ -112,17 +109,17 @@ const isHeld = (lock: LockRecord) => !lock.parked && processIsAlive(lock.pid);
  * Fails when a live run holds the directory. A lock left by a run that died does not count, but the database
  * server that run started may still be running on the directory's database (a `kill -9` leaves children
  * behind): such a process, recognised by its command line naming this directory's database, is stopped, so that
- * two servers never share one database file. So is a server parked by a run of another process, or of this one when
- * `takeOwnParked` is false (`--fresh` is about to delete its database). Returns the pids stopped of a killed run.
+ * two servers never share one database file. So is a parked server, unless `parkedHere` says this process parked it
+ * and will take it back. Returns the pids stopped of a killed run.
  */
 async function reclaimUnlessHeld(
   directory: string,
   databasePath: string,
-  takeOwnParked: boolean,
+  parkedHere: (pid: number) => boolean,
 ): Promise<number[]> {
   const lock = await readLock(directory);
   if (lock === null) return [];
-  if (lock.parked && lock.pid === process.pid && takeOwnParked) return [];
+  if (lock.parked && lock.children.length > 0 && lock.children.every(parkedHere)) return [];
   if (isHeld(lock)) throw inUse(directory, lock.pid);
   const stopped: number[] = [];
   for (const child of lock.children) {
@@ -241,13 +238,17 @@ export class LocalStateDirectory {
    */
   static async open(
     directory: string,
-    options: { readonly fresh?: boolean } = {},
+    options: {
+      readonly fresh?: boolean;
+      /** Whether this process parked server `pid` to take it back (not with `fresh`). @default none is */
+      readonly parkedHere?: (pid: number) => boolean;
+    } = {},
   ): Promise<LocalStateDirectory> {
     const absolute = resolve(directory);
     const entries = await LocalStateDirectory.#entriesOfStateDirectory(absolute);
     const databasePath = join(absolute, 'dynamodb');
-    const takeOwnParked = options.fresh !== true;
-    const reclaimed = entries === null ? [] : await reclaimUnlessHeld(absolute, databasePath, takeOwnParked);
+    const parkedHere = (!options.fresh && options.parkedHere) || (() => false);
+    const reclaimed = entries === null ? [] : await reclaimUnlessHeld(absolute, databasePath, parkedHere);
     if (options.fresh && entries !== null)
       for (const entry of STATE_ENTRIES) await rm(join(absolute, entry), { recursive: true, force: true });
     // Half-written objects of a run that was killed were never in `s3/`: nothing there refers to them.
@@ -265,7 +266,7 @@ export class LocalStateDirectory {
       throw new LocalStateError(`${absolute}: ${fileErrorReason(error)}`);
     }
     const state = new LocalStateDirectory(absolute, reclaimed);
-    await state.#lock(takeOwnParked);
+    await state.#lock(parkedHere);
     return state;
   }
 
@@ -294,7 +295,7 @@ export class LocalStateDirectory {
     await rename(next, path);
   }
 
-  async #lock(takeOwnParked: boolean): Promise<void> {
+  async #lock(parkedHere: (pid: number) => boolean): Promise<void> {
     const path = join(this.directory, LOCK);
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -304,7 +305,7 @@ export class LocalStateDirectory {
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        await reclaimUnlessHeld(this.directory, this.dynamoDbPath, takeOwnParked);
+        await reclaimUnlessHeld(this.directory, this.dynamoDbPath, parkedHere);
         // Left behind by a run that died: take it over.
         await rm(path, { force: true });
       }

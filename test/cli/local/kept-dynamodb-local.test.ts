@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, utimes } from 'node:fs/promises';
+import { mkdtemp, readFile, symlink, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -95,6 +95,31 @@ describe('DynamoDB Local kept between the runs of one process', () => {
     expect(unchanged.endpoint).toBe(fresh.endpoint);
     expect(touched.endpoint).not.toBe(unchanged.endpoint);
     expect(touched.seen).toBe('fresh run');
+  });
+
+  it('is the same server whichever name the folder is given (through a symlink)', async () => {
+    const alias = join(await mkdtemp(join(tmpdir(), 'credit-screen-kept-alias-')), 'state');
+    const first = await runOn(state, { write: 'first run' });
+    await symlink(state, alias);
+
+    const throughAlias = await runOn(alias);
+
+    expect(throughAlias.endpoint).toBe(first.endpoint);
+    expect(throughAlias.seen).toBe('first run');
+  });
+
+  it('keeps two servers at most: parking a third stops the one parked first', async () => {
+    const [first, second, third] = [state, `${state}-2`, `${state}-3`] as const;
+    await runOn(first);
+    const firstServer = (await lockOf(first)).children[0] as number;
+    const thirdRun = await runOn(third, { write: 'third run' });
+    await runOn(second);
+
+    const thirdAgain = await runOn(third);
+
+    expect(() => process.kill(firstServer, 0)).toThrow();
+    expect(thirdAgain.endpoint).toBe(thirdRun.endpoint);
+    expect(thirdAgain.seen).toBe('third run');
   });
 
   it('is not kept when keeping is off: the run stops its server and removes the lock', async () => {
