@@ -6,8 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import type { MemoryObjectStore } from '../src/adapters/memory/memory-object-store.ts';
 import { handleFinaliseMessage } from '../src/application/finalise/finalise-batch.ts';
-import { FUNCTION_MEMORY } from '../src/contract/index.ts';
+import { FUNCTION_MEMORY, finalisePartsPrefix } from '../src/contract/index.ts';
 import type { FinaliseMessage } from '../src/domain/batch/index.ts';
 import { generatedBatch } from './generated-batch.ts';
 
@@ -106,6 +107,15 @@ export interface FinaliserScaleOptions {
   readonly rescreen?: boolean;
 }
 
+/** The lines of every part's alerts file (one `DocumentChanged` each). */
+async function alertLinesOf(objects: MemoryObjectStore, batchId: string): Promise<number> {
+  let lines = 0;
+  for await (const key of objects.list(finalisePartsPrefix(batchId)))
+    if (key.endsWith('/alerts.jsonl'))
+      lines += ((await objects.readTextIfExists(key)) ?? '').split('\n').filter((line) => line !== '').length;
+  return lines;
+}
+
 /**
  * Finalises a generated batch message by message; rejects unless its manifest counts every row (and, for a
  * re-screen, changed documents).
@@ -126,10 +136,18 @@ export async function measureFinaliser(options: FinaliserScaleOptions): Promise<
     queue: { sendFinalise: async (message: FinaliseMessage) => void queue.push(message) },
   };
   const invocations: Invocation[] = [];
+  /** The `DocumentChanged` events the parts wrote, counted before the join announces (and removes) them. */
+  let eventsWritten: number | null = null;
   for (let message = queue.shift(); message !== undefined; message = queue.shift()) {
     const kind = message.compose ? 'join' : message.part ? 'part' : 'batch';
+    if (kind === 'join') eventsWritten = await alertLinesOf(generated.objects, batchId);
     invocations.push(await measured(kind, () => handleFinaliseMessage(message, deps)));
   }
+  const announced = generated.deps.events.counts.get('DocumentChanged') ?? 0;
+  if (eventsWritten !== null && announced !== eventsWritten)
+    throw new Error(
+      `the join announced ${announced} DocumentChanged of the ${eventsWritten} its parts wrote`,
+    );
   const manifest = await generated.objects.readTextIfExists(`results/${batchId}/manifest.json`);
   const written =
     manifest === null

@@ -269,20 +269,30 @@ async function* joined(
   for (const keys of parts) yield* objects.read(keys[file]);
 }
 
+/** `DocumentChanged` events announced at once: enough to fill the publisher's calls, few enough to hold. */
+const DOCUMENT_EVENTS_PER_GROUP = 1000;
+
 /**
- * The `DocumentChanged` events of the parts, in row order, read as they stream in (a group per chunk read): a
- * re-screen's part may announce a change for each of its rows, more than a join should hold at once.
+ * The `DocumentChanged` events of the parts, in row order, in groups of {@link DOCUMENT_EVENTS_PER_GROUP}, read as
+ * they stream in: a re-screen's part may announce a change for each of its rows, more than a join should hold.
  */
 async function* documentsOf(
   objects: ObjectStore,
   parts: readonly PartKeys[],
 ): AsyncGenerator<readonly DocumentChangedEvent[]> {
+  let group: DocumentChangedEvent[] = [];
   for (const keys of parts) {
     if (!(await objects.exists(keys.alerts))) continue;
-    // Written by finalisePart from events of this same code.
-    for await (const lines of linesOf(objects.read(keys.alerts)))
-      yield lines.map((line) => JSON.parse(line) as DocumentChangedEvent);
+    for await (const lines of linesOf(objects.read(keys.alerts), keys.alerts))
+      for (const line of lines) {
+        // Written by finalisePart from events of this same code.
+        group.push(JSON.parse(line) as DocumentChangedEvent);
+        if (group.length < DOCUMENT_EVENTS_PER_GROUP) continue;
+        yield group;
+        group = [];
+      }
   }
+  if (group.length > 0) yield group;
 }
 
 /** Removes every object of a batch's finalisation parts (they repeat personal data the result files hold). */

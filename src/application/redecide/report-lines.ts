@@ -9,8 +9,11 @@ import { ResultsFileError } from '../../domain/summary/summary-csv-reader.ts';
 /** A line longer than this is not a report: a file that is not the batch's reports (or has no line breaks). */
 const MAX_LINE_CHARACTERS = 64 << 20;
 
-/** The non-empty lines of a JSON Lines stream, in batches (one per chunk read). */
-export async function* jsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string[]> {
+/** The non-empty lines of a JSON Lines stream, in batches (one per chunk read); errors name `fileName`. */
+export async function* jsonLines(
+  chunks: AsyncIterable<Uint8Array>,
+  fileName = 'reports.jsonl',
+): AsyncGenerator<string[]> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let carried = '';
   const split = (text: string): string[] => {
@@ -23,7 +26,7 @@ export async function* jsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenera
     }
     carried = text.slice(start);
     if (carried.length > MAX_LINE_CHARACTERS)
-      throw new ResultsFileError('reports.jsonl: a line is longer than 64 MiB: not a file of reports');
+      throw new ResultsFileError(`${fileName}: a line is longer than 64 MiB: not a file of reports`);
     return lines;
   };
   try {
@@ -34,7 +37,7 @@ export async function* jsonLines(chunks: AsyncIterable<Uint8Array>): AsyncGenera
     const last = (carried + decoder.decode()).trim();
     if (last !== '') yield [last];
   } catch (error) {
-    if (error instanceof TypeError) throw new ResultsFileError('reports.jsonl: not UTF-8 text');
+    if (error instanceof TypeError) throw new ResultsFileError(`${fileName}: not UTF-8 text`);
     throw error;
   }
 }
