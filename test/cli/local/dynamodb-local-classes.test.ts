@@ -10,6 +10,7 @@ import {
   javaAvailable,
   localDynamoDbClient,
   startDynamoDbLocal,
+  startSharedDynamoDbLocal,
   stopProcess,
 } from '../../../cli/local/dynamodb-local.ts';
 import { type ClassArchiveOptions, dynamoDbLocalLaunch } from '../../../cli/local/dynamodb-local-classes.ts';
@@ -189,6 +190,29 @@ describe('DynamoDB Local with a class archive', () => {
     expect(mapped.code).toBe(0);
     expect(mapped.output).toContain('-dbPath');
   });
+
+  it.skipIf(!javaAvailable())(
+    'has the archive written before a shared server starts, so it is not kept from the starts beside it',
+    async () => {
+      // Arrange: no archive yet, as on a fresh clone
+      const cacheRoot = await mkdtemp(join(tmpdir(), 'credit-screen-classes-'));
+
+      // Act
+      const shared = await startSharedDynamoDbLocal(cacheRoot);
+      const client = localDynamoDbClient(shared.endpoint);
+      try {
+        const tables = await client.send(new ListTablesCommand({}));
+        const archived = existsSync(join(await cacheFolder(cacheRoot), 'classes.jsa'));
+
+        // Assert: written while the shared server runs, not only once it stops
+        expect(tables.TableNames).toEqual([]);
+        expect(archived).toBe(true);
+      } finally {
+        client.destroy();
+        await shared.stop();
+      }
+    },
+  );
 
   it.skipIf(!javaAvailable())(
     'starts DynamoDB Local with -jar when Java will not start from the cache, and sets the cache aside',
