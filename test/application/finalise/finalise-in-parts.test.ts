@@ -93,6 +93,30 @@ function listWithDuplicatesAcrossParts(documents: readonly string[]): string {
   ].join('\n')}\n`;
 }
 
+/**
+ * Screens `list`, stopping the factory's own finalisation: `deliver` gets the batch id and delivers the finalise
+ * messages itself. Returns the batch id.
+ */
+async function screenDeliveringFinalise(
+  list: string,
+  deliver: (batchId: string) => Promise<void>,
+): Promise<string> {
+  let batchId = '';
+  await screenListOn(
+    test,
+    bureau,
+    list,
+    {},
+    {
+      beforeFinalise: async (id) => {
+        batchId = id;
+        await deliver(id);
+      },
+    },
+  );
+  return batchId;
+}
+
 describe('a batch finalised in parts', () => {
   it('writes byte for byte the files, counts and page one pass over every row writes, in any order', async () => {
     const list = listWithDuplicatesAcrossParts(distinctDocuments(24, 'finalise parts'));
@@ -180,41 +204,27 @@ describe('a batch finalised in parts', () => {
     const list = `cpf_cnpj\n${distinctDocuments(10, 'finalise parts repeats').join('\n')}\n`;
     const sent: FinaliseMessage[] = [];
     const deps = finaliseDeps(sent, 3);
-    let batchId = '';
 
-    await screenListOn(
-      test,
-      bureau,
-      list,
-      {},
-      {
-        // Stops the factory's own finalisation: this test delivers the messages itself.
-        beforeFinalise: async (id) => {
-          batchId = id;
-          // A part cut at another size (the setting changed meanwhile) is not one of this batch's parts.
-          await handleFinaliseMessage(
-            { version: 1, batchId: id, part: { index: 0, first: 1, last: 5 } },
-            deps,
-          );
-          expect(await keysUnder(finalisePartsPrefix(id))).toEqual([]);
-          await handleFinaliseMessage({ version: 1, batchId: id }, deps);
-          const [first, second] = sent.splice(0);
-          await handleFinaliseMessage(first as FinaliseMessage, deps);
-          await handleFinaliseMessage(second as FinaliseMessage, deps);
-          await handleFinaliseMessage(second as FinaliseMessage, deps);
-          // The whole-batch message comes again (a redelivery, the local runner resuming an interrupted batch).
-          await handleFinaliseMessage({ version: 1, batchId: id }, deps);
-          const resent = sent.splice(0);
-          expect(resent.map((message) => message.part?.index)).toEqual([2, 3]);
-          for (const message of resent) await handleFinaliseMessage(message, deps);
-          const joins = sent.splice(0);
-          expect(joins).toEqual([{ version: 1, batchId: id, compose: true, partRows: 3 }]);
-          const [join] = joins as [FinaliseMessage];
-          expect((await handleFinaliseMessage(join, deps))?.counts.rows).toBe(10);
-          expect(await handleFinaliseMessage(join, deps)).toBeNull();
-        },
-      },
-    );
+    const batchId = await screenDeliveringFinalise(list, async (id) => {
+      // A part cut at another size (the setting changed meanwhile) is not one of this batch's parts.
+      await handleFinaliseMessage({ version: 1, batchId: id, part: { index: 0, first: 1, last: 5 } }, deps);
+      expect(await keysUnder(finalisePartsPrefix(id))).toEqual([]);
+      await handleFinaliseMessage({ version: 1, batchId: id }, deps);
+      const [first, second] = sent.splice(0);
+      await handleFinaliseMessage(first as FinaliseMessage, deps);
+      await handleFinaliseMessage(second as FinaliseMessage, deps);
+      await handleFinaliseMessage(second as FinaliseMessage, deps);
+      // The whole-batch message comes again (a redelivery, the local runner resuming an interrupted batch).
+      await handleFinaliseMessage({ version: 1, batchId: id }, deps);
+      const resent = sent.splice(0);
+      expect(resent.map((message) => message.part?.index)).toEqual([2, 3]);
+      for (const message of resent) await handleFinaliseMessage(message, deps);
+      const joins = sent.splice(0);
+      expect(joins).toEqual([{ version: 1, batchId: id, compose: true, partRows: 3 }]);
+      const [join] = joins as [FinaliseMessage];
+      expect((await handleFinaliseMessage(join, deps))?.counts.rows).toBe(10);
+      expect(await handleFinaliseMessage(join, deps)).toBeNull();
+    });
 
     const completed = test.events.events.filter(
       (event) => event.detailType === 'BatchCompleted' && event.detail.batchId === batchId,
@@ -313,37 +323,27 @@ describe('a batch finalised in parts', () => {
   it('leaves no copy of a part written again while the join completed the batch', async () => {
     const list = `cpf_cnpj\n${distinctDocuments(6, 'finalise parts late part').join('\n')}\n`;
     const sent: FinaliseMessage[] = [];
-    let batchId = '';
 
-    await screenListOn(
-      test,
-      bureau,
-      list,
-      {},
-      {
-        beforeFinalise: async (id) => {
-          batchId = id;
-          const deps = finaliseDeps(sent, 3);
-          await handleFinaliseMessage({ version: 1, batchId: id }, deps);
-          const [first, second] = sent.splice(0) as [FinaliseMessage, FinaliseMessage];
-          const stillFinalising = await test.adapters.batchRecords.getBatch(id);
-          await handleFinaliseMessage(first, deps);
-          await handleFinaliseMessage(second, deps);
-          for (const join of sent.splice(0)) await handleFinaliseMessage(join, deps);
-          // A repeat of the first part that read the batch before the join completed it.
-          let reads = 0;
-          const staleFirstRead = {
-            ...deps,
-            batchRecords: {
-              ...test.adapters.batchRecords,
-              getBatch: async (batch: string) =>
-                reads++ === 0 ? stillFinalising : test.adapters.batchRecords.getBatch(batch),
-            },
-          };
-          await handleFinaliseMessage(first, staleFirstRead);
+    const batchId = await screenDeliveringFinalise(list, async (id) => {
+      const deps = finaliseDeps(sent, 3);
+      await handleFinaliseMessage({ version: 1, batchId: id }, deps);
+      const [first, second] = sent.splice(0) as [FinaliseMessage, FinaliseMessage];
+      const stillFinalising = await test.adapters.batchRecords.getBatch(id);
+      await handleFinaliseMessage(first, deps);
+      await handleFinaliseMessage(second, deps);
+      for (const join of sent.splice(0)) await handleFinaliseMessage(join, deps);
+      // A repeat of the first part that read the batch before the join completed it.
+      let reads = 0;
+      const staleFirstRead = {
+        ...deps,
+        batchRecords: {
+          ...test.adapters.batchRecords,
+          getBatch: async (batch: string) =>
+            reads++ === 0 ? stillFinalising : test.adapters.batchRecords.getBatch(batch),
         },
-      },
-    );
+      };
+      await handleFinaliseMessage(first, staleFirstRead);
+    });
 
     expect(batchId).not.toBe('');
     expect(await keysUnder(finalisePartsPrefix(batchId))).toEqual([]);
