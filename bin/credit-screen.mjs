@@ -28,15 +28,18 @@ if (runHere) {
   const { main } = await import('../cli/main.ts');
   process.exitCode = await main(process.argv);
 } else {
+  // A signal sent to this process is passed on, so that `kill` stops the command it started. (Ctrl-C reaches both,
+  // being sent to the terminal's process group: `decide` has no handler of its own, so the second is moot.) The
+  // handlers are in place before the command starts: a signal in between would otherwise end this process alone
+  // and leave the command running on, holding the caller's pipes open.
+  let command;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => command.kill(signal));
   // A process cannot size its own heap once started: the command runs again in one started with the flags.
-  const command = spawn(
+  command = spawn(
     process.execPath,
     [...process.execArgv, ...flags, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
-  // A signal sent to this process is passed on, so that `kill` stops the command it started. (Ctrl-C reaches both,
-  // being sent to the terminal's process group: `decide` has no handler of its own, so the second is moot.)
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => command.kill(signal));
   command.on('exit', (code, signal) => {
     if (signal !== null) {
       process.removeAllListeners(signal);

@@ -10,10 +10,12 @@ function childCommandLines(pid: number): string[][] {
   return children.map((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter(Boolean));
 }
 
+/** Reads until `accept` takes the value, for up to 30 s (a loaded machine starts a process slowly). */
 async function eventually<T>(read: () => T, accept: (value: T) => boolean): Promise<T> {
-  for (let tries = 0; ; tries++) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     const value = read();
-    if (accept(value) || tries > 200) return value;
+    if (accept(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
