@@ -3,7 +3,7 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 
 const AWS_SDK = '^node_modules/(@aws-sdk|@smithy|@aws-lambda-powertools|aws-cdk-lib|constructs|cdk-nag)/';
-const PRODUCTION = '^(src|service-client|lib|lambdas|cli|emulator|bin)/';
+const PRODUCTION = '^(src|service-client|lib|lambdas|cli|emulator|bin|web)/';
 // Lambda's event types come from @types/aws-lambda, imported as `aws-lambda` (type-only, no such runtime package).
 const LAMBDA_EVENT_TYPES = '^aws-lambda$';
 
@@ -38,6 +38,20 @@ module.exports = {
       'Use cases reach the outside world through ports in src/domain/ports, never through an adapter or a client.',
       '^src/application/',
       ['^src/domain/', '^src/contract/'],
+    ),
+    onlyInto(
+      'api-drives-the-use-cases',
+      'The console\'s HTTP API (one for Node and Lambda) calls use cases with the contract\'s schemas; it names ' +
+        'its own ports (who is signed in) and never reaches an adapter, a composition root or a tool.',
+      '^src/api/',
+      ['^src/domain/', '^src/contract/', '^src/application/'],
+    ),
+    onlyInto(
+      'web-reads-only-the-console-contract',
+      'The console\'s pages run in a browser: they call the API by the contract\'s routes and read its types, ' +
+        'nothing of the pipeline itself.',
+      '^web/',
+      ['^src/contract/console-(routes|roles|schemas)\\.ts$'],
     ),
     onlyInto(
       'adapters-implement-ports',
@@ -135,7 +149,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|cdk\\.out|test-output)/' },
+    // swc parses no JSX here: the pages' .tsx files are checked by test/web/web-imports.test.ts instead.
+    exclude: { path: ['^(node_modules|cdk\\.out|test-output|web/dist)/', '\\.tsx$'] },
     // TypeScript 7 has no JavaScript API for dependency-cruiser to parse with; swc parses the sources instead.
     parser: 'swc',
     tsPreCompilationDeps: true,

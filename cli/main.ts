@@ -16,6 +16,7 @@ interface CommandModule {
  */
 export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['check'], load: async () => (await import('./commands/check.ts')).registerCheckCommand },
+  { names: ['console'], load: async () => (await import('./commands/console.ts')).registerConsoleCommand },
   { names: ['emulator'], load: async () => (await import('./commands/emulator.ts')).registerEmulatorCommand },
   {
     names: ['normalize'],

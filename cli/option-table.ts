@@ -3,6 +3,7 @@ import { GENERATION_OPERATIONS } from '../service-client/ai-studio-rules.ts';
 import { DEFAULT_SETTINGS } from '../src/contract/settings.ts';
 import { MAX_OVERRIDE_BY, MAX_OVERRIDE_REASON, OVERRIDE_VALUES } from '../src/domain/decision/override.ts';
 import { DEFAULT_MAX_ROWS } from '../src/domain/intake/index.ts';
+import { CONSOLE_OPTIONS } from './console/console-options.ts';
 import {
   anyBureau,
   bureau,
@@ -89,6 +90,7 @@ export const OPTION_TABLE = {
       conflicts: [{ option: 'state', message: '--stack and --state name two different pipelines: give one' }],
     },
   ],
+  console: CONSOLE_OPTIONS,
   emulator: [
     {
       flags: '--port <port>',

@@ -196,16 +196,18 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
         );
         const before = await store.getBatch(waiting);
         const decisions = await Promise.all([
-          store.decideApproval(waiting, 'rejected'),
-          store.decideApproval(waiting, 'approved'),
+          store.decideApproval(waiting, 'rejected', 'Rita Gerente'),
+          store.decideApproval(waiting, 'approved', 'Marta Gerente'),
         ]);
 
-        expect(before).toMatchObject({ status: 'awaiting_approval', quote, approval: null });
+        expect(before).toMatchObject({ status: 'awaiting_approval', quote, approval: null, approvalBy: null });
         expect(decisions.filter(Boolean)).toHaveLength(1);
         const decided = await store.getBatch(waiting);
         expect(decided).toMatchObject({
           status: 'running',
           approval: decisions[0] ? 'rejected' : 'approved',
+          // Who decided is the one whose decision was taken, never the other's.
+          approvalBy: decisions[0] ? 'Rita Gerente' : 'Marta Gerente',
         });
         // The messages of an approved batch are sent from its approval: the sweeper counts their age from it.
         expect(decided?.messagesSentAt).toEqual(expect.any(String));

@@ -54,6 +54,7 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     policy: null,
     quote: null,
     approval: null,
+    approvalBy: null,
     cancelRequested: false,
     requeuing: false,
     revision: 1,

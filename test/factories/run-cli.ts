@@ -45,6 +45,8 @@ export interface RunningCli {
   readonly pid: number;
   /** What it has written to stderr so far. */
   stderr(): string;
+  /** What it has written to stdout so far. */
+  stdout(): string;
   /** Sends it a signal, as a user's shell or `kill` would. */
   kill(signal: NodeJS.Signals): void;
   readonly done: Promise<CliResult>;
@@ -71,6 +73,7 @@ export function startCli(
   return {
     pid: child.pid as number,
     stderr: () => stderr,
+    stdout: () => stdout,
     kill: (signal) => child.kill(signal),
     done: new Promise((resolve, reject) => {
       child.on('error', reject);
@@ -111,6 +114,7 @@ export function startCliInTerminal(args: readonly string[], options: { cwd: stri
   return {
     pid: child.pid as number,
     stderr,
+    stdout: () => screen,
     screen: () => screen,
     type: (text) => child.stdin.write(text),
     kill: (signal) => child.kill(signal),

@@ -182,6 +182,7 @@ function baseArgs(path: CommandPath): string[] {
   const batch = 'ffffffffffffffffffffffff';
   const bases: Record<CommandPath, string[]> = {
     check: ['check', list],
+    console: ['console'],
     emulator: ['emulator'],
     normalize: ['normalize', list],
     screen: ['screen', list],

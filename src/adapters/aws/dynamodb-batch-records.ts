@@ -74,18 +74,24 @@ export class DynamoDbBatchRecords implements BatchRecords {
     return this.#batchesWithCounts(await listedBatchIds(this.#db, limit, options.unfinishedOnly ?? false));
   }
 
-  async decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean> {
+  async decideApproval(
+    batchId: string,
+    decision: ApprovalDecision,
+    by: string | null = null,
+  ): Promise<boolean> {
     return this.#db.conditionally(() =>
       this.#db.client.send(
         new UpdateCommand({
           TableName: this.#db.tableName,
           Key: batchKey(batchId),
-          UpdateExpression: 'SET #status = :running, approval = :decision, messagesSentAt = :now',
+          UpdateExpression:
+            'SET #status = :running, approval = :decision, approvalBy = :by, messagesSentAt = :now',
           ConditionExpression: batchStatusIn('decideApproval').condition,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':running': 'running',
             ':decision': decision,
+            ':by': by,
             ':now': new Date(this.#db.now()).toISOString(),
             ...batchStatusIn('decideApproval').values,
           },

@@ -153,6 +153,7 @@ const batchItemSchema = z.object({
     .enum(['approved', 'rejected'])
     .nullish()
     .transform((value) => value ?? null),
+  approvalBy: optionalText,
   cancelRequested: z.boolean().default(false),
   revision: z.number().int().default(1),
   requeuing: z.boolean().default(false),

@@ -37,6 +37,7 @@ export class MemoryBatchRecords implements BatchRecords {
       bureauEndpoint: batch.bureauEndpoint ?? null,
       quote: null,
       approval: null,
+      approvalBy: null,
       cancelRequested: false,
       requeuing: false,
       revision: 1,
@@ -101,9 +102,14 @@ export class MemoryBatchRecords implements BatchRecords {
     if (!changed) throw new Error(`batch ${batchId} is not ingesting`);
   }
 
-  async decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean> {
+  async decideApproval(
+    batchId: string,
+    decision: ApprovalDecision,
+    by: string | null = null,
+  ): Promise<boolean> {
     return this.#db.transition(batchId, 'decideApproval', 'running', {
       approval: decision,
+      approvalBy: by,
       messagesSentAt: new Date(this.#db.now()).toISOString(),
     });
   }

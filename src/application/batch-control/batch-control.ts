@@ -115,13 +115,14 @@ export async function decideBatchApproval(
   batchId: string,
   decision: ApprovalDecision,
   deps: BatchControlDependencies,
+  by: string | null = null,
 ): Promise<ApprovalOutcome> {
   const batch = await deps.batchRecords.getBatch(batchId);
   if (batch === null) return { outcome: 'not_found', batchId };
   const repeated = batch.status === 'running' && batch.approval === decision;
   if (
     !repeated &&
-    !(batch.status === 'awaiting_approval' && (await deps.batchRecords.decideApproval(batchId, decision)))
+    !(batch.status === 'awaiting_approval' && (await deps.batchRecords.decideApproval(batchId, decision, by)))
   )
     return { outcome: 'not_awaiting_approval', batchId, status: batch.status, approval: batch.approval };
   const rows =

@@ -99,6 +99,11 @@ export interface BatchRecord {
    */
   readonly quote: Quote | null;
   readonly approval: ApprovalDecision | null;
+  /**
+   * Who approved or rejected the batch, as the console's sign-in names them; null when not decided, or decided from
+   * the command line (whose user the pipeline cannot authenticate).
+   */
+  readonly approvalBy: string | null;
   /** Someone asked to cancel the batch: queued rows are settled `cancelled`, the rest finish. */
   readonly cancelRequested: boolean;
   /** 1, then one more for each redrive (the manifest carries it). */

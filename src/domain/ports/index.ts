@@ -97,7 +97,7 @@ export interface BatchRecords {
    */
   finishIngest(batchId: string, totals: IngestTotals, quoted?: IngestQuote): Promise<void>;
   /** Records a person's decision on a batch awaiting approval, which then runs; false unless it was waiting. */
-  decideApproval(batchId: string, decision: ApprovalDecision): Promise<boolean>;
+  decideApproval(batchId: string, decision: ApprovalDecision, by?: string | null): Promise<boolean>;
   /** Records that the batch is being cancelled (before its rows are). */
   markCancelRequested(batchId: string): Promise<void>;
   /**

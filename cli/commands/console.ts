@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { createConsoleApi } from '../../src/api/console-api.ts';
+import { consolePages } from '../console/console-pages.ts';
+import { startConsoleServer } from '../console/console-server.ts';
+import { CONSOLE_USERS_FILE, LocalConsoleUsers } from '../console/local-users.ts';
+import { addTableAction } from '../option-parsers.ts';
+import type { CommandOptions } from '../option-types.ts';
+import { withConnection } from '../pipeline-connection.ts';
+
+/** Resolves on Ctrl-C or a `kill`: the console runs until its user stops it. */
+function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+async function runConsole(options: CommandOptions<'console'>): Promise<void> {
+  const pages = await consolePages((line) => process.stderr.write(`${line}\n`));
+  await withConnection({ state: options.state }, async (connection) => {
+    const users = await LocalConsoleUsers.open(join(options.state, CONSOLE_USERS_FILE));
+    const api = createConsoleApi({
+      authenticator: users,
+      localUsers: users,
+      batches: {
+        batchRecords: connection.store,
+        batchRows: connection.store,
+        queue: connection.queue,
+        logger: connection.logger,
+      },
+      logger: connection.logger,
+    });
+    const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port });
+    // The token rides in the fragment: the browser never sends it to the server, so no log can keep it.
+    process.stdout.write(`console: ${server.url}/#token=${users.ownerLinkToken()}\n`);
+    await untilStopped();
+    await server.close();
+  });
+}
+
+export function registerConsoleCommand(program: Command): void {
+  addTableAction(
+    program
+      .command('console')
+      .description('Open the console: batches, approvals and users in a browser, on this machine only'),
+    'console',
+    async (options) => runConsole(options),
+  );
+}

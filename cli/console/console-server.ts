@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+import { CONTENT_SECURITY_POLICY } from '../../src/api/console-api.ts';
+
+/** A console listening on loopback. */
+export interface ConsoleServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the console's API and its pages (`pagesDirectory`, Vite's build) on 127.0.0.1 only: the API under `/api`,
+ * the built files as they are, and the page itself for every other path (the browser routes). The pages carry the
+ * same security policy as the API's answers.
+ */
+export async function startConsoleServer(options: {
+  /** The console's API: every request under `/api/` goes to it. */
+  readonly api: { fetch(request: Request): Response | Promise<Response> };
+  readonly pagesDirectory: string;
+  readonly port: number;
+}): Promise<ConsoleServer> {
+  const page = await readFile(join(options.pagesDirectory, 'index.html'), 'utf8');
+  const site = new Hono();
+  site.all('/api/*', (context) => options.api.fetch(context.req.raw));
+  site.use(
+    '*',
+    secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY, referrerPolicy: 'no-referrer' }),
+  );
+  site.use('/assets/*', serveStatic({ root: options.pagesDirectory }));
+  site.get('/assets/*', (context) => context.text('not found', 404));
+  site.get('*', (context) => context.html(page));
+  const server = serve({ fetch: site.fetch, hostname: '127.0.0.1', port: options.port });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

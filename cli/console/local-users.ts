@@ -1,0 +1,136 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { z } from 'zod';
+import {
+  type Authenticator,
+  type LocalUsers,
+  SESSION_COOKIE,
+  type SignedIn,
+} from '../../src/api/console-env.ts';
+import {
+  CONSOLE_ROLES,
+  type ConsoleIdentity,
+  type CreatedUser,
+  type NewUser,
+  UserView,
+} from '../../src/contract/index.ts';
+import { readIfThere, writePrivateFile } from '../local/private-files.ts';
+
+/** The file in a state folder that keeps its console's users (no secrets: links and sessions live in memory). */
+export const CONSOLE_USERS_FILE = 'console-users.json';
+/** The person who started the console: they own the state folder, so they may do everything in it. */
+const OWNER_SUBJECT = 'local-owner';
+/** How long a sign-in link works, unused. */
+const LINK_LIFETIME_MS = 24 * 3_600_000;
+/** How long a session lasts after its last request. */
+const SESSION_IDLE_MS = 8 * 3_600_000;
+
+const StoredUsers = z.object({ users: z.array(UserView) });
+
+interface Pending {
+  readonly subject: string;
+  expiresAt: number;
+}
+
+/** A secret's hash: what the maps keep, so a heap dump holds no working link or session. */
+const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/**
+ * The local console's users (kept in the state folder), its one-time sign-in links and its sessions (in memory: a
+ * console started again signs everyone out, and prints its owner a new link). A person's roles are read on every
+ * request, so a change applies at once.
+ */
+export class LocalConsoleUsers implements LocalUsers, Authenticator {
+  readonly #links = new Map<string, Pending>();
+  readonly #sessions = new Map<string, Pending>();
+
+  private constructor(
+    private readonly file: string,
+    private readonly users: Map<string, UserView>,
+    private readonly now: () => number,
+  ) {}
+
+  /** Opens the users of `file` (made with the owner when missing). */
+  static async open(file: string, now: () => number = Date.now): Promise<LocalConsoleUsers> {
+    const text = await readIfThere(file);
+    const stored = text === null ? { users: [] } : StoredUsers.parse(JSON.parse(text));
+    const users = new Map(stored.users.map((user) => [user.subject, user]));
+    const opened = new LocalConsoleUsers(file, users, now);
+    if (!users.has(OWNER_SUBJECT)) {
+      users.set(OWNER_SUBJECT, {
+        subject: OWNER_SUBJECT,
+        name: userInfo().username,
+        roles: [...CONSOLE_ROLES],
+        createdAt: new Date(now()).toISOString(),
+        createdBy: 'credit-screen console',
+      });
+      await opened.#save();
+    }
+    return opened;
+  }
+
+  /** A one-time link token that signs in the person who started the console. */
+  ownerLinkToken(): string {
+    return this.#issueLink(OWNER_SUBJECT);
+  }
+
+  async signIn(token: string): Promise<SignedIn | null> {
+    const key = hashOf(token);
+    const link = this.#links.get(key);
+    this.#links.delete(key);
+    if (link === undefined || link.expiresAt < this.now()) return null;
+    const identity = this.#identityOf(link.subject);
+    if (identity === null) return null;
+    const sessionId = newSecret();
+    this.#sessions.set(hashOf(sessionId), { subject: link.subject, expiresAt: this.now() + SESSION_IDLE_MS });
+    return { sessionId, identity };
+  }
+
+  async signOut(sessionId: string): Promise<void> {
+    this.#sessions.delete(hashOf(sessionId));
+  }
+
+  async identify(context: Context): Promise<ConsoleIdentity | null> {
+    const sessionId = getCookie(context, SESSION_COOKIE);
+    if (sessionId === undefined) return null;
+    const session = this.#sessions.get(hashOf(sessionId));
+    if (session === undefined || session.expiresAt < this.now()) return null;
+    session.expiresAt = this.now() + SESSION_IDLE_MS;
+    return this.#identityOf(session.subject);
+  }
+
+  async list(): Promise<UserView[]> {
+    return [...this.users.values()];
+  }
+
+  async create(user: NewUser, by: ConsoleIdentity): Promise<CreatedUser> {
+    const created: UserView = {
+      subject: randomUUID(),
+      name: user.name,
+      roles: user.roles,
+      createdAt: new Date(this.now()).toISOString(),
+      createdBy: by.name,
+    };
+    this.users.set(created.subject, created);
+    await this.#save();
+    return { user: created, signInToken: this.#issueLink(created.subject) };
+  }
+
+  #issueLink(subject: string): string {
+    const token = newSecret();
+    this.#links.set(hashOf(token), { subject, expiresAt: this.now() + LINK_LIFETIME_MS });
+    return token;
+  }
+
+  #identityOf(subject: string): ConsoleIdentity | null {
+    const user = this.users.get(subject);
+    return user === undefined ? null : { subject: user.subject, name: user.name, roles: user.roles };
+  }
+
+  async #save(): Promise<void> {
+    await writePrivateFile(this.file, `${JSON.stringify({ users: [...this.users.values()] }, null, 2)}\n`);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The console's HTTP API, written once: `credit-screen console` serves it on a laptop (Node), a Lambda function behind
+ * API Gateway serves it in AWS. Every route comes from the contract's table with the roles that may call it, every
+ * request is validated by the contract's schemas, and the OpenAPI document is generated from the same routes.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import type { BatchControlDependencies } from '../application/batch-control/batch-control.ts';
+import { CONSOLE_ROUTES } from '../contract/index.ts';
+import type { Logger } from '../domain/ports/index.ts';
+import { addBatchRoutes } from './batch-routes.ts';
+import type { Authenticator, ConsoleEnv, LocalUsers } from './console-env.ts';
+import { addIdentityRoute, addLocalSessionRoutes } from './session-routes.ts';
+
+export interface ConsoleApiDependencies {
+  readonly authenticator: Authenticator;
+  readonly batches: BatchControlDependencies;
+  /** The local console's users and sign-in links; absent in AWS, where the user pool has them. */
+  readonly localUsers?: LocalUsers;
+  readonly logger: Logger;
+}
+
+/**
+ * The page's security policy: its own scripts, styles and images only, no inline script, never framed by another
+ * site. The API's answers carry it too, so that a JSON answer opened as a page runs nothing.
+ */
+export const CONTENT_SECURITY_POLICY = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  frameSrc: ["'self'"],
+  frameAncestors: ["'none'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'self'"],
+};
+
+/** Builds the API over the pipeline's ports. */
+export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<ConsoleEnv> {
+  const app = new OpenAPIHono<ConsoleEnv>({
+    // A request that does not parse gets one line naming the field, never the validator's whole report.
+    defaultHook: (result, context) => {
+      if (result.success) return;
+      const issue = result.error.issues[0];
+      const field = issue?.path.join('.') ?? '';
+      return context.json(
+        { error: `${field ? `${field}: ` : ''}${issue?.message ?? 'not understood'}` },
+        400,
+      );
+    },
+  });
+  app.use(
+    '*',
+    secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY, referrerPolicy: 'no-referrer' }),
+  );
+  // Answers about people and money are never kept by a browser's or a proxy's cache.
+  app.use('/api/*', async (context, next) => {
+    await next();
+    context.header('Cache-Control', 'no-store');
+  });
+  // A POST is JSON or nothing: a form another site's page submits cannot set this type (a defence the session
+  // cookie's SameSite=Strict doubles), and a body in another format is refused before any handler reads it.
+  app.use('/api/*', async (context, next) => {
+    const type = context.req.header('content-type') ?? '';
+    if (context.req.method === 'POST' && !/^application\/json\b/i.test(type))
+      return context.json({ error: 'send the request as JSON (Content-Type: application/json)' }, 415);
+    return next();
+  });
+  addIdentityRoute(app, deps.authenticator);
+  addBatchRoutes(app, deps);
+  if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
+  app.doc31(CONSOLE_ROUTES.openApi.path, {
+    openapi: '3.1.0',
+    info: { title: 'credit-screen console', version: '1' },
+  });
+  app.notFound((context) => context.json({ error: 'no such route' }, 404));
+  app.onError((error, context) => {
+    // The validator's own refusal (a body that is not JSON): said in one line.
+    if (error instanceof HTTPException && error.status < 500)
+      return context.json({ error: 'the request body is not JSON' }, error.status);
+    // The error may quote a document or a name: the log gets its kind, the person one line.
+    deps.logger.error('console request failed', { path: context.req.routePath, error: error.name });
+    return context.json({ error: 'the console could not answer this time; try again' }, 500);
+  });
+  return app;
+}

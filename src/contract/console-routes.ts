@@ -1,0 +1,72 @@
+import type { ConsoleRole } from './console-roles.ts';
+
+/**
+ * Every route of the console's HTTP API: its method, path (OpenAPI style, `{name}` for a parameter) and the roles
+ * that may call it (`public`: no sign-in). The API registers these, the browser calls these, the construct routes
+ * these: a route is defined here once. Plain data, so the browser bundle takes it without a schema library.
+ */
+export const CONSOLE_ROUTES = {
+  openApi: { method: 'get', path: '/api/openapi.json', roles: 'public', summary: 'This API, as OpenAPI 3.1' },
+  signIn: {
+    method: 'post',
+    path: '/api/session',
+    roles: 'public',
+    summary: 'Exchanges a one-time sign-in token for a session (local console only)',
+  },
+  signOut: { method: 'delete', path: '/api/session', roles: 'signed-in', summary: 'Ends the session' },
+  me: { method: 'get', path: '/api/me', roles: 'signed-in', summary: 'Who is signed in, with their roles' },
+  batches: {
+    method: 'get',
+    path: '/api/batches',
+    roles: ['analyst', 'manager'],
+    summary: 'Batches, newest first, a page at a time',
+  },
+  batch: {
+    method: 'get',
+    path: '/api/batches/{batchId}',
+    roles: ['analyst', 'manager'],
+    summary: 'Where one batch stands',
+  },
+  approval: {
+    method: 'post',
+    path: '/api/batches/{batchId}/approval',
+    roles: ['manager'],
+    summary: 'Approves or rejects the spend of a batch waiting for approval',
+  },
+  cancel: {
+    method: 'post',
+    path: '/api/batches/{batchId}/cancel',
+    roles: ['manager'],
+    summary: 'Cancels a running batch: queued documents are never bought',
+  },
+  users: { method: 'get', path: '/api/users', roles: ['admin'], summary: 'The local users and their roles' },
+  createUser: {
+    method: 'post',
+    path: '/api/users',
+    roles: ['admin'],
+    summary: 'Creates a local user and returns their one-time sign-in link',
+  },
+} as const satisfies Record<string, ConsoleRouteSpec>;
+
+/** One route of the console's API. */
+export interface ConsoleRouteSpec {
+  readonly method: 'get' | 'post' | 'delete';
+  readonly path: `/api/${string}`;
+  /** Who may call it: `public` (no sign-in), `signed-in` (anyone signed in) or the roles listed. */
+  readonly roles: 'public' | 'signed-in' | readonly ConsoleRole[];
+  readonly summary: string;
+}
+
+export type ConsoleRouteName = keyof typeof CONSOLE_ROUTES;
+
+/** A route's path with its parameters filled in (each encoded), as the browser calls it. */
+export function consolePath(
+  name: ConsoleRouteName,
+  parameters: Readonly<Record<string, string>> = {},
+): string {
+  return CONSOLE_ROUTES[name].path.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = parameters[key];
+    if (value === undefined) throw new Error(`route ${name} needs its ${key}`);
+    return encodeURIComponent(value);
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * The console API's requests and answers, as zod schemas: the API validates with them, its OpenAPI document is
+ * generated from them, and the browser's types are inferred from them. A request that does not parse is refused
+ * with one line naming the field.
+ */
+import { z } from 'zod';
+import { auditTextProblem } from '../domain/audit/index.ts';
+import { MAX_BATCH_ID_LENGTH } from '../domain/batch/index.ts';
+import { BUREAUS } from '../domain/report/index.ts';
+import { CONSOLE_ROLES } from './console-roles.ts';
+
+/** Most batches one page lists; the console pages further back by `page`. */
+const MAX_BATCHES_PAGE = 100;
+/** How far back the console pages (`page` × `limit` batches at most): older batches are read with the CLI. */
+const MAX_BATCHES_LISTED = 1000;
+/** Longest name of a local user (it is recorded beside what they do). */
+const MAX_USER_NAME = 80;
+
+export const BatchIdParams = z.object({
+  batchId: z
+    .string()
+    .regex(new RegExp(`^[A-Za-z0-9_-]{1,${MAX_BATCH_ID_LENGTH}}$`), 'not a batch id')
+    .describe('The batch id (letters, digits, - and _)'),
+});
+
+export const BatchesQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(MAX_BATCHES_PAGE).default(25),
+    page: z.coerce.number().int().min(0).default(0),
+  })
+  .refine((query) => (query.page + 1) * query.limit <= MAX_BATCHES_LISTED, {
+    message: `the console lists the newest ${MAX_BATCHES_LISTED} batches; older ones are read with the command line`,
+    path: ['page'],
+  });
+
+const BATCH_STATUSES = [
+  'ingesting',
+  'awaiting_approval',
+  'running',
+  'finalising',
+  'completed',
+  'failed',
+] as const;
+
+/** A batch as the console shows it: its progress, counts and spend, without its source's key (which names a file). */
+export const BatchView = z.object({
+  batchId: z.string(),
+  status: z.enum(BATCH_STATUSES),
+  /** The customer's file name, masked; null for a portfolio or an upload that gave none. */
+  sourceName: z.string().nullable(),
+  portfolio: z.string().nullable(),
+  bureau: z.enum(BUREAUS),
+  createdAt: z.string(),
+  completedAt: z.string().nullable(),
+  revision: z.number().int(),
+  rows: z.number().int(),
+  toScreen: z.number().int().nullable(),
+  settled: z.number().int(),
+  screened: z.number().int(),
+  cached: z.number().int(),
+  failed: z.number().int(),
+  invalid: z.number().int(),
+  duplicates: z.number().int(),
+  cancelled: z.number().int(),
+  notQueried: z.number().int(),
+  maxCharges: z.number().int().nullable(),
+  quote: z
+    .object({
+      unique: z.number().int(),
+      reusable: z.number().int().nullable(),
+      toBuy: z.number().int(),
+      pricePerQuery: z.number(),
+      estimatedCost: z.number(),
+      estimatedSeconds: z.number(),
+    })
+    .nullable(),
+  /** What the batch has bought so far, in BRL (answered queries at the quote's price); null without a quote. */
+  spent: z.number().nullable(),
+  approval: z.enum(['approved', 'rejected']).nullable(),
+  /** Who approved or rejected it, as signed in; null when undecided or decided from the command line. */
+  approvalBy: z.string().nullable(),
+  cancelRequested: z.boolean(),
+  policy: z.object({ name: z.string(), sha256: z.string() }).nullable(),
+  failure: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type BatchView = z.infer<typeof BatchView>;
+
+export const BatchPage = z.object({
+  batches: z.array(BatchView),
+  page: z.number().int(),
+  limit: z.number().int(),
+  /** Whether an older page has batches. */
+  hasMore: z.boolean(),
+});
+export type BatchPage = z.infer<typeof BatchPage>;
+
+export const ApprovalRequest = z.object({ decision: z.enum(['approved', 'rejected']) });
+
+export const ApprovalResult = z.object({
+  batchId: z.string(),
+  outcome: z.enum(['approved', 'rejected', 'already_approved', 'already_rejected']),
+  /** Approved: documents the batch buys; rejected: rows settled without a query. */
+  rows: z.number().int(),
+  by: z.string(),
+});
+export type ApprovalResult = z.infer<typeof ApprovalResult>;
+
+export const CancelResult = z.object({
+  batchId: z.string(),
+  cancelledRows: z.number().int(),
+  by: z.string(),
+});
+export type CancelResult = z.infer<typeof CancelResult>;
+
+export const SignInRequest = z.object({ token: z.string().min(1).max(200) });
+
+export const SignedInUser = z.object({
+  subject: z.string(),
+  name: z.string(),
+  roles: z.array(z.enum(CONSOLE_ROLES)).readonly(),
+});
+
+const userName = z
+  .string()
+  .trim()
+  .min(1, 'the name is empty')
+  .max(MAX_USER_NAME)
+  .superRefine((name, context) => {
+    const problem = auditTextProblem('the name', name);
+    if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+  });
+
+export const NewUser = z.object({
+  name: userName,
+  roles: z
+    .array(z.enum(CONSOLE_ROLES))
+    .min(1, 'a user needs a role')
+    .refine((roles) => new Set(roles).size === roles.length, 'a role is given twice'),
+});
+export type NewUser = z.infer<typeof NewUser>;
+
+export const UserView = SignedInUser.extend({ createdAt: z.string(), createdBy: z.string() });
+export type UserView = z.infer<typeof UserView>;
+
+export const UserList = z.object({ users: z.array(UserView) });
+
+export const CreatedUser = z.object({
+  user: UserView,
+  /** Signs the new user in once; the console shows it as a link whose fragment carries it. */
+  signInToken: z.string(),
+});
+export type CreatedUser = z.infer<typeof CreatedUser>;
+
+/** Every refusal: one line, for a person. */
+export const ErrorBody = z.object({ error: z.string() });

@@ -1,0 +1,76 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalConsoleUsers } from '../../cli/console/local-users.ts';
+import { memoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
+import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
+import { createConsoleApi } from '../../src/api/console-api.ts';
+import type { ConsoleRole } from '../../src/contract/index.ts';
+import { quoteOf } from '../../src/domain/spend/index.ts';
+import { asStores, queuedRows } from '../factories/batch-records.ts';
+import { RecordingWorkQueue } from '../factories/recording-ports.ts';
+
+/** The console API over memory stores, with local users: what a test calls, and what it looks at afterwards. */
+export async function consoleApiHarness() {
+  const store = memoryBatchStore();
+  const queue = new RecordingWorkQueue();
+  const logger = new MemoryLogger();
+  const users = await LocalConsoleUsers.open(
+    join(mkdtempSync(join(tmpdir(), 'console-users-')), 'users.json'),
+  );
+  const app = createConsoleApi({
+    authenticator: users,
+    batches: { ...asStores(store), queue, logger },
+    localUsers: users,
+    logger,
+  });
+
+  /** Sends a request as the browser would, with the session's cookie when given one. */
+  const call = (path: string, init: { method?: string; body?: unknown; session?: string } = {}) =>
+    app.request(path, {
+      method: init.method ?? 'GET',
+      headers: {
+        ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...(init.session === undefined ? {} : { Cookie: init.session }),
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+
+  /** Signs in through the sign-in route with a link token; the session's cookie (`name=value`). */
+  async function signInWith(token: string): Promise<string> {
+    const response = await call('/api/session', { method: 'POST', body: { token } });
+    if (response.status !== 200) throw new Error(`sign-in refused: ${response.status}`);
+    return (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  }
+
+  /** A new user with these roles, signed in. */
+  async function signInAs(name: string, roles: ConsoleRole[]): Promise<string> {
+    const owner = await users.list();
+    const created = await users.create({ name, roles }, owner[0] as never);
+    return signInWith(created.signInToken);
+  }
+
+  /** A batch of `rows` queued rows; waiting for approval when `awaitingApproval`, else running. */
+  async function batch(
+    batchId: string,
+    options: { rows?: number; awaitingApproval?: boolean; createdAt?: number } = {},
+  ) {
+    const rows = options.rows ?? 3;
+    await store.createBatch({
+      batchId,
+      sourceBucket: 'b',
+      sourceKey: `incoming/${batchId}.csv`,
+      bureau: 'a',
+      excelSummary: false,
+    });
+    await store.writeRows(batchId, queuedRows(rows, batchId));
+    const quote = quoteOf({ bureau: 'a', unique: rows, reusable: 0, pricePerQuery: 2.7, ratePerSecond: 10 });
+    await store.finishIngest(
+      batchId,
+      { rows, invalid: 0, duplicates: 0, toScreen: rows, cached: 0 },
+      { quote, awaitingApproval: options.awaitingApproval ?? false },
+    );
+  }
+
+  return { app, store, queue, logger, users, call, signInWith, signInAs, batch };
+}

@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
+import { type RunningCli, runCli, startCli } from '../factories/run-cli.ts';
+
+/** Debian's Chromium (`npm test` installs it when missing), driven by playwright-core: no browser download. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Screenshots for a person to look at (git-ignored). */
+const OUTPUT = fileURLToPath(new URL('../../test-output/console', import.meta.url));
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let browser: Browser;
+let console_: RunningCli;
+let ownerLink: string;
+const documents = { small: distinctDocuments(3, 'console small'), big: distinctDocuments(12, 'console big') };
+
+/** Screens two lists into a new state: one completes, one waits for approval (over a threshold of 5). */
+async function stateWithTwoBatches(): Promise<string> {
+  const cwd = await mkdtemp(join(tmpdir(), 'credit-screen-console-'));
+  await writeFile(join(cwd, 'clientes-pequenos.csv'), customerListCsv(documents.small));
+  await writeFile(join(cwd, 'carteira-grande.csv'), customerListCsv(documents.big));
+  const state = join(cwd, 'state');
+  const small = await runCli(['screen', 'clientes-pequenos.csv', '--state', state, '--out', 'out'], { cwd });
+  const big = await runCli(['screen', 'carteira-grande.csv', '--state', state, '--approve-above', '5'], {
+    cwd,
+  });
+  if (small.code !== 0 || !/over the approval threshold/.test(big.stderr))
+    throw new Error(`state not made: ${small.stderr} ${big.stderr}`);
+  return state;
+}
+
+async function consoleLink(running: RunningCli): Promise<string> {
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const line = /^console: (http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)$/m.exec(running.stdout());
+    if (line?.[1]) return line[1];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the console printed no link: ${running.stderr()}`);
+}
+
+/** A new browser session (its own cookies) at `width` px, opened on `url`. */
+async function openPage(url: string, width = 1280): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'pt-BR' });
+  const page = await context.newPage();
+  await page.goto(url);
+  return page;
+}
+
+/** axe-core's violations on the page as it is (none expected): rule id and the elements it names. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    return (await axe.run()).violations.map(
+      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+  });
+  return result;
+}
+
+async function screenshots(page: Page, name: string): Promise<void> {
+  await mkdir(OUTPUT, { recursive: true });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(OUTPUT, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+beforeAll(async () => {
+  const state = await stateWithTwoBatches();
+  console_ = startCli(['console', '--state', state, '--port', '0']);
+  ownerLink = await consoleLink(console_);
+  browser = await chromium
+    .launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    .catch((error: Error) => {
+      throw new Error(`cannot start Chromium at ${CHROMIUM} (apt-get install chromium): ${error.message}`);
+    });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  console_?.kill('SIGTERM');
+  await console_?.done;
+});
+
+describe('the console in a browser', () => {
+  let owner: Page;
+  let managerLink: string;
+
+  it('signs its owner in from the printed link, drops the token from the address, and lists the batches in pt-BR', async () => {
+    owner = await openPage(ownerLink);
+
+    await owner.locator('tbody tr').nth(1).waitFor();
+    const rows = await owner.locator('tbody tr').allInnerTexts();
+
+    expect(owner.url()).not.toContain('token');
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(
+      /carteira-grande\.csv[\s\S]*Aguardando aprovação[\s\S]*0 de 12[\s\S]*12[\s\S]*R\$\s0,00[\s\S]*de R\$\s100,80/,
+    );
+    expect(rows[1]).toMatch(/clientes-pequenos\.csv[\s\S]*Concluído[\s\S]*3 de 3[\s\S]*R\$\s25,20/);
+    expect(await accessibilityViolations(owner)).toEqual([]);
+    await screenshots(owner, 'batches');
+  });
+
+  it('refuses the same link a second time', async () => {
+    const again = await openPage(ownerLink);
+
+    await expect(again.getByRole('alert').innerText()).resolves.toBe(
+      'this sign-in link was used already or has expired; ask for a new one',
+    );
+    await again.context().close();
+  });
+
+  it('lets the owner create a manager, whose own link signs them in', async () => {
+    await owner.getByRole('link', { name: 'Usuários' }).click();
+    await owner.getByLabel('Nome').fill('Marta Gerente');
+    await owner.getByLabel('analista').uncheck();
+    await owner.getByLabel('gestor de crédito').check();
+    await owner.getByRole('button', { name: 'Criar usuário' }).click();
+    managerLink = await owner.getByLabel('Link de acesso de Marta Gerente').inputValue();
+
+    expect(managerLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43}$/);
+    expect(await owner.locator('tbody tr').allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Marta Gerente\tgestor de crédito\t/)]),
+    );
+    expect(await accessibilityViolations(owner)).toEqual([]);
+    await screenshots(owner, 'users');
+  });
+
+  it('records the signed-in manager as who approved the batch waiting for approval', async () => {
+    const manager = await openPage(managerLink);
+    await manager.getByRole('link', { name: 'carteira-grande.csv' }).click();
+    await manager.getByRole('heading', { name: 'carteira-grande.csv' }).waitFor();
+    expect(await accessibilityViolations(manager)).toEqual([]);
+    await screenshots(manager, 'batch-awaiting-approval');
+
+    await manager.getByRole('button', { name: /^Aprovar/ }).click();
+
+    await expect(manager.getByRole('status').innerText()).resolves.toBe(
+      'Lote aprovado: as consultas começam.',
+    );
+    await manager.getByText('aprovado por Marta Gerente').waitFor();
+    await expect(manager.locator('.who').innerText()).resolves.toMatch(
+      /^Marta Gerente \(gestor de crédito\)/,
+    );
+    await manager.context().close();
+  });
+
+  it('shows an analyst no approval, and the API refuses one they force', async () => {
+    await owner.getByRole('link', { name: 'Usuários' }).click();
+    await owner.getByLabel('Nome').fill('Ana Analista');
+    await owner.getByRole('button', { name: 'Criar usuário' }).click();
+    const analyst = await openPage(
+      await owner.getByLabel('Link de acesso de Ana Analista').inputValue(),
+      390,
+    );
+    await analyst.getByRole('link', { name: 'clientes-pequenos.csv' }).click();
+    await analyst.getByRole('heading', { name: 'clientes-pequenos.csv' }).waitFor();
+
+    const forced = await analyst.evaluate(async () => {
+      const batchId = (globalThis as unknown as { location: URL }).location.pathname.split('/').pop();
+      const response = await fetch(`/api/batches/${batchId}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      return [response.status, await response.json()];
+    });
+
+    expect(await analyst.getByRole('button').allInnerTexts()).toEqual(['Sair']);
+    expect(forced).toEqual([403, { error: 'this needs the role manager' }]);
+    expect(await accessibilityViolations(analyst)).toEqual([]);
+    await screenshots(analyst, 'batch-completed-analyst');
+  });
+
+  it('never puts a document or a token in an address it requests', async () => {
+    const requested: string[] = [];
+    const page = await openPage('about:blank');
+    page.on('request', (request) => requested.push(request.url()));
+    await owner.context().close();
+    const fresh = await page.goto(ownerLink.replace(/#.*/, '/'));
+
+    expect(fresh?.status()).toBe(200);
+    const digits = [...documents.small, ...documents.big];
+    expect(
+      requested.filter((url) => digits.some((document) => url.includes(document)) || /token/.test(url)),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,39 @@
+import { CONSOLE_ROUTES, type ConsoleRouteName, consolePath } from '../../src/contract/console-routes.ts';
+
+/** A refusal of the API, with its one line for the person and its status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Calls route `name` of the console's API (the session travels in its cookie); its JSON answer, or an
+ * {@link ApiError} carrying the API's own line. A POST always sends JSON, as the API requires.
+ */
+export async function callApi<T>(
+  name: ConsoleRouteName,
+  options: {
+    readonly params?: Readonly<Record<string, string>>;
+    readonly query?: Readonly<Record<string, string | number>>;
+    readonly body?: unknown;
+  } = {},
+): Promise<T> {
+  const { method } = CONSOLE_ROUTES[name];
+  const query = new URLSearchParams(
+    Object.entries(options.query ?? {}).map(([key, value]) => [key, String(value)]),
+  ).toString();
+  const response = await fetch(`${consolePath(name, options.params)}${query ? `?${query}` : ''}`, {
+    method: method.toUpperCase(),
+    credentials: 'same-origin',
+    headers: method === 'post' ? { 'Content-Type': 'application/json' } : {},
+    body: method === 'post' ? JSON.stringify(options.body ?? {}) : undefined,
+  });
+  if (response.status === 204) return undefined as T;
+  const answer = (await response.json().catch(() => ({}))) as { error?: string };
+  if (!response.ok) throw new ApiError(response.status, answer.error ?? `erro ${response.status}`);
+  return answer as T;
+}
