@@ -41,14 +41,14 @@ module.exports = {
     ),
     onlyInto(
       'api-drives-the-use-cases',
-      'The console\'s HTTP API (one for Node and Lambda) calls use cases with the contract\'s schemas; it names ' +
+      "The console's HTTP API (one for Node and Lambda) calls use cases with the contract's schemas; it names " +
         'its own ports (who is signed in) and never reaches an adapter, a composition root or a tool.',
       '^src/api/',
       ['^src/domain/', '^src/contract/', '^src/application/'],
     ),
     onlyInto(
       'web-reads-only-the-console-contract',
-      'The console\'s pages run in a browser: they call the API by the contract\'s routes and read its types, ' +
+      "The console's pages run in a browser: they call the API by the contract's routes and read its types, " +
         'nothing of the pipeline itself.',
       '^web/',
       ['^src/contract/console-(routes|roles|schemas)\\.ts$'],

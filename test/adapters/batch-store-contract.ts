@@ -200,7 +200,12 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
           store.decideApproval(waiting, 'approved', 'Marta Gerente'),
         ]);
 
-        expect(before).toMatchObject({ status: 'awaiting_approval', quote, approval: null, approvalBy: null });
+        expect(before).toMatchObject({
+          status: 'awaiting_approval',
+          quote,
+          approval: null,
+          approvalBy: null,
+        });
         expect(decisions.filter(Boolean)).toHaveLength(1);
         const decided = await store.getBatch(waiting);
         expect(decided).toMatchObject({
