@@ -3,10 +3,11 @@ import type { Command } from 'commander';
 import { createConsoleApi } from '../../src/api/console-api.ts';
 import { consolePages } from '../console/console-pages.ts';
 import { startConsoleServer } from '../console/console-server.ts';
+import { startConsoleWorkers } from '../console/console-workers.ts';
 import { CONSOLE_USERS_FILE, LocalConsoleUsers } from '../console/local-users.ts';
 import { addTableAction } from '../option-parsers.ts';
 import type { CommandOptions } from '../option-types.ts';
-import { withConnection } from '../pipeline-connection.ts';
+import { type PipelineConnection, withConnection } from '../pipeline-connection.ts';
 
 /** Resolves on Ctrl-C or a `kill`: the console runs until its user stops it. */
 function untilStopped(): Promise<void> {
@@ -17,26 +18,42 @@ function untilStopped(): Promise<void> {
 }
 
 async function runConsole(options: CommandOptions<'console'>): Promise<void> {
-  const pages = await consolePages((line) => process.stderr.write(`${line}\n`));
-  await withConnection({ state: options.state }, async (connection) => {
-    const users = await LocalConsoleUsers.open(join(options.state, CONSOLE_USERS_FILE));
-    const api = createConsoleApi({
-      authenticator: users,
-      localUsers: users,
-      batches: {
-        batchRecords: connection.store,
-        batchRows: connection.store,
-        queue: connection.queue,
-        logger: connection.logger,
-      },
-      logger: connection.logger,
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const pages = await consolePages(say);
+  let bureau: Awaited<ReturnType<typeof startConsoleWorkers>> = null;
+  try {
+    await withConnection({ state: options.state }, async (connection) => {
+      bureau = await startConsoleWorkers(connection, options, say);
+      await serveUntilStopped(connection, options, pages);
     });
-    const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port });
-    // The token rides in the fragment: the browser never sends it to the server, so no log can keep it.
-    process.stdout.write(`console: ${server.url}/#token=${users.ownerLinkToken()}\n`);
-    await untilStopped();
-    await server.close();
+  } finally {
+    // Once the workers have stopped with the connection: none is left calling the bureau.
+    await (bureau as Awaited<ReturnType<typeof startConsoleWorkers>>)?.close();
+  }
+}
+
+async function serveUntilStopped(
+  connection: PipelineConnection,
+  options: CommandOptions<'console'>,
+  pages: string,
+) {
+  const users = await LocalConsoleUsers.open(join(options.state, CONSOLE_USERS_FILE));
+  const api = createConsoleApi({
+    authenticator: users,
+    localUsers: users,
+    batches: {
+      batchRecords: connection.store,
+      batchRows: connection.store,
+      queue: connection.queue,
+      logger: connection.logger,
+    },
+    logger: connection.logger,
   });
+  const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port });
+  // The token rides in the fragment: the browser never sends it to the server, so no log can keep it.
+  process.stdout.write(`console: ${server.url}/#token=${users.ownerLinkToken()}\n`);
+  await untilStopped();
+  await server.close();
 }
 
 export function registerConsoleCommand(program: Command): void {

@@ -132,9 +132,10 @@ describe('the console in a browser', () => {
     managerLink = await owner.getByLabel('Link de acesso de Marta Gerente').inputValue();
 
     expect(managerLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43}$/);
-    expect(await owner.locator('tbody tr').allInnerTexts()).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^Marta Gerente\tgestor de crédito\t/)]),
-    );
+    // The list is read again once the user is created.
+    const row = owner.getByRole('row', { name: /^Marta Gerente/ });
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/^Marta Gerente\tgestor de crédito\t/);
     expect(await accessibilityViolations(owner)).toEqual([]);
     await screenshots(owner, 'users');
   });
@@ -155,8 +156,12 @@ describe('the console in a browser', () => {
     await expect(manager.locator('.who').innerText()).resolves.toMatch(
       /^Marta Gerente \(gestor de crédito\)/,
     );
+    // The console's own workers take it further; the page follows it to its end without a reload.
+    await manager.getByText('Concluído', { exact: true }).waitFor({ timeout: 60_000 });
+    const spend = await manager.getByRole('region', { name: 'Gasto' }).innerText();
+    expect(spend).toMatch(/Gasto até agora\s+R\$\s100,80/);
     await manager.context().close();
-  });
+  }, 90_000);
 
   it('shows an analyst no approval, and the API refuses one they force', async () => {
     await owner.getByRole('link', { name: 'Usuários' }).click();
