@@ -47,6 +47,14 @@ async function serveUntilStopped(
       queue: connection.queue,
       logger: connection.logger,
     },
+    review: {
+      batchRecords: connection.store,
+      objects: connection.objects,
+      overrides: connection.overrides,
+      events: connection.events,
+      logger: connection.logger,
+      audit: connection.audit,
+    },
     logger: connection.logger,
   });
   const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port });

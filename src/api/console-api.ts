@@ -4,6 +4,7 @@
  * request is validated by the contract's schemas, and the OpenAPI document is generated from the same routes.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { BatchControlDependencies } from '../application/batch-control/batch-control.ts';
@@ -11,11 +12,14 @@ import { CONSOLE_ROUTES } from '../contract/index.ts';
 import type { Logger } from '../domain/ports/index.ts';
 import { addBatchRoutes } from './batch-routes.ts';
 import type { Authenticator, ConsoleEnv, LocalUsers } from './console-env.ts';
+import { addReviewRoutes, type ReviewDependencies } from './review-routes.ts';
 import { addIdentityRoute, addLocalSessionRoutes } from './session-routes.ts';
 
 export interface ConsoleApiDependencies {
   readonly authenticator: Authenticator;
   readonly batches: BatchControlDependencies;
+  /** The review queue and overrides: the batches' results, their overrides, the audit log and the events. */
+  readonly review: ReviewDependencies;
   /** The local console's users and sign-in links; absent in AWS, where the user pool has them. */
   readonly localUsers?: LocalUsers;
   readonly logger: Logger;
@@ -37,6 +41,9 @@ export const CONTENT_SECURITY_POLICY = {
   baseUri: ["'none'"],
   formAction: ["'self'"],
 };
+
+/** The largest request body the API reads (a sign-in token, a decision and its reason, a user). */
+const MAX_REQUEST_BYTES = 16 * 1024;
 
 /** Builds the API over the pipeline's ports. */
 export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<ConsoleEnv> {
@@ -61,6 +68,15 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
     await next();
     context.header('Cache-Control', 'no-store');
   });
+  // No request of the console's is large: a big body is refused before it is read.
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_REQUEST_BYTES,
+      onError: (context) =>
+        context.json({ error: `a request is at most ${MAX_REQUEST_BYTES / 1024} KB` }, 413),
+    }),
+  );
   // A POST is JSON or nothing: a form another site's page submits cannot set this type (a defence the session
   // cookie's SameSite=Strict doubles), and a body in another format is refused before any handler reads it.
   app.use('/api/*', async (context, next) => {
@@ -71,6 +87,7 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   });
   addIdentityRoute(app, deps.authenticator);
   addBatchRoutes(app, deps);
+  addReviewRoutes(app, deps.authenticator, deps.review);
   if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
   app.doc31(CONSOLE_ROUTES.openApi.path, {
     openapi: '3.1.0',

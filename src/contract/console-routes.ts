@@ -39,6 +39,18 @@ export const CONSOLE_ROUTES = {
     roles: ['manager'],
     summary: 'Cancels a running batch: queued documents are never bought',
   },
+  review: {
+    method: 'get',
+    path: '/api/review',
+    roles: ['analyst', 'manager'],
+    summary: 'Rows waiting for a person, across the finished batches (or one), oldest batch first',
+  },
+  override: {
+    method: 'post',
+    path: '/api/batches/{batchId}/rows/{row}/override',
+    roles: ['analyst', 'manager'],
+    summary: 'Records the signed-in person’s final decision on a decided row, beside the policy’s',
+  },
   users: { method: 'get', path: '/api/users', roles: ['admin'], summary: 'The local users and their roles' },
   createUser: {
     method: 'post',

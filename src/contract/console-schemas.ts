@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { auditTextProblem } from '../domain/audit/index.ts';
 import { MAX_BATCH_ID_LENGTH } from '../domain/batch/index.ts';
+import { DECISION_VALUES, MAX_OVERRIDE_REASON, OVERRIDE_VALUES } from '../domain/decision/index.ts';
 import { BUREAUS } from '../domain/report/index.ts';
 import { CONSOLE_ROLES } from './console-roles.ts';
 
@@ -13,6 +14,13 @@ import { CONSOLE_ROLES } from './console-roles.ts';
 const MAX_BATCHES_PAGE = 100;
 /** How far back the console pages (`page` × `limit` batches at most): older batches are read with the CLI. */
 const MAX_BATCHES_LISTED = 1000;
+/** Most review rows one page lists, and how far the console pages. */
+const MAX_REVIEW_PAGE = 200;
+const MAX_REVIEW_LISTED = 10_000;
+/** Largest row number a list can have (the largest list the pipeline reads). */
+const MAX_ROW = 100_000_000;
+/** Largest credit limit a reviewer may grant, in reais: a typo of ten zeros is refused, not recorded. */
+const MAX_CREDIT_LIMIT = 1_000_000_000;
 /** Longest name of a local user (it is recorded beside what they do). */
 const MAX_USER_NAME = 80;
 
@@ -93,6 +101,82 @@ export const BatchPage = z.object({
   hasMore: z.boolean(),
 });
 export type BatchPage = z.infer<typeof BatchPage>;
+
+export const ReviewQuery = z
+  .object({
+    batchId: BatchIdParams.shape.batchId.optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_REVIEW_PAGE).default(50),
+    page: z.coerce.number().int().min(0).default(0),
+  })
+  .refine((query) => (query.page + 1) * query.limit <= MAX_REVIEW_LISTED, {
+    message: `the console pages through the oldest ${MAX_REVIEW_LISTED} rows waiting; decide those first`,
+    path: ['page'],
+  });
+
+/** A row waiting for a person: masked document, the policy's answer and reasons, the customer's own columns. */
+export const ReviewItemView = z.object({
+  batchId: z.string(),
+  row: z.number().int(),
+  document: z.string(),
+  documentType: z.enum(['cpf', 'cnpj']).nullable(),
+  reasons: z.array(z.object({ code: z.string(), text: z.string() })).readonly(),
+  riskBand: z.string().nullable(),
+  creditLimit: z.number().nullable(),
+  customer: z.record(z.string(), z.string()),
+  batchCreatedAt: z.string(),
+});
+export type ReviewItemView = z.infer<typeof ReviewItemView>;
+
+export const ReviewPage = z.object({
+  items: z.array(ReviewItemView),
+  /** Rows waiting in all, over how many decided batches. */
+  total: z.number().int(),
+  batches: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+});
+export type ReviewPage = z.infer<typeof ReviewPage>;
+
+export const RowParams = BatchIdParams.extend({
+  row: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ROW)
+    .describe('The row of the list (1 is the first after the header)'),
+});
+
+/** A reviewer's decision: who decides is the signed-in person, never a field of the request. */
+export const OverrideBody = z
+  .object({
+    decision: z.enum(OVERRIDE_VALUES),
+    creditLimit: z.number().min(0).max(MAX_CREDIT_LIMIT).nullable().default(null),
+    reason: z
+      .string()
+      .trim()
+      .min(1, 'say why the decision is changed')
+      .max(MAX_OVERRIDE_REASON)
+      .superRefine((reason, context) => {
+        const problem = auditTextProblem('the reason', reason);
+        if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+      }),
+  })
+  .refine((body) => body.decision === 'approve' || !body.creditLimit, {
+    message: 'a decline has no credit limit',
+    path: ['creditLimit'],
+  });
+
+export const OverrideView = z.object({
+  batchId: z.string(),
+  row: z.number().int(),
+  decision: z.enum(OVERRIDE_VALUES),
+  creditLimit: z.number().nullable(),
+  reason: z.string(),
+  by: z.string(),
+  at: z.string(),
+  previous: z.enum(DECISION_VALUES),
+});
+export type OverrideView = z.infer<typeof OverrideView>;
 
 export const ApprovalRequest = z.object({ decision: z.enum(['approved', 'rejected']) });
 

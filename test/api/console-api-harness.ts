@@ -2,8 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalConsoleUsers } from '../../cli/console/local-users.ts';
+import { HmacDocumentKeys } from '../../src/adapters/audit/hmac-document-keys.ts';
+import { MemoryAuditLog } from '../../src/adapters/memory/memory-audit-log.ts';
 import { memoryBatchStore } from '../../src/adapters/memory/memory-batch-store.ts';
+import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decision-overrides.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
+import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
+import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import { createConsoleApi } from '../../src/api/console-api.ts';
 import type { ConsoleRole } from '../../src/contract/index.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
@@ -18,9 +23,21 @@ export async function consoleApiHarness() {
   const users = await LocalConsoleUsers.open(
     join(mkdtempSync(join(tmpdir(), 'console-users-')), 'users.json'),
   );
+  const objects = new MemoryObjectStore();
+  const overrides = new MemoryDecisionOverrides();
+  const events = new RecordingEventPublisher();
+  const auditLog = new MemoryAuditLog();
   const app = createConsoleApi({
     authenticator: users,
     batches: { ...asStores(store), queue, logger },
+    review: {
+      batchRecords: store,
+      objects,
+      overrides,
+      events,
+      logger,
+      audit: { log: auditLog, documentKeys: new HmacDocumentKeys(async () => 'test-key') },
+    },
     localUsers: users,
     logger,
   });
@@ -72,5 +89,19 @@ export async function consoleApiHarness() {
     );
   }
 
-  return { app, store, queue, logger, users, call, signInWith, signInAs, batch };
+  return {
+    app,
+    store,
+    queue,
+    logger,
+    users,
+    objects,
+    overrides,
+    events,
+    auditLog,
+    call,
+    signInWith,
+    signInAs,
+    batch,
+  };
 }

@@ -8,7 +8,7 @@ const SIGNED_IN_ROUTES = (Object.keys(CONSOLE_ROUTES) as ConsoleRouteName[]).fil
 );
 
 /** A route's path with a well-formed batch id in it. */
-const pathOf = (name: ConsoleRouteName) => consolePath(name, { batchId: 'batch-1' });
+const pathOf = (name: ConsoleRouteName) => consolePath(name, { batchId: 'batch-1', row: '1' });
 
 /** A request to route `name` of its method (an empty JSON body when it takes one). */
 const requestOf = (name: ConsoleRouteName, session?: string) => {
@@ -293,5 +293,53 @@ describe('the console API', () => {
     expect(policy).toContain("frame-ancestors 'none'");
     expect(policy).not.toContain('unsafe-inline');
     expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('the console API’s review', () => {
+  it.each([
+    [{ decision: 'approve', reason: '  ' }, 400, 'reason: say why the decision is changed'],
+    [
+      { decision: 'decline', creditLimit: 5000, reason: 'x' },
+      400,
+      'creditLimit: a decline has no credit limit',
+    ],
+    [
+      { decision: 'approve', reason: 'a\u001bb' },
+      400,
+      'reason: the reason holds a control character (a tab, an escape, …), which the audit log does not keep',
+    ],
+    [
+      { decision: 'approve', reason: 'ok' },
+      409,
+      'batch batch-run is running: its decisions are known once it completes',
+    ],
+  ])('refuses an override %j in one line, recording nothing', async (body, status, error) => {
+    const { call, signInAs, batch, overrides, events } = await consoleApiHarness();
+    await batch('batch-run');
+    const analyst = await signInAs('Ana Analista', ['analyst']);
+
+    const response = await call(consolePath('override', { batchId: 'batch-run', row: '1' }), {
+      method: 'POST',
+      body,
+      session: analyst,
+    });
+
+    expect([response.status, await response.json()]).toEqual([status, { error }]);
+    expect(await overrides.overridesOf('batch-run')).toEqual([]);
+    expect(events.events).toEqual([]);
+  });
+
+  it('refuses a request body over its limit before reading it', async () => {
+    const { app, signInAs } = await consoleApiHarness();
+    const analyst = await signInAs('Ana Analista', ['analyst']);
+
+    const response = await app.request(consolePath('override', { batchId: 'b', row: '1' }), {
+      method: 'POST',
+      headers: { Cookie: analyst, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve', reason: 'x'.repeat(20_000) }),
+    });
+
+    expect([response.status, await response.json()]).toEqual([413, { error: 'a request is at most 16 KB' }]);
   });
 });

@@ -18,20 +18,37 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 let browser: Browser;
 let console_: RunningCli;
 let ownerLink: string;
-const documents = { small: distinctDocuments(3, 'console small'), big: distinctDocuments(12, 'console big') };
+const PESSOA_FISICA = fileURLToPath(new URL('../../samples/policies/pessoa-fisica.json', import.meta.url));
+const documents = {
+  small: distinctDocuments(3, 'console small'),
+  decided: distinctDocuments(40, 'console decided')
+    .filter((document) => document.length === 11)
+    .slice(0, 20),
+  big: distinctDocuments(12, 'console big'),
+};
 
-/** Screens two lists into a new state: one completes, one waits for approval (over a threshold of 5). */
-async function stateWithTwoBatches(): Promise<string> {
+/**
+ * Screens three lists into a new state: one completes, one is decided by the sample policy (some rows in review),
+ * and one waits for approval (over a threshold of 5).
+ */
+async function stateWithBatches(): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'credit-screen-console-'));
   await writeFile(join(cwd, 'clientes-pequenos.csv'), customerListCsv(documents.small));
+  const decided = documents.decided.map((cpf, index) => `${cpf},C${index + 1},20000`);
+  await writeFile(
+    join(cwd, 'clientes-decididos.csv'),
+    `cpf,cliente,valor_solicitado\n${decided.join('\n')}\n`,
+  );
   await writeFile(join(cwd, 'carteira-grande.csv'), customerListCsv(documents.big));
   const state = join(cwd, 'state');
-  const small = await runCli(['screen', 'clientes-pequenos.csv', '--state', state, '--out', 'out'], { cwd });
-  const big = await runCli(['screen', 'carteira-grande.csv', '--state', state, '--approve-above', '5'], {
-    cwd,
-  });
-  if (small.code !== 0 || !/over the approval threshold/.test(big.stderr))
-    throw new Error(`state not made: ${small.stderr} ${big.stderr}`);
+  const screen = (...args: string[]) => runCli(['screen', ...args, '--state', state], { cwd });
+  const runs = [
+    await screen('clientes-pequenos.csv', '--out', 'out'),
+    await screen('clientes-decididos.csv', '--policy', PESSOA_FISICA, '--out', 'out2'),
+  ];
+  const big = await screen('carteira-grande.csv', '--approve-above', '5');
+  if (runs.some((run) => run.code !== 0) || !/over the approval threshold/.test(big.stderr))
+    throw new Error(`state not made: ${runs.map((run) => run.stderr).join(' ')} ${big.stderr}`);
   return state;
 }
 
@@ -78,7 +95,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  const state = await stateWithTwoBatches();
+  const state = await stateWithBatches();
   console_ = startCli(['console', '--state', state, '--port', '0']);
   ownerLink = await consoleLink(console_);
   browser = await chromium
@@ -97,19 +114,21 @@ afterAll(async () => {
 describe('the console in a browser', () => {
   let owner: Page;
   let managerLink: string;
+  let analystPage: Page | undefined;
 
   it('signs its owner in from the printed link, drops the token from the address, and lists the batches in pt-BR', async () => {
     owner = await openPage(ownerLink);
 
-    await owner.locator('tbody tr').nth(1).waitFor();
+    await owner.locator('tbody tr').nth(2).waitFor();
     const rows = await owner.locator('tbody tr').allInnerTexts();
 
     expect(owner.url()).not.toContain('token');
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     expect(rows[0]).toMatch(
       /carteira-grande\.csv[\s\S]*Aguardando aprovação[\s\S]*0 de 12[\s\S]*12[\s\S]*R\$\s0,00[\s\S]*de R\$\s100,80/,
     );
-    expect(rows[1]).toMatch(/clientes-pequenos\.csv[\s\S]*Concluído[\s\S]*3 de 3[\s\S]*R\$\s25,20/);
+    expect(rows[1]).toMatch(/clientes-decididos\.csv[\s\S]*Concluído[\s\S]*20 de 20/);
+    expect(rows[2]).toMatch(/clientes-pequenos\.csv[\s\S]*Concluído[\s\S]*3 de 3[\s\S]*R\$\s25,20/);
     expect(await accessibilityViolations(owner)).toEqual([]);
     await screenshots(owner, 'batches');
   });
@@ -171,6 +190,7 @@ describe('the console in a browser', () => {
       await owner.getByLabel('Link de acesso de Ana Analista').inputValue(),
       390,
     );
+    analystPage = analyst;
     await analyst.getByRole('link', { name: 'clientes-pequenos.csv' }).click();
     await analyst.getByRole('heading', { name: 'clientes-pequenos.csv' }).waitFor();
 
@@ -188,6 +208,30 @@ describe('the console in a browser', () => {
     expect(forced).toEqual([403, { error: 'this needs the role manager' }]);
     expect(await accessibilityViolations(analyst)).toEqual([]);
     await screenshots(analyst, 'batch-completed-analyst');
+  });
+
+  it('lets the analyst decide a row in review, recorded under their own name', async () => {
+    const analyst = analystPage as Page;
+    await analyst.setViewportSize({ width: 1280, height: 900 });
+    await analyst.getByRole('link', { name: 'Revisão' }).click();
+    const first = analyst.getByRole('article').first();
+    await first.waitFor();
+    const waiting = await analyst.getByText(/linhas? aguarda/).innerText();
+    expect(await accessibilityViolations(analyst)).toEqual([]);
+    await screenshots(analyst, 'review');
+
+    const title = await first.getByRole('heading', { level: 2 }).innerText();
+    await first.getByLabel('Limite de crédito (R$, opcional)').fill('15000');
+    await first.getByLabel('Motivo').fill('Renda comprovada por holerite');
+    await first.getByRole('button', { name: 'Registrar decisão' }).click();
+
+    const row = /^Linha (\d+)/.exec(title)?.[1];
+    await expect(analyst.getByRole('status').innerText()).resolves.toMatch(
+      new RegExp(`linha ${row}: aprovado por Ana Analista\\.$`),
+    );
+    const before = Number(/^(\d+)/.exec(waiting)?.[1]);
+    await analyst.getByText(new RegExp(`^${before - 1} linhas? aguarda`)).waitFor();
+    expect(before).toBeGreaterThan(0);
   });
 
   it('never puts a document or a token in an address it requests', async () => {

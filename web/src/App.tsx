@@ -5,6 +5,7 @@ import { roleLabel } from './format.ts';
 import { inside, navigate, usePath } from './navigation.ts';
 import { BatchesPage } from './pages/BatchesPage.tsx';
 import { BatchPage } from './pages/BatchPage.tsx';
+import { ReviewPage } from './pages/ReviewPage.tsx';
 import { UsersPage } from './pages/UsersPage.tsx';
 import { startSession } from './session.ts';
 
@@ -46,6 +47,15 @@ export function App() {
           >
             Lotes
           </a>
+          {identity.roles.some((role) => role === 'analyst' || role === 'manager') && (
+            <a
+              href="/revisao"
+              onClick={inside('/revisao')}
+              aria-current={path === '/revisao' ? 'page' : undefined}
+            >
+              Revisão
+            </a>
+          )}
           {identity.roles.includes('admin') && (
             <a
               href="/usuarios"
@@ -74,6 +84,7 @@ function pageFor(path: string, identity: ConsoleIdentity) {
   const batch = /^\/lotes\/([A-Za-z0-9_-]+)$/.exec(path);
   if (batch?.[1]) return <BatchPage batchId={batch[1]} identity={identity} />;
   if (path === '/usuarios') return <UsersPage />;
+  if (path === '/revisao') return <ReviewPage />;
   return <BatchesPage identity={identity} />;
 }
 
