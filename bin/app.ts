@@ -1,7 +1,8 @@
 /**
  * CDK app: `npx cdk synth` / `npx cdk deploy`. Settings come from context (cdk.json, or `-c name=value`):
  * bureauBaseUrl (required to deploy), tokenSecretArn, tokenSecretKeyArn, rateLimitPerSecond, workerConcurrency, freshnessHours,
- * retentionDays, excelSummary, defaultBureau, rebuyChargeUnknown, stackName.
+ * retentionDays, excelSummary, defaultBureau, rebuyChargeUnknown, stackName, console (true deploys the console),
+ * consoleCallbackUrls (comma-separated addresses the console's sign-in returns to).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -52,6 +53,14 @@ function buildStack(): void {
       excelSummary: context('excelSummary') === 'true',
       rebuyChargeUnknown: context('rebuyChargeUnknown') === 'true',
       defaultBureau: bureauContext('defaultBureau'),
+      console:
+        context('console') === 'true'
+          ? {
+              callbackUrls: context('consoleCallbackUrls')
+                ?.split(',')
+                .map((url) => url.trim()),
+            }
+          : undefined,
     },
   });
 }

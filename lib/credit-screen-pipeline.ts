@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { BUREAUS, type Bureau, isBureau, type PipelineSettings, perBureau } from '../src/contract/index.ts';
 import { alarmFactory, createAlarms } from './pipeline/alarms.ts';
 import { createAuditKey, protectAuditLog } from './pipeline/audit-log.ts';
+import { type ConsoleResources, createConsole, grantConsole } from './pipeline/console.ts';
 import { scheduleSweeps, wireEventSources } from './pipeline/event-wiring.ts';
 import {
   createBatchFunctions,
@@ -43,6 +44,8 @@ import {
   type WebhookProps,
 } from './pipeline/webhooks.ts';
 
+/** @public The console's props, and what it adds to the stack. */
+export type { ConsoleProps, ConsoleResources } from './pipeline/console.ts';
 /** @public The construct's props, and a whole `PipelineSettings` turned into them. */
 export { type CreditScreenPipelineProps, propsOfSettings } from './pipeline/pipeline-props.ts';
 /** @public A portfolio to re-screen on a schedule, as the `portfolios` prop takes it. */
@@ -100,9 +103,20 @@ function composePipeline(
     alarm: alarmFactory(scope, props.alarmTopic),
   });
   const policyDeployment = shipPolicies(scope, bucket, shippedPolicies);
-  acknowledgeGeneratedPermissions(scope, { functions, table, bucket, ...schedules });
+  const consoleParts =
+    props.console && createConsole(scope, { props: props.console, fn, key, logGroupPrefix, removalPolicy });
+  if (consoleParts)
+    grantConsole(consoleParts.apiFunction, { table, bucket, queues, eventBus, auditKeySecret });
+  acknowledgeGeneratedPermissions(scope, {
+    functions,
+    table,
+    bucket,
+    ...schedules,
+    otherFunctions: consoleParts ? [consoleParts.apiFunction] : [],
+  });
   return {
     ...schedules,
+    console: consoleParts,
     policyDeployment,
     key,
     accessLogsBucket,
@@ -190,6 +204,8 @@ export class CreditScreenPipeline extends Construct {
   readonly webhooks: ReadonlyMap<string, WebhookDelivery>;
   /** The rule that sends events to `alertTopic`; undefined without one. */
   readonly alertRule: events.Rule | undefined;
+  /** The console's user pool, API and function; undefined unless the `console` prop is given. */
+  readonly console: ConsoleResources | undefined;
 
   constructor(scope: Construct, id: string, props: CreditScreenPipelineProps) {
     super(scope, id);
@@ -230,5 +246,6 @@ export class CreditScreenPipeline extends Construct {
     this.policyDeployment = parts.policyDeployment;
     this.webhooks = parts.webhooks;
     this.alertRule = parts.alertRule;
+    this.console = parts.console;
   }
 }

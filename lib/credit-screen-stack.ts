@@ -59,5 +59,23 @@ export class CreditScreenStack extends Stack {
       this.pipeline.eventBus.eventBusName,
       'Where the pipeline announces batches, budgets, policies and overrides (credit-screen override publishes here)',
     );
+    const { console: consoleParts } = this.pipeline;
+    if (consoleParts) {
+      output(
+        'ConsoleApiUrl',
+        consoleParts.api.apiEndpoint,
+        'The console API (every route but /api/openapi.json needs a sign-in)',
+      );
+      output(
+        'ConsoleUserPoolId',
+        consoleParts.userPool.userPoolId,
+        'Add people here, in the group of their role',
+      );
+      output(
+        'ConsoleUserPoolClientId',
+        consoleParts.userPoolClient.userPoolClientId,
+        'The console pages sign in with it',
+      );
+    }
   }
 }

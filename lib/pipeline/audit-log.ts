@@ -41,6 +41,16 @@ const CHANGING_ACTIONS = [
   'dynamodb:PartiQLDelete',
 ];
 
+/** The explicit deny of any change to an audit entry: every role that may write the table gets it. */
+export function auditChangesDenied(table: dynamodb.ITable): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    effect: iam.Effect.DENY,
+    actions: CHANGING_ACTIONS,
+    resources: [table.tableArn],
+    conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_KEY_PREFIX}*`] } },
+  });
+}
+
 /**
  * Makes the audit log append-only for every pipeline role: an explicit deny of updates and deletes of any item
  * whose partition key starts with `AUDIT#` (`dynamodb:LeadingKeys`), which no allow can override. Only DynamoDB's
@@ -51,12 +61,7 @@ export function protectAuditLog(
   table: dynamodb.ITable,
   auditKey: secretsmanager.ISecret,
 ): void {
-  const deny = new iam.PolicyStatement({
-    effect: iam.Effect.DENY,
-    actions: CHANGING_ACTIONS,
-    resources: [table.tableArn],
-    conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_KEY_PREFIX}*`] } },
-  });
+  const deny = auditChangesDenied(table);
   for (const fn of Object.values(functions)) fn.addToRolePolicy(deny);
   auditKey.grantRead(functions.worker);
   auditKey.grantRead(functions.finalise);

@@ -10,6 +10,8 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
+  CONSOLE_API_FUNCTION,
+  type DeployedFunction,
   FUNCTION_NATIVE_MODULES,
   functionArchitecture,
   functionSpecs,
@@ -142,7 +144,7 @@ export function functionEnvironment(
 export type FunctionFactory = (
   name: string,
   entry: string,
-  options: { readonly spec: PipelineFunction; readonly environment?: Record<string, string> },
+  options: { readonly spec: DeployedFunction; readonly environment?: Record<string, string> },
 ) => NodejsFunction;
 
 /**
@@ -150,7 +152,7 @@ export type FunctionFactory = (
  * encrypted log group of its own under `logGroupPrefix`, and X-Ray tracing.
  */
 export function functionFactory(scope: Construct, defaults: FunctionDefaults): FunctionFactory {
-  const specs = functionSpecs(defaults.settings);
+  const specs = { ...functionSpecs(defaults.settings), consoleApi: CONSOLE_API_FUNCTION };
   return (name, entry, options) => {
     const { memoryMegabytes, timeoutSeconds } = specs[options.spec];
     const logGroup = new logs.LogGroup(scope, `${name}Logs`, {

@@ -1,6 +1,7 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
@@ -14,11 +15,13 @@ export interface AcknowledgedResources {
   readonly bucket: s3.Bucket;
   readonly scheduleGroup: scheduler.CfnScheduleGroup;
   readonly schedulerRole: iam.Role;
+  /** Functions besides the pipeline's own (the console's), whose grants are made by the same helpers. */
+  readonly otherFunctions?: readonly lambda.IFunction[];
 }
 
 /** cdk-nag findings on what the grant helpers and CDK's own custom resources generate, each with its reason. */
 export function acknowledgeGeneratedPermissions(scope: Construct, resources: AcknowledgedResources): void {
-  for (const fn of Object.values(resources.functions))
+  for (const fn of [...Object.values(resources.functions), ...(resources.otherFunctions ?? [])])
     acknowledgeFunctionRole(fn.role as Construct, resources);
   const stack = Stack.of(scope);
   Validations.of(resources.functions.portfolioSchedules.role as Construct).acknowledge({

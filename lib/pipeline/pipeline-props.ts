@@ -2,6 +2,7 @@
  * The construct's props, and their checks: everything `cdk synth` refuses before a resource is built, each with
  * one line naming what is wrong.
  */
+
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -23,6 +24,7 @@ import {
   type ReportLanguage,
   validateSettings,
 } from '../../src/contract/index.ts';
+import type { ConsoleProps } from './console.ts';
 import type { PortfolioDeclaration } from './portfolios.ts';
 import type { PolicyFile } from './shipped-policies.ts';
 import { validatedWebhooks, type WebhookProps } from './webhooks.ts';
@@ -48,6 +50,12 @@ type SettingWithItsOwnProp = (typeof SETTINGS_WITH_THEIR_OWN_PROP)[number];
 
 /** Props of {@link CreditScreenPipeline}. Everything but the bureau's URL has a secure, working default. */
 export interface CreditScreenPipelineProps {
+  /**
+   * The console for the people who decide credit: a Cognito user pool with one group per role, and the console's
+   * HTTP API (every route behind the pool's JWT authorizer) answered by its own function.
+   * @default none: no console is deployed (`credit-screen console` still serves one on a laptop)
+   */
+  readonly console?: ConsoleProps;
   /** Base URL of the bureau API gateway, e.g. `https://gateway.example.com`. */
   readonly bureauBaseUrl: string;
   /**

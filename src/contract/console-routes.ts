@@ -11,9 +11,16 @@ export const CONSOLE_ROUTES = {
     method: 'post',
     path: '/api/session',
     roles: 'public',
+    local: true,
     summary: 'Exchanges a one-time sign-in token for a session (local console only)',
   },
-  signOut: { method: 'delete', path: '/api/session', roles: 'signed-in', summary: 'Ends the session' },
+  signOut: {
+    method: 'delete',
+    path: '/api/session',
+    roles: 'signed-in',
+    local: true,
+    summary: 'Ends the session',
+  },
   me: { method: 'get', path: '/api/me', roles: 'signed-in', summary: 'Who is signed in, with their roles' },
   batches: {
     method: 'get',
@@ -51,11 +58,18 @@ export const CONSOLE_ROUTES = {
     roles: ['analyst', 'manager'],
     summary: 'Records the signed-in person’s final decision on a decided row, beside the policy’s',
   },
-  users: { method: 'get', path: '/api/users', roles: ['admin'], summary: 'The local users and their roles' },
+  users: {
+    method: 'get',
+    path: '/api/users',
+    roles: ['admin'],
+    local: true,
+    summary: 'The local users and their roles',
+  },
   createUser: {
     method: 'post',
     path: '/api/users',
     roles: ['admin'],
+    local: true,
     summary: 'Creates a local user and returns their one-time sign-in link',
   },
 } as const satisfies Record<string, ConsoleRouteSpec>;
@@ -67,6 +81,8 @@ export interface ConsoleRouteSpec {
   /** Who may call it: `public` (no sign-in), `signed-in` (anyone signed in) or the roles listed. */
   readonly roles: 'public' | 'signed-in' | readonly ConsoleRole[];
   readonly summary: string;
+  /** Served by the local console only: in AWS the user pool signs people in and keeps the users. */
+  readonly local?: true;
 }
 
 export type ConsoleRouteName = keyof typeof CONSOLE_ROUTES;

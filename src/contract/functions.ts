@@ -26,11 +26,21 @@ export const FUNCTION_MEMORY = {
 export type PipelineFunction = keyof typeof FUNCTION_MEMORY;
 
 /**
+ * The console's API function (deployed with the `console` prop only; locally `credit-screen console` serves the same
+ * app): answers people, not batches, so it is not one of the pipeline's functions the local runner runs. Its
+ * requests read a page of rows or write a decision; 29 s is API Gateway's wait for an integration, less a second.
+ */
+export const CONSOLE_API_FUNCTION: FunctionSpec = { memoryMegabytes: 512, timeoutSeconds: 29 };
+
+/** Every function the construct may deploy. */
+export type DeployedFunction = PipelineFunction | 'consoleApi';
+
+/**
  * Native modules a function loads, shipped installed beside its bundle instead of bundled (esbuild cannot bundle a
  * `.node` binary): the worker decides each row with zen-engine's Rust core as it settles it, the finaliser decides
  * the rows the worker could not, and the policy check compiles every uploaded policy with it.
  */
-export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<PipelineFunction, readonly string[]>>> = {
+export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<DeployedFunction, readonly string[]>>> = {
   worker: ['@gorules/zen-engine'],
   finalise: ['@gorules/zen-engine'],
   policyCheck: ['@gorules/zen-engine'],
@@ -42,7 +52,7 @@ export const FUNCTION_NATIVE_MODULES: Readonly<Partial<Record<PipelineFunction, 
  * (lib/pipeline/native-modules.ts), so the deployment test runs the very bundle that is deployed. x86's higher price per GB-second (about a quarter more) is
  * immaterial: a worker spends about a quarter GB-second per row, a millionth of a dollar more, beside a query's R$ 2.70.
  */
-export const functionArchitecture = (name: PipelineFunction): 'arm64' | 'x86_64' =>
+export const functionArchitecture = (name: DeployedFunction): 'arm64' | 'x86_64' =>
   FUNCTION_NATIVE_MODULES[name] === undefined ? 'arm64' : 'x86_64';
 
 /** Memory and timeout of a function: what the construct deploys and what the local runner's invocations get. */

@@ -25,6 +25,7 @@ import {
 import { portfolioKeys } from '../../src/domain/monitoring/index.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { parseSummary } from '../factories/pipeline.ts';
+import { consoleApiEvent } from './console-api-events.ts';
 import { DeployedStack } from './deployed-stack.ts';
 import {
   CDK_OUT,
@@ -325,6 +326,52 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
     expect(entries.filter((entry) => entry.kind === 'decision')).toHaveLength(6);
   }, 120_000);
 
+  it('answers the console from the bundled API function, recording an override under the signed-in person', async () => {
+    await deployed.stack.clients.s3.send(
+      new PutObjectCommand({
+        Bucket: deployed.stack.resources.bucketName,
+        Key: 'policies/pessoa-fisica.json',
+        Body: readFileSync('samples/policies/pessoa-fisica.json'),
+      }),
+    );
+    const batchId = await upload(distinctDocuments(4, 'deployed console'), { policy: 'pessoa-fisica.json' });
+    await manifestOf(batchId);
+    const api = deployed.function('ConsoleApi').process;
+    const analyst = { sub: 'f1e2d3c4', email: 'ana@example.com.br', groups: ['analyst'] } as const;
+    const call = async (event: ReturnType<typeof consoleApiEvent>) => {
+      const answer = (await api.invoke(event)) as { statusCode: number; body: string };
+      return [answer.statusCode, JSON.parse(answer.body)] as const;
+    };
+
+    const [listed, page] = await call(
+      consoleApiEvent(analyst, { method: 'GET', routeKey: '/api/batches', path: '/api/batches?limit=5' }),
+    );
+    const [overridden, override] = await call(
+      consoleApiEvent(analyst, {
+        method: 'POST',
+        routeKey: '/api/batches/{batchId}/rows/{row}/override',
+        path: `/api/batches/${batchId}/rows/1/override`,
+        body: { decision: 'decline', reason: 'Cadastro divergente' },
+      }),
+    );
+    const [refused] = await call(
+      consoleApiEvent(analyst, {
+        method: 'POST',
+        routeKey: '/api/batches/{batchId}/cancel',
+        path: `/api/batches/${batchId}/cancel`,
+        body: {},
+      }),
+    );
+
+    expect(listed).toBe(200);
+    expect(page.batches[0]).toMatchObject({ batchId, status: 'completed' });
+    expect([overridden, override]).toEqual([
+      200,
+      expect.objectContaining({ row: 1, decision: 'decline', by: 'ana@example.com.br' }),
+    ]);
+    expect(refused).toBe(403);
+  }, 120_000);
+
   it('rejects a policy that does not compile when it is uploaded, announces it, and refuses an upload that names it', async () => {
     deployed.emulator.reset();
     const bucket = deployed.stack.resources.bucketName;
@@ -490,6 +537,16 @@ describe("every AWS call the bundled functions made, against the template's IAM"
       ]),
     );
     expect([...kinds('DeadLetter')]).toEqual(expect.arrayContaining(['sqs:ReceiveMessage']));
+    // The console's function reads batches and results, and records an override with its audit entry and event.
+    expect([...kinds('ConsoleApi')]).toEqual(
+      expect.arrayContaining([
+        'dynamodb:Query',
+        's3:GetObject',
+        'dynamodb:PutItem',
+        'secretsmanager:GetSecretValue',
+        'events:PutEvents',
+      ]),
+    );
     expect([...kinds('Dispatch')]).toEqual(
       expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:Query', 'sqs:SendMessageBatch']),
     );
@@ -581,6 +638,7 @@ describe("every AWS call the bundled functions made, against the template's IAM"
     ['Finalise', 's3:PutObject', 's3 PutObject results/'],
     ['Worker', 'kms:Decrypt', 'dynamodb '],
     ['PortfolioSchedules', 'iam:PassRole', 'scheduler '],
+    ['ConsoleApi', 'events:PutEvents', 'events '],
   ])(
     'denies the recorded calls once the %s role loses %s (negative control)',
     async (name, action, calls) => {
