@@ -36,6 +36,7 @@ describe('the console API', () => {
     const { call, signInAs } = await consoleApiHarness();
     const sessions = {
       analyst: await signInAs('Ana Analista', ['analyst']),
+      manager: await signInAs('Marta Gerente', ['manager']),
       dpo: await signInAs('Davi Encarregado', ['dpo']),
       admin: await signInAs('Alice Admin', ['admin']),
     };
