@@ -6,11 +6,9 @@ import { defineConfig } from 'vite';
  * The console's pages: built into `web/dist`, which `credit-screen console` serves (and, in AWS, the console's
  * bucket). Everything is a file of its own (no inline script or style), so the pages run under a strict CSP.
  */
-export default defineConfig(({ mode }) => ({
+export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react()],
-  // React's build follows the mode, never the shell's NODE_ENV (a test runner's `test` would ship its dev build).
-  define: { 'process.env.NODE_ENV': JSON.stringify(mode === 'production' ? 'production' : 'development') },
   logLevel: 'warn',
   build: {
     outDir: 'dist',
@@ -18,4 +16,4 @@ export default defineConfig(({ mode }) => ({
     // No data: URLs for assets: the policy allows the console's own files.
     assetsInlineLimit: 0,
   },
-}));
+});

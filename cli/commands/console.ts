@@ -4,6 +4,7 @@ import { createConsoleApi } from '../../src/api/console-api.ts';
 import { consolePages } from '../console/console-pages.ts';
 import { startConsoleServer } from '../console/console-server.ts';
 import { startConsoleWorkers } from '../console/console-workers.ts';
+import { LocalDownloadLinks } from '../console/local-downloads.ts';
 import { CONSOLE_USERS_FILE, LocalConsoleUsers } from '../console/local-users.ts';
 import { addTableAction } from '../option-parsers.ts';
 import type { CommandOptions } from '../option-types.ts';
@@ -38,6 +39,8 @@ async function serveUntilStopped(
   pages: string,
 ) {
   const users = await LocalConsoleUsers.open(join(options.state, CONSOLE_USERS_FILE));
+  let origin = '';
+  const downloads = new LocalDownloadLinks(connection.objects, () => origin);
   const api = createConsoleApi({
     authenticator: users,
     localUsers: users,
@@ -55,9 +58,16 @@ async function serveUntilStopped(
       logger: connection.logger,
       audit: connection.audit,
     },
+    results: {
+      batchRecords: connection.store,
+      objects: connection.objects,
+      overrides: connection.overrides,
+      downloads,
+    },
     logger: connection.logger,
   });
-  const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port });
+  const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port, downloads });
+  origin = server.url;
   // The token rides in the fragment: the browser never sends it to the server, so no log can keep it.
   process.stdout.write(`console: ${server.url}/#token=${users.ownerLinkToken()}\n`);
   await untilStopped();

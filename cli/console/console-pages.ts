@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 /** The console's sources (web/) and where Vite builds its pages. */
 const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
@@ -34,7 +37,30 @@ export async function consolePages(say: (line: string) => void): Promise<string>
   const built = await builtAt();
   if (built !== null && built >= (await newestSource(WEB))) return PAGES;
   say('building the console’s pages (once after each change to web/)…');
-  const { build } = await import('vite');
-  await build({ configFile: join(WEB, 'vite.config.ts'), logLevel: 'warn' });
+  await buildConsolePages(PAGES);
   return PAGES;
+}
+
+/**
+ * Builds the pages into `outDir` with Vite, in a process of its own whose NODE_ENV is `production`: React and its
+ * JSX runtime are chosen by NODE_ENV, which the caller's shell may set to anything (a test runner's is `test`, which
+ * shipped React's development build).
+ */
+export async function buildConsolePages(outDir: string): Promise<void> {
+  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
+  await promisify(execFile)(
+    process.execPath,
+    [
+      vite,
+      'build',
+      '--config',
+      join(WEB, 'vite.config.ts'),
+      '--outDir',
+      outDir,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ],
+    { env: { ...process.env, NODE_ENV: 'production' } },
+  );
 }

@@ -6,6 +6,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { CONTENT_SECURITY_POLICY } from '../../src/api/console-api.ts';
+import { DOWNLOAD_PATH } from './local-downloads.ts';
 
 /** A console listening on loopback. */
 export interface ConsoleServer {
@@ -24,10 +25,13 @@ export async function startConsoleServer(options: {
   readonly api: { fetch(request: Request): Response | Promise<Response> };
   readonly pagesDirectory: string;
   readonly port: number;
+  /** Serves the local links to result files (under `/files/`), which carry their own headers. */
+  readonly downloads: { serve(token: string): Response };
 }): Promise<ConsoleServer> {
   const page = await readFile(join(options.pagesDirectory, 'index.html'), 'utf8');
   const site = new Hono();
   site.all('/api/*', (context) => options.api.fetch(context.req.raw));
+  site.get(`${DOWNLOAD_PATH}:token`, (context) => options.downloads.serve(context.req.param('token')));
   site.use(
     '*',
     secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY, referrerPolicy: 'no-referrer' }),

@@ -12,6 +12,7 @@ import { CONSOLE_ROUTES } from '../contract/index.ts';
 import type { Logger } from '../domain/ports/index.ts';
 import { addBatchRoutes } from './batch-routes.ts';
 import type { Authenticator, ConsoleEnv, LocalUsers } from './console-env.ts';
+import { addResultRoutes, type ResultDependencies } from './result-routes.ts';
 import { addReviewRoutes, type ReviewDependencies } from './review-routes.ts';
 import { addIdentityRoute, addLocalSessionRoutes } from './session-routes.ts';
 
@@ -20,6 +21,8 @@ export interface ConsoleApiDependencies {
   readonly batches: BatchControlDependencies;
   /** The review queue and overrides: the batches' results, their overrides, the audit log and the events. */
   readonly review: ReviewDependencies;
+  /** A batch's result files: short-lived links, and the export of its final decisions into its summary. */
+  readonly results: ResultDependencies;
   /** The local console's users and sign-in links; absent in AWS, where the user pool has them. */
   readonly localUsers?: LocalUsers;
   readonly logger: Logger;
@@ -88,6 +91,7 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   addIdentityRoute(app, deps.authenticator);
   addBatchRoutes(app, deps);
   addReviewRoutes(app, deps.authenticator, deps.review);
+  addResultRoutes(app, deps.authenticator, deps.results);
   if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
   app.doc31(CONSOLE_ROUTES.openApi.path, {
     openapi: '3.1.0',

@@ -46,6 +46,18 @@ export const CONSOLE_ROUTES = {
     roles: ['manager'],
     summary: 'Cancels a running batch: queued documents are never bought',
   },
+  download: {
+    method: 'post',
+    path: '/api/batches/{batchId}/downloads',
+    roles: ['analyst', 'manager'],
+    summary: 'A short-lived link to one of a finished batch’s result files',
+  },
+  exportDecisions: {
+    method: 'post',
+    path: '/api/batches/{batchId}/export',
+    roles: ['analyst', 'manager'],
+    summary: 'Writes each row’s final decision (a person’s, else the policy’s) into the batch’s summary.csv',
+  },
   review: {
     method: 'get',
     path: '/api/review',

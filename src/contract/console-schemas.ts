@@ -178,6 +178,28 @@ export const OverrideView = z.object({
 });
 export type OverrideView = z.infer<typeof OverrideView>;
 
+/** The result files a person may download: the summary, the reports, a re-screen's changes, the report page. */
+const RESULT_FILES = ['summary', 'reports', 'changes', 'report'] as const;
+export type ResultFile = (typeof RESULT_FILES)[number];
+
+export const DownloadRequest = z.object({ file: z.enum(RESULT_FILES) });
+
+export const DownloadLink = z.object({
+  /** Works once or for a few minutes: a presigned URL in AWS, a link of the local console's on a laptop. */
+  url: z.string(),
+  expiresAt: z.string(),
+  fileName: z.string(),
+});
+export type DownloadLink = z.infer<typeof DownloadLink>;
+
+export const ExportResult = z.object({
+  batchId: z.string(),
+  rows: z.number().int(),
+  overridden: z.number().int(),
+  stillInReview: z.number().int(),
+});
+export type ExportResult = z.infer<typeof ExportResult>;
+
 export const ApprovalRequest = z.object({ decision: z.enum(['approved', 'rejected']) });
 
 export const ApprovalResult = z.object({

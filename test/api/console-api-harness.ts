@@ -27,6 +27,13 @@ export async function consoleApiHarness() {
   const overrides = new MemoryDecisionOverrides();
   const events = new RecordingEventPublisher();
   const auditLog = new MemoryAuditLog();
+  /** Links as the API asked for them: a fake URL naming the key and the file. */
+  const downloads = {
+    linkTo: async (key: string, fileName: string) => ({
+      url: `https://links.example/${key}?as=${fileName}`,
+      expiresAt: '2026-11-29T12:05:00.000Z',
+    }),
+  };
   const app = createConsoleApi({
     authenticator: users,
     batches: { ...asStores(store), queue, logger },
@@ -38,6 +45,7 @@ export async function consoleApiHarness() {
       logger,
       audit: { log: auditLog, documentKeys: new HmacDocumentKeys(async () => 'test-key') },
     },
+    results: { batchRecords: store, objects, overrides, downloads },
     localUsers: users,
     logger,
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchPage, CreatedUser } from '../../src/contract/index.ts';
-import { CONSOLE_ROUTES, type ConsoleRouteName, consolePath } from '../../src/contract/index.ts';
+import { CONSOLE_ROUTES, type ConsoleRouteName, consolePath, resultKeys } from '../../src/contract/index.ts';
 import { consoleApiHarness } from './console-api-harness.ts';
 
 const SIGNED_IN_ROUTES = (Object.keys(CONSOLE_ROUTES) as ConsoleRouteName[]).filter(
@@ -342,5 +342,85 @@ describe('the console API’s review', () => {
     });
 
     expect([response.status, await response.json()]).toEqual([413, { error: 'a request is at most 16 KB' }]);
+  });
+});
+
+describe('the console API’s results', () => {
+  /** A batch of three rows, completed with a manifest that lists its summary and reports (no changes). */
+  async function completedBatch(harness: Awaited<ReturnType<typeof consoleApiHarness>>, batchId: string) {
+    await harness.batch(batchId);
+    for (const row of [1, 2, 3]) {
+      const claim = await harness.store.claimRow(batchId, row, 30);
+      if (claim.claimed)
+        await harness.store.settleRow(batchId, row, claim.claimToken, { outcome: 'failed', reason: 'down' });
+    }
+    await harness.store.claimFinalisation(batchId);
+    await harness.store.completeBatch(batchId, 'manifest');
+    await harness.objects.putJson(resultKeys(batchId).manifest, {
+      files: { summary: resultKeys(batchId).summary, reports: resultKeys(batchId).reports },
+    });
+  }
+
+  it('links a finished batch’s file for a few minutes, named by the batch', async () => {
+    const harness = await consoleApiHarness();
+    await completedBatch(harness, 'batch-done');
+    const analyst = await harness.signInAs('Ana Analista', ['analyst']);
+
+    const response = await harness.call(consolePath('download', { batchId: 'batch-done' }), {
+      method: 'POST',
+      body: { file: 'summary' },
+      session: analyst,
+    });
+
+    expect([response.status, await response.json()]).toEqual([
+      200,
+      {
+        url: 'https://links.example/results/batch-done/summary.csv?as=batch-done-summary.csv',
+        expiresAt: '2026-11-29T12:05:00.000Z',
+        fileName: 'batch-done-summary.csv',
+      },
+    ]);
+  });
+
+  it.each([
+    ['batch-run', 'summary', 409, 'batch batch-run is running: its results come when it completes'],
+    ['batch-done', 'changes', 404, 'batch batch-done has no changes.csv'],
+    ['batch-none', 'summary', 404, 'no batch batch-none'],
+    [
+      'batch-done',
+      'manifest',
+      400,
+      'file: Invalid option: expected one of "summary"|"reports"|"changes"|"report"',
+    ],
+  ])('refuses a link to %s’s %s in one line', async (batchId, file, status, error) => {
+    const harness = await consoleApiHarness();
+    await harness.batch('batch-run');
+    await completedBatch(harness, 'batch-done');
+    const analyst = await harness.signInAs('Ana Analista', ['analyst']);
+
+    const response = await harness.call(consolePath('download', { batchId }), {
+      method: 'POST',
+      body: { file },
+      session: analyst,
+    });
+
+    expect([response.status, await response.json()]).toEqual([status, { error }]);
+  });
+
+  it('refuses to export the decisions of a batch screened without a policy', async () => {
+    const harness = await consoleApiHarness();
+    await completedBatch(harness, 'batch-done');
+    const manager = await harness.signInAs('Marta Gerente', ['manager']);
+
+    const response = await harness.call(consolePath('exportDecisions', { batchId: 'batch-done' }), {
+      method: 'POST',
+      body: {},
+      session: manager,
+    });
+
+    expect([response.status, await response.json()]).toEqual([
+      409,
+      { error: 'batch batch-done was screened without a policy: its rows have no decision' },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -204,7 +204,9 @@ describe('the console in a browser', () => {
       return [response.status, await response.json()];
     });
 
-    expect(await analyst.getByRole('button').allInnerTexts()).toEqual(['Sair']);
+    const buttons = await analyst.getByRole('button').allInnerTexts();
+    expect(buttons.filter((name) => /Aprovar|Rejeitar|Cancelar/.test(name))).toEqual([]);
+    expect(buttons).toContain('Baixar Resumo (CSV)');
     expect(forced).toEqual([403, { error: 'this needs the role manager' }]);
     expect(await accessibilityViolations(analyst)).toEqual([]);
     await screenshots(analyst, 'batch-completed-analyst');
@@ -232,6 +234,31 @@ describe('the console in a browser', () => {
     const before = Number(/^(\d+)/.exec(waiting)?.[1]);
     await analyst.getByText(new RegExp(`^${before - 1} linhas? aguarda`)).waitFor();
     expect(before).toBeGreaterThan(0);
+  });
+
+  it('writes the final decisions into the summary, whose download names the analyst, and shows the report', async () => {
+    const analyst = analystPage as Page;
+    await analyst.getByRole('link', { name: 'Lotes' }).click();
+    await analyst.getByRole('link', { name: 'clientes-decididos.csv' }).click();
+    await analyst.getByRole('button', { name: 'Gravar decisões finais no resumo' }).click();
+    await expect(analyst.getByRole('status').innerText()).resolves.toMatch(
+      /^Decisões finais gravadas no resumo: 1 por pessoas, \d+ ainda em revisão\.$/,
+    );
+
+    const [download] = await Promise.all([
+      analyst.waitForEvent('download'),
+      analyst.getByRole('button', { name: 'Baixar Resumo (CSV)' }).click(),
+    ]);
+    const summary = await readFile((await download.path()) as string, 'utf8');
+    await analyst.getByRole('button', { name: 'Ver relatório' }).click();
+    const report = analyst.frameLocator('iframe[title="Relatório do lote"]');
+
+    expect(download.suggestedFilename()).toMatch(/^[0-9a-f]{24}-summary\.csv$/);
+    expect(summary.split('\n')[0]).toContain('final_decision,final_credit_limit,decided_by,decided_at');
+    expect(summary.split('\n').filter((line) => line.includes(',Ana Analista,'))).toHaveLength(1);
+    await expect(report.locator('h1').innerText()).resolves.toContain('clientes-decididos.csv');
+    expect(await accessibilityViolations(analyst)).toEqual([]);
+    await screenshots(analyst, 'batch-results');
   });
 
   it('never puts a document or a token in an address it requests', async () => {

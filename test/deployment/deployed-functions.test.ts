@@ -363,6 +363,22 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
       }),
     );
 
+    const [linked, link] = await call(
+      consoleApiEvent(analyst, {
+        method: 'POST',
+        routeKey: '/api/batches/{batchId}/downloads',
+        path: `/api/batches/${batchId}/downloads`,
+        body: { file: 'summary' },
+      }),
+    );
+
+    expect([linked, link.fileName]).toEqual([200, `${batchId}-summary.csv`]);
+    // Presigned by the function's own role, for the summary only, as an attachment.
+    expect(new URL(link.url).pathname).toMatch(new RegExp(`/results/${batchId}/summary\\.csv$`));
+    expect(new URL(link.url).searchParams.get('X-Amz-Expires')).toBe('300');
+    expect(new URL(link.url).searchParams.get('response-content-disposition')).toBe(
+      `attachment; filename="${batchId}-summary.csv"`,
+    );
     expect(listed).toBe(200);
     expect(page.batches[0]).toMatchObject({ batchId, status: 'completed' });
     expect([overridden, override]).toEqual([

@@ -2,10 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'vite';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildConsolePages } from '../../cli/console/console-pages.ts';
 
-const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
 /** The most compressed script the console's first screen may load (issue #40). */
 const MAX_FIRST_SCREEN_GZIP_BYTES = 250 * 1024;
 
@@ -14,11 +13,7 @@ let outDir: string;
 beforeAll(async () => {
   // A build of its own, so this test never races the console's build of web/dist.
   outDir = join(fileURLToPath(new URL('../../test-output/', import.meta.url)), 'web-size');
-  await build({
-    configFile: join(WEB, 'vite.config.ts'),
-    logLevel: 'silent',
-    build: { outDir, emptyOutDir: true },
-  });
+  await buildConsolePages(outDir);
 }, 120_000);
 
 describe('the console’s first screen', () => {

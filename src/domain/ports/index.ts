@@ -417,3 +417,11 @@ export type CreditPolicyLoad =
 export interface CreditPolicyLoader {
   load(name: string, contents: Uint8Array | string): Promise<CreditPolicyLoad>;
 }
+
+/**
+ * Short-lived links to result files: presigned S3 URLs in AWS, one-time links the local console serves on a laptop.
+ * The file is named by the link's download, never by a person's data.
+ */
+export interface DownloadLinks {
+  linkTo(key: string, fileName: string): Promise<{ readonly url: string; readonly expiresAt: string }>;
+}

@@ -5,6 +5,7 @@ import { ApiError, callApi } from '../api.ts';
 import { batchTitle, formatCount, formatMoney, formatWhen, progressOf, STATUS_LABELS } from '../format.ts';
 import { inside } from '../navigation.ts';
 import { useApi } from '../useApi.ts';
+import { BatchResults } from './BatchResults.tsx';
 
 const unfinished = (batch: BatchView | null) =>
   batch !== null && batch.status !== 'completed' && batch.status !== 'failed';
@@ -39,6 +40,7 @@ export function BatchPage({ batchId, identity }: { batchId: string; identity: Co
           <progress max={1} value={progressOf(batch)} aria-label="Progresso do lote" />
           <Counts batch={batch} />
           <Spend batch={batch} />
+          {batch.status === 'completed' && <BatchResults batch={batch} />}
           {identity.roles.includes('manager') && <ManagerActions batch={batch} onChanged={reload} />}
         </>
       )}
