@@ -64,6 +64,7 @@ async function serveUntilStopped(
       overrides: connection.overrides,
       downloads,
     },
+    subjects: { ...connection, reportHistory: connection.store, erasure: connection },
     logger: connection.logger,
   });
   const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port, downloads });

@@ -10,6 +10,7 @@ export const handler = createConsoleApiHandler({
   authenticator: jwtClaimsAuthenticator,
   batches: runtime,
   review: runtime,
+  subjects: runtime,
   results: { ...runtime, downloads: new S3DownloadLinks(new S3Client({}), runtime.environment.bucketName) },
   logger: runtime.logger,
 });

@@ -15,6 +15,7 @@ import type { Authenticator, ConsoleEnv, LocalUsers } from './console-env.ts';
 import { addResultRoutes, type ResultDependencies } from './result-routes.ts';
 import { addReviewRoutes, type ReviewDependencies } from './review-routes.ts';
 import { addIdentityRoute, addLocalSessionRoutes } from './session-routes.ts';
+import { addSubjectRoutes, type SubjectDependencies } from './subject-routes.ts';
 
 export interface ConsoleApiDependencies {
   readonly authenticator: Authenticator;
@@ -23,6 +24,8 @@ export interface ConsoleApiDependencies {
   readonly review: ReviewDependencies;
   /** A batch's result files: short-lived links, and the export of its final decisions into its summary. */
   readonly results: ResultDependencies;
+  /** A data subject's access and erasure: everything held about a document, and the audit log. */
+  readonly subjects: SubjectDependencies;
   /** The local console's users and sign-in links; absent in AWS, where the user pool has them. */
   readonly localUsers?: LocalUsers;
   readonly logger: Logger;
@@ -92,6 +95,7 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   addBatchRoutes(app, deps);
   addReviewRoutes(app, deps.authenticator, deps.review);
   addResultRoutes(app, deps.authenticator, deps.results);
+  addSubjectRoutes(app, deps.authenticator, deps.subjects);
   if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
   app.doc31(CONSOLE_ROUTES.openApi.path, {
     openapi: '3.1.0',

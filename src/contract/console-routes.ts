@@ -70,6 +70,28 @@ export const CONSOLE_ROUTES = {
     roles: ['analyst', 'manager'],
     summary: 'Records the signed-in person’s final decision on a decided row, beside the policy’s',
   },
+  subjectLookup: {
+    method: 'post',
+    path: '/api/subjects/lookup',
+    roles: ['dpo'],
+    summary:
+      'What is held about a document (masked), and its audit trail: the document travels in the body only',
+  },
+  subjectExport: {
+    method: 'post',
+    path: '/api/subjects/export',
+    roles: ['dpo'],
+    summary: 'Everything held about a document, as one JSON file (LGPD art. 18, II)',
+  },
+  subjectErase: {
+    method: 'post',
+    path: '/api/subjects/erase',
+    roles: ['dpo'],
+    // An erasure scans the table and rewrites files: more than a request's 29 s in AWS, where it is still done with
+    // `credit-screen subject --erase --stack` until it runs as a job of its own.
+    local: true,
+    summary: 'Erases a document’s personal data (LGPD art. 18, VI), confirmed by typing it again',
+  },
   users: {
     method: 'get',
     path: '/api/users',
@@ -93,7 +115,7 @@ export interface ConsoleRouteSpec {
   /** Who may call it: `public` (no sign-in), `signed-in` (anyone signed in) or the roles listed. */
   readonly roles: 'public' | 'signed-in' | readonly ConsoleRole[];
   readonly summary: string;
-  /** Served by the local console only: in AWS the user pool signs people in and keeps the users. */
+  /** Served by the local console only (in AWS the user pool signs people in and keeps the users). */
   readonly local?: true;
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { auditTextProblem } from '../domain/audit/index.ts';
 import { MAX_BATCH_ID_LENGTH } from '../domain/batch/index.ts';
 import { DECISION_VALUES, MAX_OVERRIDE_REASON, OVERRIDE_VALUES } from '../domain/decision/index.ts';
+import { parseDocument } from '../domain/documents/index.ts';
 import { BUREAUS } from '../domain/report/index.ts';
 import { CONSOLE_ROLES } from './console-roles.ts';
 
@@ -199,6 +200,78 @@ export const ExportResult = z.object({
   stillInReview: z.number().int(),
 });
 export type ExportResult = z.infer<typeof ExportResult>;
+
+/** A data subject's document, as a DPO types it (any punctuation); checked like a list's cell. */
+const subjectDocument = z
+  .string()
+  .max(40)
+  .transform((typed, context) => {
+    const parsed = parseDocument(typed);
+    if (parsed.valid) return parsed.document;
+    context.addIssue({ code: 'custom', message: parsed.reason });
+    return z.NEVER;
+  });
+
+export const SubjectRequest = z.object({ document: subjectDocument });
+
+export const SubjectErasureRequest = z
+  .object({
+    document: subjectDocument,
+    /** The document typed a second time: an erasure is never one click. */
+    confirmation: subjectDocument,
+    reason: z
+      .string()
+      .trim()
+      .min(1, 'say why (the request’s reference)')
+      .max(MAX_OVERRIDE_REASON)
+      .superRefine((reason, context) => {
+        const problem = auditTextProblem('the reason', reason);
+        if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+      }),
+  })
+  .refine((request) => request.confirmation === request.document, {
+    message: 'the confirmation is not the same document',
+    path: ['confirmation'],
+  });
+
+/** What is held about a document, as the DPO's screen shows it: masked, with its audit trail. */
+export const SubjectSummary = z.object({
+  document: z.string(),
+  batches: z.array(
+    z.object({
+      batchId: z.string(),
+      status: z.enum(BATCH_STATUSES),
+      createdAt: z.string(),
+      rows: z.array(z.number().int()),
+      overrides: z.number().int(),
+      erased: z.boolean(),
+    }),
+  ),
+  reports: z.number().int(),
+  rawResponses: z.number().int(),
+  audit: z.array(
+    z.object({
+      at: z.string(),
+      kind: z.enum(['bureau_request', 'decision', 'override', 'erasure']),
+      batchId: z.string(),
+      row: z.number().int(),
+      /** What happened, in one line (who, for a person's override or erasure). */
+      detail: z.string(),
+    }),
+  ),
+});
+export type SubjectSummary = z.infer<typeof SubjectSummary>;
+
+export const SubjectErasureResult = z.object({
+  erasedAt: z.string(),
+  batches: z.number().int(),
+  rows: z.number().int(),
+  storedReports: z.number().int(),
+  overrides: z.number().int(),
+  auditEntriesKept: z.number().int(),
+  by: z.string(),
+});
+export type SubjectErasureResult = z.infer<typeof SubjectErasureResult>;
 
 export const ApprovalRequest = z.object({ decision: z.enum(['approved', 'rejected']) });
 

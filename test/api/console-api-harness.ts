@@ -11,6 +11,7 @@ import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import { createConsoleApi } from '../../src/api/console-api.ts';
 import type { ConsoleRole } from '../../src/contract/index.ts';
+import type { SubjectErasureStore } from '../../src/domain/ports/index.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
 import { asStores, queuedRows } from '../factories/batch-records.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
@@ -43,9 +44,33 @@ export async function consoleApiHarness() {
       overrides,
       events,
       logger,
-      audit: { log: auditLog, documentKeys: new HmacDocumentKeys(async () => 'test-key') },
+      audit: {
+        log: auditLog,
+        documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
+      },
     },
     results: { batchRecords: store, objects, overrides, downloads },
+    subjects: {
+      batchRecords: store,
+      batchRows: store,
+      reportHistory: store,
+      overrides,
+      logger,
+      audit: {
+        log: auditLog,
+        documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
+      },
+      erasure: {
+        // The API tests stop an erasure at its request's checks; the browser test erases through the real stores.
+        subjectErasure: {} as SubjectErasureStore,
+        batchRecords: store,
+        objects,
+        audit: {
+          log: auditLog,
+          documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
+        },
+      },
+    },
     localUsers: users,
     logger,
   });

@@ -424,3 +424,43 @@ describe('the console API’s results', () => {
     ]);
   });
 });
+
+describe('the console API’s data subjects', () => {
+  it('finds nothing held about a document never screened, and shows it masked', async () => {
+    const { call, signInAs } = await consoleApiHarness();
+    const dpo = await signInAs('Davi Encarregado', ['dpo']);
+
+    const response = await call('/api/subjects/lookup', {
+      method: 'POST',
+      body: { document: '529.982.247-25' },
+      session: dpo,
+    });
+
+    expect([response.status, await response.json()]).toEqual([
+      200,
+      { document: '***.982.247-**', batches: [], reports: 0, rawResponses: 0, audit: [] },
+    ]);
+  });
+
+  it.each([
+    [
+      { document: '529.982.247-00', confirmation: '529.982.247-00', reason: 'x' },
+      'document: bad CPF check digit',
+    ],
+    [
+      { document: '52998224725', confirmation: '11144477735', reason: 'Pedido 42' },
+      'confirmation: the confirmation is not the same document',
+    ],
+    [
+      { document: '52998224725', confirmation: '529.982.247-25', reason: ' ' },
+      'reason: say why (the request’s reference)',
+    ],
+  ])('refuses an erasure %j in one line, before anything is erased', async (body, error) => {
+    const { call, signInAs } = await consoleApiHarness();
+    const dpo = await signInAs('Davi Encarregado', ['dpo']);
+
+    const response = await call('/api/subjects/erase', { method: 'POST', body, session: dpo });
+
+    expect([response.status, await response.json()]).toEqual([400, { error }]);
+  });
+});

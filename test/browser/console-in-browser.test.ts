@@ -145,7 +145,7 @@ describe('the console in a browser', () => {
   it('lets the owner create a manager, whose own link signs them in', async () => {
     await owner.getByRole('link', { name: 'Usuários' }).click();
     await owner.getByLabel('Nome').fill('Marta Gerente');
-    await owner.getByLabel('analista').uncheck();
+    await owner.getByLabel('analista', { exact: true }).uncheck();
     await owner.getByLabel('gestor de crédito').check();
     await owner.getByRole('button', { name: 'Criar usuário' }).click();
     managerLink = await owner.getByLabel('Link de acesso de Marta Gerente').inputValue();
@@ -259,6 +259,40 @@ describe('the console in a browser', () => {
     await expect(report.locator('h1').innerText()).resolves.toContain('clientes-decididos.csv');
     expect(await accessibilityViolations(analyst)).toEqual([]);
     await screenshots(analyst, 'batch-results');
+  });
+
+  it('lets the DPO find a document, export it and erase it, the erasure under her name', async () => {
+    await owner.getByRole('link', { name: 'Usuários' }).click();
+    await owner.getByLabel('Nome').fill('Davi Encarregado');
+    await owner.getByLabel('analista', { exact: true }).uncheck();
+    await owner.getByLabel('encarregado (LGPD)').check();
+    await owner.getByRole('button', { name: 'Criar usuário' }).click();
+    const dpo = await openPage(await owner.getByLabel('Link de acesso de Davi Encarregado').inputValue());
+    const document = documents.small[0] as string;
+    await dpo.getByRole('heading', { name: 'Titulares' }).waitFor();
+    await dpo.getByLabel('CPF ou CNPJ do titular').fill(document);
+    await dpo.getByRole('button', { name: 'Consultar' }).click();
+    await dpo.getByRole('table', { name: 'Trilha de auditoria' }).waitFor();
+    const trail = await dpo.getByRole('table', { name: 'Trilha de auditoria' }).innerText();
+    expect(await accessibilityViolations(dpo)).toEqual([]);
+    await screenshots(dpo, 'subject');
+
+    const [exported] = await Promise.all([
+      dpo.waitForEvent('download'),
+      dpo.getByRole('button', { name: 'Exportar tudo (JSON)' }).click(),
+    ]);
+    const held = JSON.parse(await readFile((await exported.path()) as string, 'utf8'));
+    await dpo.getByLabel('Motivo (referência do pedido)').fill('Pedido LGPD 2026-118');
+    await dpo.getByLabel('Digite o documento de novo para confirmar').fill(document);
+    await dpo.getByRole('button', { name: 'Eliminar dados pessoais' }).click();
+
+    expect(trail).toContain('Consulta ao birô');
+    expect(trail).not.toContain(document);
+    expect(held.document).toBe(document);
+    await expect(dpo.getByRole('status').innerText()).resolves.toMatch(
+      /^Dados pessoais eliminados por Davi Encarregado: 1 linhas em 1 lotes, 1 relatórios; \d+ registros de auditoria mantidos\.$/,
+    );
+    await dpo.context().close();
   });
 
   it('never puts a document or a token in an address it requests', async () => {

@@ -6,6 +6,7 @@ import { inside, navigate, usePath } from './navigation.ts';
 import { BatchesPage } from './pages/BatchesPage.tsx';
 import { BatchPage } from './pages/BatchPage.tsx';
 import { ReviewPage } from './pages/ReviewPage.tsx';
+import { SubjectsPage } from './pages/SubjectsPage.tsx';
 import { UsersPage } from './pages/UsersPage.tsx';
 import { startSession } from './session.ts';
 
@@ -28,6 +29,7 @@ export function App() {
   if (session.state === 'starting') return <main className="page" aria-busy="true" />;
   if (session.state === 'signed-out') return <SignedOut problem={session.problem} />;
   const { identity } = session;
+  const readsBatches = identity.roles.some((role) => role === 'analyst' || role === 'manager');
   const signOut = async () => {
     await callApi('signOut').catch(() => undefined);
     setSession({ state: 'signed-out', problem: null });
@@ -40,20 +42,31 @@ export function App() {
           credit-screen
         </a>
         <nav aria-label="Seções">
-          <a
-            href="/"
-            onClick={inside('/')}
-            aria-current={path === '/' || path.startsWith('/lotes') ? 'page' : undefined}
-          >
-            Lotes
-          </a>
-          {identity.roles.some((role) => role === 'analyst' || role === 'manager') && (
+          {readsBatches && (
+            <a
+              href="/"
+              onClick={inside('/')}
+              aria-current={path === '/' || path.startsWith('/lotes') ? 'page' : undefined}
+            >
+              Lotes
+            </a>
+          )}
+          {readsBatches && (
             <a
               href="/revisao"
               onClick={inside('/revisao')}
               aria-current={path === '/revisao' ? 'page' : undefined}
             >
               Revisão
+            </a>
+          )}
+          {identity.roles.includes('dpo') && (
+            <a
+              href="/titulares"
+              onClick={inside('/titulares')}
+              aria-current={path === '/titulares' ? 'page' : undefined}
+            >
+              Titulares
             </a>
           )}
           {identity.roles.includes('admin') && (
@@ -85,6 +98,13 @@ function pageFor(path: string, identity: ConsoleIdentity) {
   if (batch?.[1]) return <BatchPage batchId={batch[1]} identity={identity} />;
   if (path === '/usuarios') return <UsersPage />;
   if (path === '/revisao') return <ReviewPage />;
+  if (path === '/titulares') return <SubjectsPage />;
+  // A DPO's first page is theirs; everyone else's is the batches.
+  if (
+    !identity.roles.some((role) => role === 'analyst' || role === 'manager') &&
+    identity.roles.includes('dpo')
+  )
+    return <SubjectsPage />;
   return <BatchesPage identity={identity} />;
 }
 
