@@ -221,6 +221,7 @@ describe('the console in a browser', () => {
     const waiting = await analyst.getByText(/linhas? aguarda/).innerText();
     expect(await accessibilityViolations(analyst)).toEqual([]);
     await screenshots(analyst, 'review');
+    await analyst.screenshot({ path: join(OUTPUT, 'review-top-1280.png') });
 
     const title = await first.getByRole('heading', { level: 2 }).innerText();
     await first.getByLabel('Limite de crédito (R$, opcional)').fill('15000');
