@@ -10,11 +10,15 @@ import { addTableAction } from '../option-parsers.ts';
 import type { CommandOptions } from '../option-types.ts';
 import { type PipelineConnection, withConnection } from '../pipeline-connection.ts';
 
-/** Resolves on Ctrl-C or a `kill`: the console runs until its user stops it. */
+/**
+ * Resolves on Ctrl-C or a `kill`, and keeps handling them until the console has stopped: a terminal's Ctrl-C reaches
+ * both the launcher and the console, and the launcher passes its own on, so a second signal must not end the process
+ * before its workers have stopped (a call under way would be left charge unknown).
+ */
 function untilStopped(): Promise<void> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    const stop = () => resolve();
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
   });
 }
 
@@ -69,6 +73,7 @@ async function serveUntilStopped(
   });
   const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port, downloads });
   origin = server.url;
+  users.port = Number(new URL(server.url).port);
   // The token rides in the fragment: the browser never sends it to the server, so no log can keep it.
   process.stdout.write(`console: ${server.url}/#token=${users.ownerLinkToken()}\n`);
   await untilStopped();

@@ -30,7 +30,18 @@ export async function startConsoleServer(options: {
 }): Promise<ConsoleServer> {
   const page = await readFile(join(options.pagesDirectory, 'index.html'), 'utf8');
   const site = new Hono();
+  let port = 0;
+  // Only requests addressed to this console: a page of another site whose name a DNS rebinding points at
+  // 127.0.0.1 sends its own host name, and is refused before anything reads the session.
+  site.use('*', async (context, next) => {
+    const host = context.req.header('host');
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
+      return context.text('this console answers only at its own address', 421);
+    return next();
+  });
   site.all('/api/*', (context) => options.api.fetch(context.req.raw));
+  // GET only: a HEAD (Hono answers it with the GET route) must not use a one-time link up.
+  site.on('HEAD', `${DOWNLOAD_PATH}:token`, (context) => context.body(null, 405));
   site.get(`${DOWNLOAD_PATH}:token`, (context) => options.downloads.serve(context.req.param('token')));
   site.use(
     '*',
@@ -44,7 +55,7 @@ export async function startConsoleServer(options: {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -6,8 +6,9 @@ import { z } from 'zod';
 import {
   type Authenticator,
   type LocalUsers,
-  SESSION_COOKIE,
   type SignedIn,
+  sessionCookieName,
+  UserRefused,
 } from '../../src/api/console-env.ts';
 import {
   CONSOLE_ROLES,
@@ -24,14 +25,17 @@ export const CONSOLE_USERS_FILE = 'console-users.json';
 const OWNER_SUBJECT = 'local-owner';
 /** How long a sign-in link works, unused. */
 const LINK_LIFETIME_MS = 24 * 3_600_000;
-/** How long a session lasts after its last request. */
+/** How long a session lasts after its last request, and at most. */
 const SESSION_IDLE_MS = 8 * 3_600_000;
+const SESSION_MAX_MS = 12 * 3_600_000;
 
 const StoredUsers = z.object({ users: z.array(UserView) });
 
 interface Pending {
   readonly subject: string;
   expiresAt: number;
+  /** When a session ends whatever its use (links: when they expire). */
+  readonly endsAt: number;
 }
 
 /** A secret's hash: what the maps keep, so a heap dump holds no working link or session. */
@@ -47,11 +51,18 @@ export class LocalConsoleUsers implements LocalUsers, Authenticator {
   readonly #links = new Map<string, Pending>();
   readonly #sessions = new Map<string, Pending>();
 
+  /** The port the console listens on, once it does: it names the session cookie. */
+  port: number | null = null;
+
   private constructor(
     private readonly file: string,
     private readonly users: Map<string, UserView>,
     private readonly now: () => number,
   ) {}
+
+  cookieName(): string {
+    return sessionCookieName(this.port ?? 'unbound');
+  }
 
   /** Opens the users of `file` (made with the owner when missing). */
   static async open(file: string, now: () => number = Date.now): Promise<LocalConsoleUsers> {
@@ -85,7 +96,12 @@ export class LocalConsoleUsers implements LocalUsers, Authenticator {
     const identity = this.#identityOf(link.subject);
     if (identity === null) return null;
     const sessionId = newSecret();
-    this.#sessions.set(hashOf(sessionId), { subject: link.subject, expiresAt: this.now() + SESSION_IDLE_MS });
+    const now = this.now();
+    this.#sessions.set(hashOf(sessionId), {
+      subject: link.subject,
+      expiresAt: now + SESSION_IDLE_MS,
+      endsAt: now + SESSION_MAX_MS,
+    });
     return { sessionId, identity };
   }
 
@@ -94,11 +110,12 @@ export class LocalConsoleUsers implements LocalUsers, Authenticator {
   }
 
   async identify(context: Context): Promise<ConsoleIdentity | null> {
-    const sessionId = getCookie(context, SESSION_COOKIE);
+    const sessionId = getCookie(context, this.cookieName());
     if (sessionId === undefined) return null;
     const session = this.#sessions.get(hashOf(sessionId));
-    if (session === undefined || session.expiresAt < this.now()) return null;
-    session.expiresAt = this.now() + SESSION_IDLE_MS;
+    const now = this.now();
+    if (session === undefined || session.expiresAt < now || session.endsAt < now) return null;
+    session.expiresAt = Math.min(now + SESSION_IDLE_MS, session.endsAt);
     return this.#identityOf(session.subject);
   }
 
@@ -107,6 +124,12 @@ export class LocalConsoleUsers implements LocalUsers, Authenticator {
   }
 
   async create(user: NewUser, by: ConsoleIdentity): Promise<CreatedUser> {
+    const taken = [...this.users.values()].some(
+      (existing) => existing.name.toLocaleLowerCase('pt-BR') === user.name.toLocaleLowerCase('pt-BR'),
+    );
+    // What a person does is recorded under their name: two people of one name could not be told apart.
+    if (taken)
+      throw new UserRefused(`there is a user named ${user.name} already: give a name that tells them apart`);
     const created: UserView = {
       subject: randomUUID(),
       name: user.name,
@@ -121,7 +144,8 @@ export class LocalConsoleUsers implements LocalUsers, Authenticator {
 
   #issueLink(subject: string): string {
     const token = newSecret();
-    this.#links.set(hashOf(token), { subject, expiresAt: this.now() + LINK_LIFETIME_MS });
+    const expiresAt = this.now() + LINK_LIFETIME_MS;
+    this.#links.set(hashOf(token), { subject, expiresAt, endsAt: expiresAt });
     return token;
   }
 

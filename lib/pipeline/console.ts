@@ -72,6 +72,8 @@ function createUserPool(scope: Construct, props: ConsoleProps, removalPolicy: Re
       requireSymbols: true,
     },
     accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
+    // The e-mail is the name recorded beside what a person does: only an admin changes it, never its owner.
+    keepOriginal: { email: true },
     featurePlan: cognito.FeaturePlan.PLUS,
     standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
     deletionProtection: true,
@@ -107,6 +109,8 @@ function createUserPool(scope: Construct, props: ConsoleProps, removalPolicy: Re
   }
   const userPoolClient = userPool.addClient('ConsoleClient', {
     generateSecret: false,
+    // People may not change their own attributes through the client: who they are is the pool's word.
+    writeAttributes: new cognito.ClientAttributes(),
     authFlows: { userSrp: true },
     preventUserExistenceErrors: true,
     supportedIdentityProviders: providers,
@@ -211,7 +215,7 @@ export interface ConsoleGrants {
 
 /**
  * Least privilege for the console's function: the table (batches, rows, overrides, audit entries, which it may
- * append to but never change), the results it reads a decided batch from, the dispatch and finalise queues (an
+ * append to but never change), the results it reads a decided batch from (and whose summary an export rewrites), the dispatch and finalise queues (an
  * approval, a cancel that settles the last rows), the event bus (OverrideRecorded) and the audit key. No bureau
  * token: the console buys nothing itself.
  */
@@ -219,6 +223,8 @@ export function grantConsole(apiFunction: NodejsFunction, resources: ConsoleGran
   resources.table.grantReadWriteData(apiFunction);
   apiFunction.addToRolePolicy(auditChangesDenied(resources.table));
   resources.bucket.grantRead(apiFunction, `${S3_LAYOUT.results}*`);
+  // The export of final decisions rewrites a finished batch's summary.csv.
+  resources.bucket.grantPut(apiFunction, `${S3_LAYOUT.results}*`);
   resources.queues.dispatch.grantSendMessages(apiFunction);
   resources.queues.finalise.grantSendMessages(apiFunction);
   resources.eventBus.grantPutEventsTo(apiFunction);

@@ -86,7 +86,11 @@ function addApproval(app: OpenAPIHono<ConsoleEnv>, { authenticator, batches }: B
       );
     }
     batches.logger.info('batch approval decided in the console', { batchId, decision, subject: by.subject });
-    return context.json({ batchId, outcome: outcome.outcome, rows: outcome.rows, by: by.name }, 200);
+    // Decided before: the answer names who decided then, as the batch records.
+    const decidedBy = outcome.outcome.startsWith('already_')
+      ? ((await batches.batchRecords.getBatch(batchId))?.approvalBy ?? 'the command line')
+      : by.name;
+    return context.json({ batchId, outcome: outcome.outcome, rows: outcome.rows, by: decidedBy }, 200);
   });
 }
 

@@ -25,14 +25,27 @@ export interface SignedIn {
  * one-time sign-in tokens, sessions, and the users an admin creates.
  */
 export interface LocalUsers {
+  /**
+   * The session cookie's name. Browsers keep cookies per host, not per port: the console's port is in the name, so
+   * another service on 127.0.0.1, or a second console, never gets or overwrites this one's session.
+   */
+  cookieName(): string;
   /** Exchanges a one-time token for a session; null when the token is unknown, used or expired. */
   signIn(token: string): Promise<SignedIn | null>;
   /** Ends a session (a later request with it is nobody's). */
   signOut(sessionId: string): Promise<void>;
   list(): Promise<UserView[]>;
-  /** Creates a user and a one-time token that signs them in; `by` is recorded as who created them. */
+  /**
+   * Creates a user and a one-time token that signs them in; `by` is recorded as who created them.
+   * @throws UserRefused when the name is another user's (a name is what records who did something)
+   */
   create(user: NewUser, by: ConsoleIdentity): Promise<CreatedUser>;
 }
 
-/** The cookie that carries a local session: HttpOnly, SameSite=Strict, for the API's paths only. */
-export const SESSION_COOKIE = 'credit_screen_session';
+/** The cookie that carries a local session (HttpOnly, SameSite=Strict, for the API's paths only) on `port`. */
+export const sessionCookieName = (port: number | string) => `credit_screen_session_${port}`;
+
+/** A user that cannot be created, in one line. */
+export class UserRefused extends Error {
+  override readonly name = 'UserRefused';
+}

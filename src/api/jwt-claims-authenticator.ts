@@ -23,6 +23,8 @@ function listClaim(value: unknown): string[] {
  */
 export function identityOfClaims(claims: Claims | undefined): ConsoleIdentity | null {
   if (claims === undefined) return null;
+  // An ID token names its person (e-mail, groups); an access token the authorizer also accepts does not: refused.
+  if (claims.token_use !== 'id') return null;
   const subject = claims.sub;
   if (typeof subject !== 'string' || subject === '') return null;
   const name = [claims.email, claims['cognito:username'], claims.username].find(

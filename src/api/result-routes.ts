@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ReviewRefusal } from '../application/review/decided-rows.ts';
 import { type ExportDecisionsDependencies, exportDecisions } from '../application/review/export-decisions.ts';
 import {
   BatchIdParams,
@@ -13,6 +12,7 @@ import {
 import type { DownloadLinks } from '../domain/ports/index.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
+import { refused } from './review-routes.ts';
 import { guard, routeBasics } from './route-guard.ts';
 
 /** What the results routes read: the batches' records and results, their overrides, and how to link a file. */
@@ -70,17 +70,16 @@ export function addResultRoutes(
     ...routeBasics('exportDecisions'),
     middleware: [guard('exportDecisions', authenticator)] as const,
     request: { params: BatchIdParams },
-    responses: { 200: json(ExportResult, 'Written into summary.csv'), ...refusals(400, 401, 403, 409) },
+    responses: { 200: json(ExportResult, 'Written into summary.csv'), ...refusals(400, 401, 403, 404, 409) },
   });
   app.openapi(exported, async (context) => {
     const { batchId } = context.req.valid('param');
-    try {
-      const written = await exportDecisions(batchId, deps);
-      const { overridden, rows, stillInReview } = written;
-      return context.json({ batchId, rows, overridden, stillInReview }, 200);
-    } catch (error) {
-      if (error instanceof ReviewRefusal) return context.json({ error: error.message }, 409);
-      throw error;
-    }
+    const written = await refused(() => exportDecisions(batchId, deps));
+    if ('error' in written)
+      return written.status === 404
+        ? context.json({ error: written.error }, 404)
+        : context.json({ error: written.error }, 409);
+    const { overridden, rows, stillInReview } = written;
+    return context.json({ batchId, rows, overridden, stillInReview }, 200);
   });
 }

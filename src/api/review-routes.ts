@@ -22,13 +22,16 @@ export function addReviewRoutes(
     request: { query: ReviewQuery },
     responses: {
       200: json(ReviewPage, 'A page of rows waiting for a person'),
-      ...refusals(400, 401, 403, 409),
+      ...refusals(400, 401, 403, 404, 409),
     },
   });
   app.openapi(queue, async (context) => {
     const { batchId, limit, page } = context.req.valid('query');
     const read = await refused(() => reviewQueue({ batchId }, review));
-    if ('error' in read) return context.json(read, 409);
+    if ('error' in read)
+      return read.status === 404
+        ? context.json({ error: read.error }, 404)
+        : context.json({ error: read.error }, 409);
     const items = read.items.slice(page * limit, (page + 1) * limit).map((item) => ({
       batchId: item.batchId,
       row: item.row,
@@ -48,7 +51,7 @@ export function addReviewRoutes(
     request: { params: RowParams, body: json(OverrideBody, 'The decision, its limit and why', true) },
     responses: {
       200: json(OverrideView, 'Recorded beside the policy’s decision'),
-      ...refusals(400, 401, 403, 409),
+      ...refusals(400, 401, 403, 404, 409),
     },
   });
   app.openapi(override, async (context) => {
@@ -62,7 +65,10 @@ export function addReviewRoutes(
         review,
       ),
     );
-    if ('error' in recorded) return context.json(recorded, 409);
+    if ('error' in recorded)
+      return recorded.status === 404
+        ? context.json({ error: recorded.error }, 404)
+        : context.json({ error: recorded.error }, 409);
     review.logger.info('override recorded in the console', { batchId, row, subject: by.subject });
     return context.json(
       {
@@ -80,12 +86,18 @@ export function addReviewRoutes(
   });
 }
 
-/** What `action` answers, or its one-line refusal (a batch not finished, a row without a decision…). */
-async function refused<T>(action: () => Promise<T>): Promise<T | { error: string }> {
+/**
+ * What `action` answers, or its one-line refusal with its status: 404 for a batch or row that does not exist, 409 for
+ * one that cannot be decided now (not finished, no policy, no decision).
+ */
+export async function refused<T>(
+  action: () => Promise<T>,
+): Promise<T | { readonly error: string; readonly status: 404 | 409 }> {
   try {
     return await action();
   } catch (error) {
-    if (error instanceof ReviewRefusal) return { error: error.message };
+    if (error instanceof ReviewRefusal)
+      return { error: error.message, status: error.kind === 'missing' ? 404 : 409 };
     throw error;
   }
 }

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { CreatedUser, NewUser, SignedInUser, SignInRequest, UserList } from '../contract/index.ts';
-import { type Authenticator, type ConsoleEnv, type LocalUsers, SESSION_COOKIE } from './console-env.ts';
+import { type Authenticator, type ConsoleEnv, type LocalUsers, UserRefused } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
 import { guard, routeBasics } from './route-guard.ts';
 
@@ -25,7 +25,7 @@ export function addLocalSessionRoutes(
         401,
       );
     // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it.
-    setCookie(context, SESSION_COOKIE, signedIn.sessionId, {
+    setCookie(context, users.cookieName(), signedIn.sessionId, {
       httpOnly: true,
       sameSite: 'Strict',
       path: '/api',
@@ -38,9 +38,9 @@ export function addLocalSessionRoutes(
     responses: { 204: { description: 'Signed out' }, ...refusals(401) },
   });
   app.openapi(signOut, async (context) => {
-    const session = getCookie(context, SESSION_COOKIE);
+    const session = getCookie(context, users.cookieName());
     if (session !== undefined) await users.signOut(session);
-    deleteCookie(context, SESSION_COOKIE, { path: '/api' });
+    deleteCookie(context, users.cookieName(), { path: '/api' });
     return context.body(null, 204);
   });
   addUserRoutes(app, authenticator, users);
@@ -59,12 +59,16 @@ function addUserRoutes(app: OpenAPIHono<ConsoleEnv>, authenticator: Authenticato
     request: { body: json(NewUser, 'The new user’s name and roles', true) },
     responses: {
       201: json(CreatedUser, 'Created, with the token of their sign-in link'),
-      ...refusals(400, 401, 403),
+      ...refusals(400, 401, 403, 409),
     },
   });
   app.openapi(create, async (context) => {
-    const created = await users.create(context.req.valid('json'), context.get('identity'));
-    return context.json(created, 201);
+    try {
+      return context.json(await users.create(context.req.valid('json'), context.get('identity')), 201);
+    } catch (error) {
+      if (error instanceof UserRefused) return context.json({ error: error.message }, 409);
+      throw error;
+    }
   });
 }
 

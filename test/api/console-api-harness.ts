@@ -24,6 +24,8 @@ export async function consoleApiHarness() {
   const users = await LocalConsoleUsers.open(
     join(mkdtempSync(join(tmpdir(), 'console-users-')), 'users.json'),
   );
+  // As the console sets it once it listens: the session cookie is named by its port.
+  users.port = 7474;
   const objects = new MemoryObjectStore();
   const overrides = new MemoryDecisionOverrides();
   const events = new RecordingEventPublisher();

@@ -43,7 +43,8 @@ describe('the console API', () => {
 
     const allowed = async (session: string, name: ConsoleRouteName) => {
       const response = await call(pathOf(name), requestOf(name, session));
-      return response.status !== 403;
+      // Allowed: neither refusal of a sign-in or a role (a missing batch's 404, a body's 400 are the route's own).
+      return response.status !== 401 && response.status !== 403;
     };
 
     for (const [role, session] of Object.entries(sessions))
@@ -169,7 +170,7 @@ describe('the console API', () => {
 
     expect(first.status).toBe(200);
     expect(first.headers.get('set-cookie')).toMatch(
-      /^credit_screen_session=[\w-]{43}; Path=\/api; HttpOnly; SameSite=Strict$/,
+      /^credit_screen_session_7474=[\w-]{43}; Path=\/api; HttpOnly; SameSite=Strict$/,
     );
     expect([again.status, await again.json()]).toEqual([
       401,
@@ -203,6 +204,27 @@ describe('the console API', () => {
     expect(created.status).toBe(201);
     expect(await me.json()).toEqual({ subject: user.subject, name: 'Rita Revisora', roles: ['analyst'] });
     expect(user.createdBy).toBe((await users.list())[0]?.name);
+  });
+
+  it('refuses a second user of the same name: what people do is recorded under their names', async () => {
+    const { call, users, signInWith } = await consoleApiHarness();
+    const owner = await signInWith(users.ownerLinkToken());
+    await call('/api/users', {
+      method: 'POST',
+      body: { name: 'Rita Revisora', roles: ['analyst'] },
+      session: owner,
+    });
+
+    const again = await call('/api/users', {
+      method: 'POST',
+      body: { name: 'rita revisora', roles: ['manager'] },
+      session: owner,
+    });
+
+    expect([again.status, await again.json()]).toEqual([
+      409,
+      { error: 'there is a user named rita revisora already: give a name that tells them apart' },
+    ]);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 let browser: Browser;
 let console_: RunningCli;
 let ownerLink: string;
+/** Every address any page of the test asked for, in every browser context. */
+const requested: string[] = [];
 const PESSOA_FISICA = fileURLToPath(new URL('../../samples/policies/pessoa-fisica.json', import.meta.url));
 const documents = {
   small: distinctDocuments(3, 'console small'),
@@ -64,6 +67,7 @@ async function consoleLink(running: RunningCli): Promise<string> {
 /** A new browser session (its own cookies) at `width` px, opened on `url`. */
 async function openPage(url: string, width = 1280): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'pt-BR' });
+  context.on('request', (request) => requested.push(request.url()));
   const page = await context.newPage();
   await page.goto(url);
   return page;
@@ -296,17 +300,31 @@ describe('the console in a browser', () => {
     await dpo.context().close();
   });
 
-  it('never puts a document or a token in an address it requests', async () => {
-    const requested: string[] = [];
-    const page = await openPage('about:blank');
-    page.on('request', (request) => requested.push(request.url()));
-    await owner.context().close();
-    const fresh = await page.goto(ownerLink.replace(/#.*/, '/'));
+  it('never put a document or a token in an address it asked for, nor in what the console printed', async () => {
+    const digits = [...documents.small, ...documents.decided, ...documents.big];
+    const printed = `${console_.stdout()}${console_.stderr()}`;
 
-    expect(fresh?.status()).toBe(200);
-    const digits = [...documents.small, ...documents.big];
+    expect(requested.length).toBeGreaterThan(20);
     expect(
       requested.filter((url) => digits.some((document) => url.includes(document)) || /token/.test(url)),
     ).toEqual([]);
+    expect(digits.filter((document) => printed.includes(document))).toEqual([]);
+  });
+
+  it('answers only at its own address (a DNS rebinding sends another host name)', async () => {
+    const { port } = new URL(ownerLink);
+    const status = await new Promise<number | undefined>((resolve, reject) =>
+      request(
+        { host: '127.0.0.1', port, path: '/api/me', headers: { Host: `evil.example:${port}` } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode);
+        },
+      )
+        .on('error', reject)
+        .end(),
+    );
+
+    expect(status).toBe(421);
   });
 });

@@ -49,7 +49,12 @@ export function consoleApiEvent(
       timeEpoch: Date.now(),
       authorizer: {
         jwt: {
-          claims: { sub: caller.sub, email: caller.email, 'cognito:groups': `[${caller.groups.join(' ')}]` },
+          claims: {
+            token_use: 'id',
+            sub: caller.sub,
+            email: caller.email,
+            'cognito:groups': `[${caller.groups.join(' ')}]`,
+          },
           scopes: null,
         },
       },

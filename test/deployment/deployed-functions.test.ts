@@ -354,6 +354,14 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
         body: { decision: 'decline', reason: 'Cadastro divergente' },
       }),
     );
+    const [exported, written] = await call(
+      consoleApiEvent(analyst, {
+        method: 'POST',
+        routeKey: '/api/batches/{batchId}/export',
+        path: `/api/batches/${batchId}/export`,
+        body: {},
+      }),
+    );
     const [refused] = await call(
       consoleApiEvent(analyst, {
         method: 'POST',
@@ -386,6 +394,9 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
       expect.objectContaining({ row: 1, decision: 'decline', by: 'ana@example.com.br' }),
     ]);
     expect(refused).toBe(403);
+    // The export rewrote the summary with the final decisions: the override's row names the analyst.
+    expect([exported, written.overridden]).toEqual([200, 1]);
+    expect((await readObject(resultKeys(batchId).summary)) ?? '').toContain(',ana@example.com.br,');
   }, 120_000);
 
   it('rejects a policy that does not compile when it is uploaded, announces it, and refuses an upload that names it', async () => {
@@ -561,6 +572,7 @@ describe("every AWS call the bundled functions made, against the template's IAM"
         'dynamodb:PutItem',
         'secretsmanager:GetSecretValue',
         'events:PutEvents',
+        's3:PutObject',
       ]),
     );
     expect([...kinds('Dispatch')]).toEqual(

@@ -7,6 +7,14 @@ import { type ResultsCsvLayout, readSummaryCsv } from '../../domain/summary/summ
 /** Why a batch's decisions cannot be read, in one line for the command that asked. */
 export class ReviewRefusal extends Error {
   override readonly name = 'ReviewRefusal';
+
+  /** `missing`: the batch or row asked for does not exist; `refused`: it exists, and cannot be decided now. */
+  constructor(
+    message: string,
+    readonly kind: 'missing' | 'refused' = 'refused',
+  ) {
+    super(message);
+  }
 }
 
 /** A finished, decided batch with its rows as its `summary.csv` holds them. */
@@ -34,7 +42,7 @@ export async function readDecidedBatch(
   deps: DecidedRowsDependencies,
 ): Promise<DecidedBatch> {
   const batch = await deps.batchRecords.getBatch(batchId);
-  if (batch === null) throw new ReviewRefusal(`batch ${batchId} not found`);
+  if (batch === null) throw new ReviewRefusal(`batch ${batchId} not found`, 'missing');
   if (batch.status !== 'completed')
     throw new ReviewRefusal(`batch ${batchId} is ${batch.status}: its decisions are known once it completes`);
   if (batch.policy === null)

@@ -52,6 +52,7 @@ export async function recordOverride(
   if (row === undefined)
     throw new ReviewRefusal(
       `batch ${target.batchId} has no row ${target.row} (rows 1 to ${decided.rows.length})`,
+      'missing',
     );
   const repeated = duplicateTarget(row);
   if (repeated !== null)

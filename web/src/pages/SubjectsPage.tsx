@@ -33,15 +33,16 @@ async function downloadExport(document: string): Promise<void> {
 /** The DPO's page: what is held about a document and its audit trail, its export, and its erasure. */
 export function SubjectsPage() {
   const [document, setDocument] = useState('');
-  const [summary, setSummary] = useState<SubjectSummary | null>(null);
+  // The document looked up, with what is held about it: export and erasure act on that one, whatever is typed after.
+  const [found, setFound] = useState<{ document: string; summary: SubjectSummary } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const lookUp = async (event: FormEvent) => {
     event.preventDefault();
     try {
-      setSummary(await callApi<SubjectSummary>('subjectLookup', { body: { document } }));
+      setFound({ document, summary: await callApi<SubjectSummary>('subjectLookup', { body: { document } }) });
       setProblem(null);
     } catch (error) {
-      setSummary(null);
+      setFound(null);
       setProblem(problemOf(error));
     }
   };
@@ -54,14 +55,17 @@ export function SubjectsPage() {
           id="subject-document"
           autoComplete="off"
           value={document}
-          onChange={(event) => setDocument(event.target.value)}
+          onChange={(event) => {
+            setDocument(event.target.value);
+            setFound(null);
+          }}
           required
           maxLength={40}
         />
         <button type="submit">Consultar</button>
       </form>
       {problem && <p role="alert">{problem}</p>}
-      {summary && <Held summary={summary} document={document} />}
+      {found && <Held summary={found.summary} document={found.document} />}
     </>
   );
 }
