@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { freshReports } from '../../src/application/reuse/fresh-reports.ts';
 import { DEFAULT_SETTINGS, longestBatchSeconds } from '../../src/contract/index.ts';
-import { formatDocument, maskDocument } from '../../src/domain/documents/index.ts';
+import { formatDocument, maskDigits, maskDocument } from '../../src/domain/documents/index.ts';
 import {
   type CustomerListLayout,
   type CustomerRow,
@@ -98,18 +98,6 @@ function quoteLines(quote: Quote, options: CheckOptions): string[] {
   ];
 }
 
-/**
- * A cell as `check` shows it without `--reveal`: its digits masked but the 4th to the 9th, as {@link maskDocument}
- * masks a document, so a mistyped CPF (still somebody's) is not printed whole either.
- */
-function maskedInput(input: string): string {
-  let digits = 0;
-  return input.replace(/\d/g, (digit) => {
-    digits++;
-    return digits >= 4 && digits <= 9 ? digit : '*';
-  });
-}
-
 /** How a row's document and cell are shown: whole with `--reveal`, masked otherwise (LGPD: a terminal is seen). */
 interface Shown {
   document(document: string): string;
@@ -117,7 +105,7 @@ interface Shown {
 }
 
 const REVEALED: Shown = { document: (document) => document, input: (input) => input };
-const MASKED: Shown = { document: maskDocument, input: maskedInput };
+const MASKED: Shown = { document: maskDocument, input: maskDigits };
 
 /** One row of `check --json`'s `rows_detail`: snake_case, the shape downstream scripts read. */
 function rowDetail(row: CustomerRow, shown: Shown): Record<string, unknown> {

@@ -5,6 +5,7 @@ import { consolePages } from '../console/console-pages.ts';
 import { startConsoleServer } from '../console/console-server.ts';
 import { startConsoleWorkers } from '../console/console-workers.ts';
 import { LocalDownloadLinks } from '../console/local-downloads.ts';
+import { localUploads } from '../console/local-uploads.ts';
 import { CONSOLE_USERS_FILE, LocalConsoleUsers } from '../console/local-users.ts';
 import { addTableAction } from '../option-parsers.ts';
 import type { CommandOptions } from '../option-types.ts';
@@ -69,6 +70,7 @@ async function serveUntilStopped(
       downloads,
     },
     subjects: { ...connection, reportHistory: connection.store, erasure: connection },
+    uploads: connection.local ? localUploads(connection, connection.local) : undefined,
     logger: connection.logger,
   });
   const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port, downloads });

@@ -8,7 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { BatchControlDependencies } from '../application/batch-control/batch-control.ts';
-import { CONSOLE_ROUTES } from '../contract/index.ts';
+import { CONSOLE_ROUTES, MAX_UPLOAD_BYTES } from '../contract/index.ts';
 import type { Logger } from '../domain/ports/index.ts';
 import { addBatchRoutes } from './batch-routes.ts';
 import type { Authenticator, ConsoleEnv, LocalUsers } from './console-env.ts';
@@ -16,6 +16,7 @@ import { addResultRoutes, type ResultDependencies } from './result-routes.ts';
 import { addReviewRoutes, type ReviewDependencies } from './review-routes.ts';
 import { addIdentityRoute, addLocalSessionRoutes } from './session-routes.ts';
 import { addSubjectRoutes, type SubjectDependencies } from './subject-routes.ts';
+import { addUploadRoutes, type UploadDependencies } from './upload-routes.ts';
 
 export interface ConsoleApiDependencies {
   readonly authenticator: Authenticator;
@@ -26,6 +27,8 @@ export interface ConsoleApiDependencies {
   readonly results: ResultDependencies;
   /** A data subject's access and erasure: everything held about a document, and the audit log. */
   readonly subjects: SubjectDependencies;
+  /** The local console's uploads (in AWS a list goes straight to S3); absent there. */
+  readonly uploads?: UploadDependencies;
   /** The local console's users and sign-in links; absent in AWS, where the user pool has them. */
   readonly localUsers?: LocalUsers;
   readonly logger: Logger;
@@ -50,6 +53,8 @@ export const CONTENT_SECURITY_POLICY = {
 
 /** The largest request body the API reads (a sign-in token, a decision and its reason, a user). */
 const MAX_REQUEST_BYTES = 16 * 1024;
+/** A list in base64, with the rest of its request. */
+const MAX_UPLOAD_REQUEST_BYTES = Math.ceil((MAX_UPLOAD_BYTES * 4) / 3) + 16 * 1024;
 
 /** Builds the API over the pipeline's ports. */
 export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<ConsoleEnv> {
@@ -74,14 +79,18 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
     await next();
     context.header('Cache-Control', 'no-store');
   });
-  // No request of the console's is large: a big body is refused before it is read.
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: MAX_REQUEST_BYTES,
-      onError: (context) =>
-        context.json({ error: `a request is at most ${MAX_REQUEST_BYTES / 1024} KB` }, 413),
-    }),
+  // No request of the console's is large but a list uploaded locally: a big body is refused before it is read.
+  const uploadLimit = bodyLimit({
+    maxSize: MAX_UPLOAD_REQUEST_BYTES,
+    onError: (context) =>
+      context.json({ error: `the console takes lists up to ${MAX_UPLOAD_BYTES / 1024 / 1024} MB` }, 413),
+  });
+  const requestLimit = bodyLimit({
+    maxSize: MAX_REQUEST_BYTES,
+    onError: (context) => context.json({ error: `a request is at most ${MAX_REQUEST_BYTES / 1024} KB` }, 413),
+  });
+  app.use('/api/*', (context, next) =>
+    context.req.path.startsWith('/api/uploads') ? uploadLimit(context, next) : requestLimit(context, next),
   );
   // A POST is JSON or nothing: a form another site's page submits cannot set this type (a defence the session
   // cookie's SameSite=Strict doubles), and a body in another format is refused before any handler reads it.
@@ -97,6 +106,7 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   addResultRoutes(app, deps.authenticator, deps.results);
   addSubjectRoutes(app, deps.authenticator, deps.subjects);
   if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
+  if (deps.uploads) addUploadRoutes(app, deps.authenticator, deps.uploads);
   app.doc31(CONSOLE_ROUTES.openApi.path, {
     openapi: '3.1.0',
     info: { title: 'credit-screen console', version: '1' },

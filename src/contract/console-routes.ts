@@ -58,6 +58,28 @@ export const CONSOLE_ROUTES = {
     roles: ['analyst', 'manager'],
     summary: 'Writes each row’s final decision (a person’s, else the policy’s) into the batch’s summary.csv',
   },
+  policies: {
+    method: 'get',
+    path: '/api/policies',
+    roles: ['analyst', 'manager'],
+    local: true,
+    summary: 'The credit policies an upload may name',
+  },
+  checkUpload: {
+    method: 'post',
+    path: '/api/uploads/check',
+    roles: ['analyst', 'manager'],
+    // In AWS a list goes straight to S3 (a presigned POST): checked there by ingest's first pass.
+    local: true,
+    summary: 'Reads a customer list as ingest would and quotes it: nothing is written or bought',
+  },
+  upload: {
+    method: 'post',
+    path: '/api/uploads',
+    roles: ['analyst', 'manager'],
+    local: true,
+    summary: 'Uploads a customer list under incoming/, as a batch to screen with the bureau and policy named',
+  },
   review: {
     method: 'get',
     path: '/api/review',

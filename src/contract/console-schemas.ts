@@ -273,6 +273,58 @@ export const SubjectErasureResult = z.object({
 });
 export type SubjectErasureResult = z.infer<typeof SubjectErasureResult>;
 
+/** The largest list the console takes in a request (base64 in JSON); bigger lists go through the command line. */
+export const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
+
+export const PolicyList = z.object({ policies: z.array(z.string()) });
+
+/** A customer list sent by the browser: its name (shown, never a key), its bytes in base64, how to screen it. */
+export const UploadRequest = z.object({
+  fileName: z
+    .string()
+    .min(1)
+    .max(200)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character in a file name is what is refused
+    .refine((name) => !/[/\\\u0000-\u001f]/.test(name), 'a file name, not a path'),
+  content: z
+    .string()
+    .max(
+      Math.ceil((MAX_UPLOAD_BYTES * 4) / 3) + 4,
+      `the console takes lists up to ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`,
+    )
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64'),
+  bureau: z.enum(BUREAUS),
+  /** A policy under `policies/` that decides the batch; null: the deployment's default. */
+  policy: z.string().min(1).max(200).nullable().default(null),
+});
+
+export const ListCheckView = z.object({
+  encoding: z.string(),
+  delimiter: z.string().nullable(),
+  documentColumns: z.array(z.string()),
+  otherColumns: z.array(z.string()),
+  rows: z.number().int(),
+  valid: z.number().int(),
+  invalid: z.number().int(),
+  duplicates: z.number().int(),
+  unique: z.number().int(),
+  reusable: z.number().int().nullable(),
+  toBuy: z.number().int(),
+  pricePerQuery: z.number(),
+  estimatedCost: z.number(),
+  estimatedSeconds: z.number(),
+  problems: z.array(z.object({ row: z.number().int(), input: z.string(), reason: z.string() })),
+});
+export type ListCheckView = z.infer<typeof ListCheckView>;
+
+export const UploadResult = z.object({
+  batchId: z.string(),
+  outcome: z.enum(['queued', 'file_rejected', 'awaiting_approval', 'already_ingested']),
+  /** Why the file was refused whole; null otherwise. */
+  reason: z.string().nullable(),
+});
+export type UploadResult = z.infer<typeof UploadResult>;
+
 export const ApprovalRequest = z.object({ decision: z.enum(['approved', 'rejected']) });
 
 export const ApprovalResult = z.object({

@@ -26,6 +26,8 @@ export async function consoleApiHarness() {
   );
   // As the console sets it once it listens: the session cookie is named by its port.
   users.port = 7474;
+  /** The lists the upload route handed to the pipeline. */
+  const submitted: { fileName: string; bytes: Uint8Array; bureau: string; policy: string | null }[] = [];
   const objects = new MemoryObjectStore();
   const overrides = new MemoryDecisionOverrides();
   const events = new RecordingEventPublisher();
@@ -71,6 +73,15 @@ export async function consoleApiHarness() {
           log: auditLog,
           documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
         },
+      },
+    },
+    uploads: {
+      reportHistory: store,
+      quoting: () => ({ maxRows: 1000, pricePerQuery: 2.7, ratePerSecond: 10, freshnessHours: 24 }),
+      policies: async () => ['pessoa-fisica.json'],
+      submit: async (upload) => {
+        submitted.push(upload);
+        return { batchId: 'batch-uploaded', outcome: 'queued', reason: null };
       },
     },
     localUsers: users,
@@ -134,6 +145,7 @@ export async function consoleApiHarness() {
     overrides,
     events,
     auditLog,
+    submitted,
     call,
     signInWith,
     signInAs,

@@ -28,6 +28,9 @@ const documents = {
     .filter((document) => document.length === 11)
     .slice(0, 20),
   big: distinctDocuments(12, 'console big'),
+  uploaded: distinctDocuments(20, 'console uploaded')
+    .filter((document) => document.length === 11)
+    .slice(0, 5),
 };
 
 /**
@@ -300,8 +303,34 @@ describe('the console in a browser', () => {
     await dpo.context().close();
   });
 
+  it('lets the analyst upload a list with a policy, see its quote first, and follow it to its end', async () => {
+    const analyst = analystPage as Page;
+    const list = `cpf,cliente,valor_solicitado\n${documents.uploaded.map((cpf, index) => `${cpf},N${index + 1},15000`).join('\n')}\n123.456.789-00,Errado,1000\n`;
+    await analyst.getByRole('link', { name: 'Enviar lista' }).click();
+    await analyst.setInputFiles('#upload-file', {
+      name: 'novos-clientes.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(list),
+    });
+    await analyst.getByLabel('Política de crédito').selectOption('pessoa-fisica.json');
+    await analyst.getByRole('button', { name: 'Verificar e orçar' }).click();
+    const checked = await analyst.getByRole('region', { name: 'O que a lista tem' }).innerText();
+    expect(await accessibilityViolations(analyst)).toEqual([]);
+    await screenshots(analyst, 'upload');
+
+    await analyst.getByRole('button', { name: /^Enviar e consultar/ }).click();
+    await analyst.getByRole('heading', { name: 'novos-clientes.csv' }).waitFor();
+    await analyst.getByText('Concluído', { exact: true }).waitFor({ timeout: 60_000 });
+
+    expect(checked).toMatch(/Linhas\s+6[\s\S]*Inválidas\s+1[\s\S]*Consultas a comprar\s+5[\s\S]*R\$\s42,00/);
+    expect(checked).toContain('Linha 6 (***.456.789-**)');
+    await expect(analyst.getByRole('region', { name: 'Gasto' }).innerText()).resolves.toMatch(
+      /Gasto até agora\s+R\$\s42,00/,
+    );
+  }, 90_000);
+
   it('never put a document or a token in an address it asked for, nor in what the console printed', async () => {
-    const digits = [...documents.small, ...documents.decided, ...documents.big];
+    const digits = [...documents.small, ...documents.decided, ...documents.big, ...documents.uploaded];
     const printed = `${console_.stdout()}${console_.stderr()}`;
 
     expect(requested.length).toBeGreaterThan(20);

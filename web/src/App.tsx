@@ -7,6 +7,7 @@ import { BatchesPage } from './pages/BatchesPage.tsx';
 import { BatchPage } from './pages/BatchPage.tsx';
 import { ReviewPage } from './pages/ReviewPage.tsx';
 import { SubjectsPage } from './pages/SubjectsPage.tsx';
+import { UploadPage } from './pages/UploadPage.tsx';
 import { UsersPage } from './pages/UsersPage.tsx';
 import { startSession } from './session.ts';
 
@@ -49,6 +50,15 @@ export function App() {
               aria-current={path === '/' || path.startsWith('/lotes') ? 'page' : undefined}
             >
               Lotes
+            </a>
+          )}
+          {readsBatches && (
+            <a
+              href="/enviar"
+              onClick={inside('/enviar')}
+              aria-current={path === '/enviar' ? 'page' : undefined}
+            >
+              Enviar lista
             </a>
           )}
           {readsBatches && (
@@ -99,6 +109,7 @@ function pageFor(path: string, identity: ConsoleIdentity) {
   if (path === '/usuarios') return <UsersPage />;
   if (path === '/revisao') return <ReviewPage />;
   if (path === '/titulares') return <SubjectsPage />;
+  if (path === '/enviar') return <UploadPage />;
   // A DPO's first page is theirs; everyone else's is the batches.
   if (
     !identity.roles.some((role) => role === 'analyst' || role === 'manager') &&

@@ -20,3 +20,15 @@ export function maskDocument(document: string): string {
   }
   return '*'.repeat(Math.min(document.length, 14));
 }
+
+/**
+ * A cell's digits masked but the 4th to the 9th, as {@link maskDocument} masks a document: a mistyped CPF (still
+ * somebody's, but for a digit) is not shown whole either.
+ */
+export function maskDigits(input: string): string {
+  let digits = 0;
+  return input.replace(/\d/g, (digit) => {
+    digits++;
+    return digits >= 4 && digits <= 9 ? digit : '*';
+  });
+}

@@ -4,7 +4,7 @@ export {
   hasValidCnpjCheckDigits,
   hasValidCpfCheckDigits,
 } from './check-digits.ts';
-export { formatDocument, maskDocument } from './format-document.ts';
+export { formatDocument, maskDigits, maskDocument } from './format-document.ts';
 export type {
   DocumentCheck,
   DocumentType,
