@@ -95,6 +95,7 @@ function DropZone({ file, onFile }: { file: File | null; onFile: (file: File | u
     onFile(event.dataTransfer.files[0]);
   };
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: dropping is a pointer shortcut; the file input inside is the control
     <div
       className={`drop${over ? ' over' : ''}`}
       onDragOver={(event) => {
