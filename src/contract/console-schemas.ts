@@ -25,6 +25,22 @@ const MAX_CREDIT_LIMIT = 1_000_000_000;
 /** Longest name of a local user (it is recorded beside what they do). */
 const MAX_USER_NAME = 80;
 
+/**
+ * Text the audit log keeps beside what a person did (a reason, a name): trimmed, not empty, at most `max`
+ * characters, on one line and without control characters (`auditTextProblem`).
+ */
+function auditedText(field: string, whenEmpty: string, max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1, whenEmpty)
+    .max(max)
+    .superRefine((text, context) => {
+      const problem = auditTextProblem(field, text);
+      if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+    });
+}
+
 export const BatchIdParams = z.object({
   batchId: z
     .string()
@@ -152,15 +168,7 @@ export const OverrideBody = z
   .object({
     decision: z.enum(OVERRIDE_VALUES),
     creditLimit: z.number().min(0).max(MAX_CREDIT_LIMIT).nullable().default(null),
-    reason: z
-      .string()
-      .trim()
-      .min(1, 'say why the decision is changed')
-      .max(MAX_OVERRIDE_REASON)
-      .superRefine((reason, context) => {
-        const problem = auditTextProblem('the reason', reason);
-        if (problem !== null) context.addIssue({ code: 'custom', message: problem });
-      }),
+    reason: auditedText('the reason', 'say why the decision is changed', MAX_OVERRIDE_REASON),
   })
   .refine((body) => body.decision === 'approve' || !body.creditLimit, {
     message: 'a decline has no credit limit',
@@ -219,15 +227,7 @@ export const SubjectErasureRequest = z
     document: subjectDocument,
     /** The document typed a second time: an erasure is never one click. */
     confirmation: subjectDocument,
-    reason: z
-      .string()
-      .trim()
-      .min(1, 'say why (the request’s reference)')
-      .max(MAX_OVERRIDE_REASON)
-      .superRefine((reason, context) => {
-        const problem = auditTextProblem('the reason', reason);
-        if (problem !== null) context.addIssue({ code: 'custom', message: problem });
-      }),
+    reason: auditedText('the reason', 'say why (the request’s reference)', MAX_OVERRIDE_REASON),
   })
   .refine((request) => request.confirmation === request.document, {
     message: 'the confirmation is not the same document',
@@ -351,15 +351,7 @@ export const SignedInUser = z.object({
   roles: z.array(z.enum(CONSOLE_ROLES)).readonly(),
 });
 
-const userName = z
-  .string()
-  .trim()
-  .min(1, 'the name is empty')
-  .max(MAX_USER_NAME)
-  .superRefine((name, context) => {
-    const problem = auditTextProblem('the name', name);
-    if (problem !== null) context.addIssue({ code: 'custom', message: problem });
-  });
+const userName = auditedText('the name', 'the name is empty', MAX_USER_NAME);
 
 export const NewUser = z.object({
   name: userName,
