@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createConsoleApi } from '../../src/api/console-api.ts';
+import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import { consolePages } from '../console/console-pages.ts';
 import { startConsoleServer } from '../console/console-server.ts';
 import { startConsoleWorkers } from '../console/console-workers.ts';
@@ -70,6 +71,7 @@ async function serveUntilStopped(
       downloads,
     },
     subjects: { ...connection, reportHistory: connection.store, erasure: connection },
+    spend: { budget: connection.budget, bureaus: (connection.local?.settings ?? DEFAULT_SETTINGS).bureaus },
     uploads: connection.local ? localUploads(connection, connection.local) : undefined,
     logger: connection.logger,
   });

@@ -11,6 +11,7 @@ export const handler = createConsoleApiHandler({
   batches: runtime,
   review: runtime,
   subjects: runtime,
+  spend: { budget: runtime.budget, bureaus: runtime.environment.settings.bureaus },
   results: { ...runtime, downloads: new S3DownloadLinks(new S3Client({}), runtime.environment.bucketName) },
   logger: runtime.logger,
 });

@@ -15,6 +15,7 @@ import type { Authenticator, ConsoleEnv, LocalUsers } from './console-env.ts';
 import { addResultRoutes, type ResultDependencies } from './result-routes.ts';
 import { addReviewRoutes, type ReviewDependencies } from './review-routes.ts';
 import { addIdentityRoute, addLocalSessionRoutes } from './session-routes.ts';
+import { addSpendRoute, type SpendDependencies } from './spend-routes.ts';
 import { addSubjectRoutes, type SubjectDependencies } from './subject-routes.ts';
 import { addUploadRoutes, type UploadDependencies } from './upload-routes.ts';
 
@@ -25,6 +26,8 @@ export interface ConsoleApiDependencies {
   readonly review: ReviewDependencies;
   /** A batch's result files: short-lived links, and the export of its final decisions into its summary. */
   readonly results: ResultDependencies;
+  /** The month's spend per bureau against its cap. */
+  readonly spend: SpendDependencies;
   /** A data subject's access and erasure: everything held about a document, and the audit log. */
   readonly subjects: SubjectDependencies;
   /** The local console's uploads (in AWS a list goes straight to S3); absent there. */
@@ -105,6 +108,7 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   addReviewRoutes(app, deps.authenticator, deps.review);
   addResultRoutes(app, deps.authenticator, deps.results);
   addSubjectRoutes(app, deps.authenticator, deps.subjects);
+  addSpendRoute(app, deps.authenticator, deps.spend);
   if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
   if (deps.uploads) addUploadRoutes(app, deps.authenticator, deps.uploads);
   app.doc31(CONSOLE_ROUTES.openApi.path, {

@@ -46,6 +46,12 @@ export const CONSOLE_ROUTES = {
     roles: ['manager'],
     summary: 'Cancels a running batch: queued documents are never bought',
   },
+  spend: {
+    method: 'get',
+    path: '/api/spend',
+    roles: ['analyst', 'manager'],
+    summary: 'What this month has bought per bureau, at what cost, against each bureau’s monthly cap',
+  },
   download: {
     method: 'post',
     path: '/api/batches/{batchId}/downloads',

@@ -325,6 +325,23 @@ export const UploadResult = z.object({
 });
 export type UploadResult = z.infer<typeof UploadResult>;
 
+export const MonthSpend = z.object({
+  /** The month, `YYYY-MM`, as the caps count it. */
+  month: z.string(),
+  bureaus: z.array(
+    z.object({
+      bureau: z.enum(BUREAUS),
+      /** Queries bought so far this month (reserved against the cap and charged). */
+      queries: z.number().int(),
+      pricePerQuery: z.number(),
+      cost: z.number(),
+      /** The most queries a month may buy; null for no cap. */
+      cap: z.number().int().nullable(),
+    }),
+  ),
+});
+export type MonthSpend = z.infer<typeof MonthSpend>;
+
 export const ApprovalRequest = z.object({ decision: z.enum(['approved', 'rejected']) });
 
 export const ApprovalResult = z.object({

@@ -84,6 +84,14 @@ export async function consoleApiHarness() {
         return { batchId: 'batch-uploaded', outcome: 'queued', reason: null };
       },
     },
+    spend: {
+      budget: { spent: async () => ({ a: 120, b: 0 }) },
+      bureaus: {
+        a: { pricePerQuery: 2.7, monthlyChargeCap: 1000 },
+        b: { pricePerQuery: 8.4, monthlyChargeCap: null },
+      },
+      now: () => Date.parse('2026-11-29T12:00:00Z'),
+    },
     localUsers: users,
     logger,
   });

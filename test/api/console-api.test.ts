@@ -486,3 +486,23 @@ describe('the console API’s data subjects', () => {
     expect([response.status, await response.json()]).toEqual([400, { error }]);
   });
 });
+
+describe('the console API’s spend', () => {
+  it('answers the month’s queries per bureau, their cost and the caps', async () => {
+    const { call, signInAs } = await consoleApiHarness();
+    const manager = await signInAs('Marta Gerente', ['manager']);
+
+    const response = await call('/api/spend', { session: manager });
+
+    expect([response.status, await response.json()]).toEqual([
+      200,
+      {
+        month: '2026-11',
+        bureaus: [
+          { bureau: 'a', queries: 120, pricePerQuery: 2.7, cost: 324, cap: 1000 },
+          { bureau: 'b', queries: 0, pricePerQuery: 8.4, cost: 0, cap: null },
+        ],
+      },
+    ]);
+  });
+});

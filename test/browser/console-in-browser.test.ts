@@ -173,6 +173,10 @@ describe('the console in a browser', () => {
     expect(await accessibilityViolations(manager)).toEqual([]);
     await screenshots(manager, 'batch-awaiting-approval');
 
+    // What the month has bought from bureau A so far: the first batch's 3 documents at R$ 8,40, no cap.
+    await expect(manager.getByRole('region', { name: 'Gasto' }).innerText()).resolves.toMatch(
+      /Este mês, birô A\s+\d+ consultas \(R\$\s[\d.,]+\), sem limite mensal/,
+    );
     await manager.getByRole('button', { name: /^Aprovar/ }).click();
 
     await expect(manager.getByRole('status').innerText()).resolves.toBe(

@@ -362,6 +362,9 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
         body: {},
       }),
     );
+    const [spent, month] = await call(
+      consoleApiEvent(analyst, { method: 'GET', routeKey: '/api/spend', path: '/api/spend' }),
+    );
     const [refused] = await call(
       consoleApiEvent(analyst, {
         method: 'POST',
@@ -394,6 +397,7 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
       expect.objectContaining({ row: 1, decision: 'decline', by: 'ana@example.com.br' }),
     ]);
     expect(refused).toBe(403);
+    expect([spent, month.bureaus.map((line: { bureau: string }) => line.bureau)]).toEqual([200, ['a', 'b']]);
     // The export rewrote the summary with the final decisions: the override's row names the analyst.
     expect([exported, written.overridden]).toEqual([200, 1]);
     expect((await readObject(resultKeys(batchId).summary)) ?? '').toContain(',ana@example.com.br,');

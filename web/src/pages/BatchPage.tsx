@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { ConsoleIdentity } from '../../../src/contract/console-roles.ts';
-import type { BatchView } from '../../../src/contract/console-schemas.ts';
+import type { BatchView, MonthSpend } from '../../../src/contract/console-schemas.ts';
 import { ApiError, callApi } from '../api.ts';
 import { batchTitle, formatCount, formatMoney, formatWhen, progressOf, STATUS_LABELS } from '../format.ts';
 import { inside } from '../navigation.ts';
@@ -75,6 +75,22 @@ function Counts({ batch }: { batch: BatchView }) {
   );
 }
 
+/** What the month has bought from the batch's bureau, against its cap: what an approval adds to. */
+function MonthSpendOf({ bureau }: { bureau: BatchView['bureau'] }) {
+  const { value } = useApi(() => callApi<MonthSpend>('spend'), 'spend');
+  const spent = value?.bureaus.find((line) => line.bureau === bureau);
+  if (!spent) return null;
+  return (
+    <div>
+      <dt>Este mês, birô {bureau.toUpperCase()}</dt>
+      <dd>
+        {formatCount(spent.queries)} consultas ({formatMoney(spent.cost)})
+        {spent.cap === null ? ', sem limite mensal' : ` de um limite de ${formatCount(spent.cap)}`}
+      </dd>
+    </div>
+  );
+}
+
 function Spend({ batch }: { batch: BatchView }) {
   const { quote } = batch;
   return (
@@ -103,6 +119,7 @@ function Spend({ batch }: { batch: BatchView }) {
                 : `${formatCount(batch.maxCharges)} consultas`}
             </dd>
           </div>
+          <MonthSpendOf bureau={batch.bureau} />
           {batch.approval && (
             <div>
               <dt>Aprovação</dt>
