@@ -1,7 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ReviewRefusal } from '../application/review/decided-rows.ts';
 import { type RecordOverrideDependencies, recordOverride } from '../application/review/record-override.ts';
-import { type ReviewQueueDependencies, reviewQueue } from '../application/review/review-queue.ts';
+import {
+  type ReviewQueueDependencies,
+  type ReviewRowsCache,
+  reviewQueue,
+} from '../application/review/review-queue.ts';
 import { OverrideBody, OverrideView, ReviewPage, ReviewQuery, RowParams } from '../contract/index.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
@@ -16,6 +20,8 @@ export function addReviewRoutes(
   authenticator: Authenticator,
   review: ReviewDependencies,
 ): void {
+  // A process answers many requests: each decided batch's rows in review are read once per revision.
+  const cache: ReviewRowsCache = new Map();
   const queue = createRoute({
     ...routeBasics('review'),
     middleware: [guard('review', authenticator)] as const,
@@ -27,7 +33,7 @@ export function addReviewRoutes(
   });
   app.openapi(queue, async (context) => {
     const { batchId, limit, page } = context.req.valid('query');
-    const read = await refused(() => reviewQueue({ batchId }, review));
+    const read = await refused(() => reviewQueue({ batchId }, { ...review, cache }));
     if ('error' in read)
       return read.status === 404
         ? context.json({ error: read.error }, 404)

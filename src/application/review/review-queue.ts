@@ -22,7 +22,22 @@ export interface ReviewItem {
 export interface ReviewQueueDependencies extends DecidedRowsDependencies {
   readonly batchRecords: Pick<BatchRecords, 'getBatch' | 'listBatches'>;
   readonly overrides: Pick<DecisionOverrides, 'overridesOf'>;
+  /**
+   * Each decided batch's rows in review, kept between requests (a process that answers many, as the console's API):
+   * reading them parses the batch's whole summary. Kept by the batch's revision and completion, which a redrive
+   * changes; overrides are read on every request, so a row decided since leaves the queue at once.
+   */
+  readonly cache?: ReviewRowsCache;
 }
+
+/** Rows in review by decided batch (see {@link ReviewQueueDependencies.cache}); a Map will do. */
+export type ReviewRowsCache = Map<
+  string,
+  { readonly version: string; readonly items: readonly ReviewItem[] }
+>;
+
+/** Batches the cache keeps at most: the queue looks at the most recent ones. */
+const CACHED_BATCHES = 400;
 
 /** Batches looked at when no batch is named: the most recent ones (batches are one per upload or run). */
 const REVIEW_BATCHES = 200;
@@ -47,31 +62,46 @@ export async function reviewQueue(
   const items: ReviewItem[] = [];
   let batches = 0;
   for (const batchId of batchIds) {
-    let decided: Awaited<ReturnType<typeof readDecidedBatch>>;
+    let inReview: readonly ReviewItem[];
     try {
-      decided = await readDecidedBatch(batchId, deps);
+      inReview = await rowsInReview(batchId, deps);
     } catch (error) {
       if (scope.batchId !== undefined || !(error instanceof ReviewRefusal)) throw error;
       continue;
     }
     batches++;
     const overridden = new Set((await deps.overrides.overridesOf(batchId)).map((override) => override.row));
-    const headers = decided.layout.passThroughHeaders;
-    for (const row of decided.rows) {
-      if (row.status === 'duplicate' || row.decision?.decision !== 'review' || overridden.has(row.row))
-        continue;
-      items.push({
-        batchId,
-        row: row.row,
-        document: maskDocument(row.document),
-        documentType: row.documentType,
-        reasons: row.decision.reasons,
-        risk_band: row.decision.risk_band,
-        credit_limit: row.decision.credit_limit,
-        customer: Object.fromEntries(headers.map((header, index) => [header, row.passThrough[index] ?? ''])),
-        batchCreatedAt: decided.batch.createdAt,
-      });
-    }
+    for (const item of inReview) if (!overridden.has(item.row)) items.push(item);
   }
   return { items, batches };
+}
+
+/** A decided batch's rows the policy sent to review, each once (a duplicate follows its first occurrence). */
+async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Promise<readonly ReviewItem[]> {
+  const batch = deps.cache ? await deps.batchRecords.getBatch(batchId) : null;
+  const version = batch === null ? null : `${batch.revision}|${batch.completedAt ?? ''}|${batch.status}`;
+  const cached = version === null ? undefined : deps.cache?.get(batchId);
+  if (cached !== undefined && cached.version === version) return cached.items;
+  const decided = await readDecidedBatch(batchId, deps);
+  const headers = decided.layout.passThroughHeaders;
+  const items: ReviewItem[] = [];
+  for (const row of decided.rows) {
+    if (row.status === 'duplicate' || row.decision?.decision !== 'review') continue;
+    items.push({
+      batchId,
+      row: row.row,
+      document: maskDocument(row.document),
+      documentType: row.documentType,
+      reasons: row.decision.reasons,
+      risk_band: row.decision.risk_band,
+      credit_limit: row.decision.credit_limit,
+      customer: Object.fromEntries(headers.map((header, index) => [header, row.passThrough[index] ?? ''])),
+      batchCreatedAt: decided.batch.createdAt,
+    });
+  }
+  if (deps.cache && version !== null) {
+    if (deps.cache.size >= CACHED_BATCHES) deps.cache.delete(deps.cache.keys().next().value as string);
+    deps.cache.set(batchId, { version, items });
+  }
+  return items;
 }

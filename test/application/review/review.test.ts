@@ -112,6 +112,31 @@ describe('the review queue, overrides and the exported final decisions', () => {
     expect(after).not.toContain(waiting?.row);
   });
 
+  it('keeps a batch’s rows in review between requests, and still drops a row decided since', async () => {
+    const { batchId } = await decidedBatch('review cache', 20);
+    const cache = new Map();
+    const first = (await reviewQueue({ batchId }, { ...deps(), cache })).items;
+    let summaryReads = 0;
+    const objects = {
+      ...test.adapters.objects,
+      readTextIfExists: async (key: string) => {
+        summaryReads++;
+        return test.adapters.objects.readTextIfExists(key);
+      },
+    };
+    await recordOverride(
+      { batchId, row: first[0]?.row ?? 1 },
+      { decision: 'decline', creditLimit: null, reason: 'Renda não comprovada', by: 'ana@credora.com.br' },
+      deps(),
+    );
+
+    const again = (await reviewQueue({ batchId }, { ...deps(), objects, cache })).items;
+
+    expect(first.length).toBeGreaterThan(1);
+    expect(summaryReads).toBe(0);
+    expect(again.map((item) => item.row)).toEqual(first.slice(1).map((item) => item.row));
+  });
+
   it('exports the final decisions into summary.csv: the person’s where overridden, the policy’s elsewhere, the policy’s own untouched', async () => {
     const { batchId, summary, reports, manifest } = await decidedBatch('exported');
     const [waiting] = (await reviewQueue({ batchId }, deps())).items;
