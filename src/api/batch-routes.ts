@@ -3,6 +3,7 @@ import {
   type BatchControlDependencies,
   cancelBatch,
   decideBatchApproval,
+  redriveBatch,
 } from '../application/batch-control/batch-control.ts';
 import {
   ApprovalRequest,
@@ -12,6 +13,8 @@ import {
   BatchPage,
   BatchView,
   CancelResult,
+  RedriveRequest,
+  RedriveResult,
 } from '../contract/index.ts';
 import { batchViewOf } from './batch-view.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
@@ -29,6 +32,38 @@ export function addBatchRoutes(app: OpenAPIHono<ConsoleEnv>, deps: BatchRouteDep
   addListing(app, deps);
   addApproval(app, deps);
   addCancel(app, deps);
+  addRedrive(app, deps);
+}
+
+function addRedrive(app: OpenAPIHono<ConsoleEnv>, { authenticator, batches }: BatchRouteDependencies): void {
+  const route = createRoute({
+    ...routeBasics('redrive'),
+    middleware: [guard('redrive', authenticator)] as const,
+    request: { params: BatchIdParams, body: json(RedriveRequest, 'Which failed rows', true) },
+    responses: {
+      200: json(RedriveResult, 'Sent back (or nothing to)'),
+      ...refusals(400, 401, 403, 404, 409),
+    },
+  });
+  app.openapi(route, async (context) => {
+    const { batchId } = context.req.valid('param');
+    const { chargeUnknown } = context.req.valid('json');
+    const outcome = await redriveBatch(batchId, batches, chargeUnknown ? 'charge_unknown' : 'not_charged');
+    if (!('left' in outcome))
+      return outcome.outcome === 'not_found'
+        ? context.json({ error: `no batch ${batchId}` }, 404)
+        : context.json(
+            { error: `batch ${batchId} has not completed: its failed rows are known once it does` },
+            409,
+          );
+    batches.logger.info('batch redriven in the console', {
+      batchId,
+      chargeUnknown,
+      subject: context.get('identity').subject,
+    });
+    const requeued = outcome.outcome === 'redriven' ? outcome.requeued : 0;
+    return context.json({ batchId, outcome: outcome.outcome, requeued, left: outcome.left }, 200);
+  });
 }
 
 function addListing(app: OpenAPIHono<ConsoleEnv>, { authenticator, batches }: BatchRouteDependencies): void {

@@ -46,6 +46,13 @@ export const CONSOLE_ROUTES = {
     roles: ['manager'],
     summary: 'Cancels a running batch: queued documents are never bought',
   },
+  redrive: {
+    method: 'post',
+    path: '/api/batches/{batchId}/redrive',
+    roles: ['manager'],
+    summary:
+      'Sends a finished batch’s failed rows back: those no call of which was charged, or, when asked, those that may have been',
+  },
   spend: {
     method: 'get',
     path: '/api/spend',

@@ -342,6 +342,21 @@ export const MonthSpend = z.object({
 });
 export type MonthSpend = z.infer<typeof MonthSpend>;
 
+export const RedriveRequest = z.object({
+  /** Rows whose call may have been charged are bought again only when a manager says so, here. */
+  chargeUnknown: z.boolean().default(false),
+});
+
+export const RedriveResult = z.object({
+  batchId: z.string(),
+  outcome: z.enum(['redriven', 'nothing_to_redrive']),
+  /** Rows sent back to the bureau. */
+  requeued: z.number().int(),
+  /** Failed rows of the other kind, left as they are. */
+  left: z.number().int(),
+});
+export type RedriveResult = z.infer<typeof RedriveResult>;
+
 export const ApprovalRequest = z.object({ decision: z.enum(['approved', 'rejected']) });
 
 export const ApprovalResult = z.object({

@@ -506,3 +506,33 @@ describe('the console API’s spend', () => {
     ]);
   });
 });
+
+describe('the console API’s redrive', () => {
+  it('sends a finished batch’s failed rows back for a manager, none of them possibly charged', async () => {
+    const harness = await consoleApiHarness();
+    await harness.batch('batch-failed');
+    for (const row of [1, 2, 3]) {
+      const claim = await harness.store.claimRow('batch-failed', row, 30);
+      if (claim.claimed)
+        await harness.store.settleRow('batch-failed', row, claim.claimToken, {
+          outcome: 'failed',
+          reason: 'down',
+        });
+    }
+    await harness.store.claimFinalisation('batch-failed');
+    await harness.store.completeBatch('batch-failed', 'manifest');
+    const manager = await harness.signInAs('Marta Gerente', ['manager']);
+
+    const response = await harness.call(consolePath('redrive', { batchId: 'batch-failed' }), {
+      method: 'POST',
+      body: {},
+      session: manager,
+    });
+
+    expect([response.status, await response.json()]).toEqual([
+      200,
+      { batchId: 'batch-failed', outcome: 'redriven', requeued: 3, left: 0 },
+    ]);
+    expect(harness.queue.work.map((message) => message.row).sort()).toEqual([1, 2, 3]);
+  });
+});

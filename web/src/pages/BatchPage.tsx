@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { ConsoleIdentity } from '../../../src/contract/console-roles.ts';
-import type { BatchView, MonthSpend } from '../../../src/contract/console-schemas.ts';
+import type { BatchView, MonthSpend, RedriveResult } from '../../../src/contract/console-schemas.ts';
 import { ApiError, callApi } from '../api.ts';
 import { batchTitle, formatCount, formatMoney, formatWhen, progressOf, STATUS_LABELS } from '../format.ts';
 import { inside } from '../navigation.ts';
@@ -158,7 +158,16 @@ function ManagerActions({ batch, onChanged }: { batch: BatchView; onChanged: () 
       const { cancelledRows } = await callApi<{ cancelledRows: number }>('cancel', { params });
       return `Lote cancelado: ${formatCount(cancelledRows)} documentos não serão consultados.`;
     });
-  if (batch.status !== 'awaiting_approval' && batch.status !== 'running' && message === null) return null;
+  const redrive = (chargeUnknown: boolean) =>
+    act(async () => {
+      const done = await callApi<RedriveResult>('redrive', { params, body: { chargeUnknown } });
+      return done.requeued === 0
+        ? 'Nenhuma falha a reenviar desse tipo.'
+        : `${formatCount(done.requeued)} falhas reenviadas ao birô; o lote roda de novo.`;
+    });
+  const redrivable = batch.status === 'completed' && batch.failed > 0;
+  if (batch.status !== 'awaiting_approval' && batch.status !== 'running' && !redrivable && message === null)
+    return null;
   return (
     <section aria-labelledby="actions">
       <h2 id="actions">Ações</h2>
@@ -176,6 +185,17 @@ function ManagerActions({ batch, onChanged }: { batch: BatchView; onChanged: () 
         <div className="actions">
           <button type="button" className="danger" onClick={cancel}>
             Cancelar lote
+          </button>
+        </div>
+      )}
+      {redrivable && (
+        <div className="actions">
+          <button type="button" className="secondary" onClick={() => redrive(false)}>
+            Reenviar as falhas não cobradas
+          </button>
+          {/* A call that may have been charged is bought again only on a person's word: this one. */}
+          <button type="button" className="danger" onClick={() => redrive(true)}>
+            Reenviar as que podem ter sido cobradas
           </button>
         </div>
       )}
