@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { BUREAUS } from '../../src/domain/report/index.ts';
-import { chargeMonth, formatBrl } from '../../src/domain/spend/index.ts';
+import { chargeMonth, costOf, formatBrl } from '../../src/domain/spend/index.ts';
 import { pricesOf } from '../bureau-prices.ts';
 import { addTableAction } from '../option-parsers.ts';
 import { withConnection } from '../pipeline-connection.ts';
@@ -24,7 +24,7 @@ export function registerSpendCommand(program: Command): void {
         const bureaus = BUREAUS.map((bureau) => ({
           bureau,
           queries: spent[bureau],
-          estimated_cost: Math.round(spent[bureau] * price[bureau] * 100) / 100,
+          estimated_cost: costOf(spent[bureau], price[bureau]),
           cap: options.cap ?? null,
         }));
         if (options.json) {

@@ -1,7 +1,6 @@
 import type { BatchView } from '../contract/index.ts';
 import type { BatchRecord } from '../domain/batch/index.ts';
-
-const centavos = (amount: number) => Math.round(amount * 100) / 100;
+import { costOf } from '../domain/spend/index.ts';
 
 /** A batch record as the console shows it (see {@link BatchView}): no source key, no ingest bookkeeping. */
 export function batchViewOf(batch: BatchRecord): BatchView {
@@ -38,7 +37,7 @@ export function batchViewOf(batch: BatchRecord): BatchView {
             estimatedSeconds: quote.estimated_seconds,
           },
     // Every answered query was bought at the quote's price (a redrive's too: it quotes at the batch's price).
-    spent: quote === null ? null : centavos(batch.screened * quote.price_per_query),
+    spent: quote === null ? null : costOf(batch.screened, quote.price_per_query),
     approval: batch.approval,
     approvalBy: batch.approvalBy,
     cancelRequested: batch.cancelRequested,

@@ -3,7 +3,7 @@ import { MonthSpend } from '../contract/index.ts';
 import type { BureauSettings } from '../domain/bureau/index.ts';
 import type { ChargeBudget } from '../domain/ports/index.ts';
 import { BUREAUS, type Bureau } from '../domain/report/index.ts';
-import { chargeMonth } from '../domain/spend/index.ts';
+import { chargeMonth, costOf } from '../domain/spend/index.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
 import { guard, routeBasics } from './route-guard.ts';
@@ -14,8 +14,6 @@ export interface SpendDependencies {
   readonly bureaus: Readonly<Record<Bureau, Pick<BureauSettings, 'pricePerQuery' | 'monthlyChargeCap'>>>;
   readonly now?: () => number;
 }
-
-const centavos = (amount: number) => Math.round(amount * 100) / 100;
 
 /** Registers the month's spend: what a manager weighs an approval against. */
 export function addSpendRoute(
@@ -40,7 +38,7 @@ export function addSpendRoute(
         bureau,
         queries: spent[bureau],
         pricePerQuery,
-        cost: centavos(spent[bureau] * pricePerQuery),
+        cost: costOf(spent[bureau], pricePerQuery),
         cap: monthlyChargeCap,
       };
     });

@@ -31,9 +31,16 @@ export interface QuoteInput {
   readonly ratePerSecond: number;
 }
 
+/**
+ * What `queries` cost at `pricePerQuery`, in BRL: counted in centavos, so the product of a price and a count never
+ * carries a binary fraction into the total.
+ */
+export function costOf(queries: number, pricePerQuery: number): number {
+  return (queries * Math.round(pricePerQuery * 100)) / 100;
+}
+
 export function quoteOf(input: QuoteInput): Quote {
   const toBuy = Math.max(0, input.unique - (input.reusable ?? 0));
-  // In centavos, so the product of a price and a count never carries a binary fraction into the total.
   const priceCents = Math.round(input.pricePerQuery * 100);
   return {
     bureau: input.bureau,
@@ -41,7 +48,7 @@ export function quoteOf(input: QuoteInput): Quote {
     reusable: input.reusable,
     to_buy: toBuy,
     price_per_query: priceCents / 100,
-    estimated_cost: (toBuy * priceCents) / 100,
+    estimated_cost: costOf(toBuy, input.pricePerQuery),
     currency: 'BRL',
     estimated_seconds: Math.ceil(toBuy / input.ratePerSecond),
   };
