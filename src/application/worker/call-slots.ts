@@ -13,8 +13,6 @@ interface WaitingCall {
   readonly bureau: Bureau;
   readonly signal: AbortSignal | undefined;
   readonly call: () => Promise<unknown>;
-  /** Work that must be done in the slot before the call leaves (the write-ahead), then the slot is checked again. */
-  readonly beforeCall: (() => Promise<void>) | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   /** The token reserved for this call while earlier calls were in flight, if any. */
@@ -49,23 +47,13 @@ export class CallSlots {
     this.#now = now;
   }
 
-  /**
-   * Runs `call` in a slot once its token is taken; rejects with the token's failure (an abort) if that fails.
-   * `beforeCall` runs in the slot first (a write that must precede the call): it may take time (a round trip, a
-   * retried write), so the slot is checked again after it, and a call it made late takes a new slot.
-   */
-  run<T>(
-    bureau: Bureau,
-    call: () => Promise<T>,
-    signal?: AbortSignal,
-    beforeCall?: () => Promise<void>,
-  ): Promise<T> {
+  /** Runs `call` in a slot once its token is taken; rejects with the token's failure (an abort) if that fails. */
+  run<T>(bureau: Bureau, call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#waiting.push({
         bureau,
         signal,
         call,
-        beforeCall,
         resolve: resolve as (value: unknown) => void,
         reject,
         token: null,
@@ -94,7 +82,6 @@ export class CallSlots {
   async #runOne(waiting: WaitingCall, token: Promise<RequestSlot>): Promise<void> {
     try {
       let slot = await token;
-      let prepared = waiting.beforeCall === undefined;
       for (;;) {
         // A timer may fire a fraction of a millisecond early (Node rounds its delay against a clock of its own):
         // wait again until the slot has begun by the clock the slot was given in. A few times at most: a clock that
@@ -104,17 +91,11 @@ export class CallSlots {
           await sleep(early);
           early = slot.at - this.#now();
         }
-        if (this.#now() > slot.until) {
-          this.lateSlots++;
-          slot = await this.#acquire(waiting.bureau, waiting.signal);
-          continue;
-        }
-        if (prepared) break;
-        // The write that must precede the call, in the slot; it may take time, so the slot is checked again.
-        await (waiting.beforeCall as () => Promise<void>)();
-        prepared = true;
+        if (this.#now() <= slot.until) break;
+        this.lateSlots++;
+        slot = await this.#acquire(waiting.bureau, waiting.signal);
       }
-      // Sent in the same synchronous run as the last check: nothing can delay it past the slot's end.
+      // Sent in the same synchronous run as the check above: nothing can delay it past the slot's end.
       const call = waiting.call();
       // This call goes now: the calls that follow reserve their tokens while it is in flight.
       for (const following of this.#waiting.slice(0, this.#size))

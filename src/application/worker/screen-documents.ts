@@ -232,9 +232,6 @@ async function callBureau(
       // it ends by itself within its own timeout, which the invocation's deadline leaves room for.
       response = await invocation.calls.run(
         message.bureau,
-        () => deps.bureau.fetchReport(message.bureau, message.document),
-        options.signal,
-        // In the slot, before the call; the slot is checked again after it (a slow write must not send it late).
         async () => {
           await deps.bureau.prepare?.(); // a token that cannot be read fails here, before anything is written ahead
           // Written ahead: if this process dies from here on, the next holder knows the call may have been charged.
@@ -243,7 +240,9 @@ async function callBureau(
             throw new ClaimLostBeforeCall();
           held.callSentAt = sentAt;
           held.call = 'unanswered'; // from here on, only an answer says otherwise
+          return deps.bureau.fetchReport(message.bureau, message.document);
         },
+        options.signal,
       );
     } catch (error) {
       if (error instanceof ClaimLostBeforeCall) {

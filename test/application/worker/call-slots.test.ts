@@ -165,40 +165,6 @@ describe('CallSlots with slots that went by', () => {
     expect(sentAt).toEqual([10_000]);
   });
 
-  it('checks the slot again after the write that precedes the call: a write that made it late takes a new slot', async () => {
-    // Arrange: the write ahead takes 40 ms of a slot that ends 16 ms after it begins.
-    let clock = 10_000;
-    const given = [
-      { at: 10_000, until: 10_016 },
-      { at: 10_040, until: 10_056 },
-    ];
-    const slots = new CallSlots(
-      1,
-      async () => given.shift() as RequestSlot,
-      () => clock,
-    );
-    const order: string[] = [];
-
-    // Act
-    const result = await slots.run(
-      'a',
-      async () => {
-        order.push(`call at ${clock}`);
-        return 'sent';
-      },
-      undefined,
-      async () => {
-        order.push(`write at ${clock}`);
-        clock += 40;
-      },
-    );
-
-    // Assert: written once, in the first slot; sent in the second, within it.
-    expect(result).toBe('sent');
-    expect(order).toEqual(['write at 10000', 'call at 10040']);
-    expect(slots.lateSlots).toBe(1);
-  });
-
   it('waits for a slot that has not begun (a timer a fraction of a millisecond early)', async () => {
     const begins = Date.now() + 30;
     const slots = new CallSlots(1, async () => ({ at: begins, until: begins + 1_000 }));
