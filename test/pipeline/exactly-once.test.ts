@@ -14,7 +14,7 @@ import {
   type WorkMessage,
 } from '../../src/domain/batch/index.ts';
 import { BureauCallError } from '../../src/domain/bureau/index.ts';
-import type { BatchStore, BureauGateway } from '../../src/domain/ports/index.ts';
+import type { BatchStore, BureauGateway, RateLimiter } from '../../src/domain/ports/index.ts';
 import { asStores } from '../factories/batch-records.ts';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type MemoryPipeline, startMemoryPipeline } from '../factories/memory-pipeline.ts';
@@ -675,6 +675,56 @@ describe('a paid answer is never bought again because of us', () => {
     const summary = parseSummary(await test.readText(manifest?.files?.summary ?? ''));
     expect(summary[0]?.status_detail).toContain('larger than 1048576 bytes');
   });
+  it('withdraws the call written ahead when no rate slot is left after a slow write: given back, bought once', async () => {
+    // Arrange: the write ahead outlasts its rate slot, and the invocation runs out of time waiting for another.
+    const [document] = distinctDocuments(1, 'slow write ahead, no slot left');
+    const { queue, ingest } = await ingestQuietly([document as string]);
+    const { batchId } = await ingest();
+    const message = queue.work[0] as WorkMessage;
+    const deadline = new AbortController();
+    let acquired = 0;
+    const oneSlotOnly: RateLimiter = {
+      pauseUntil: (bureau, untilMs) => test.adapters.limiter.pauseUntil(bureau, untilMs),
+      acquire: (_bureau, abort) => {
+        acquired++;
+        if (acquired === 1) return Promise.resolve({ at: Date.now(), until: Date.now() + 20 });
+        deadline.abort(new Error('invocation out of time'));
+        return Promise.reject(abort?.reason ?? new Error('no slot'));
+      },
+    };
+    const slowWrite = new Proxy(test.store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === 'markCallSent')
+          return async (...args: Parameters<BatchStore['markCallSent']>) => {
+            await new Promise((resolve) => setTimeout(resolve, 60));
+            return target.markCallSent(...args);
+          };
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+    // Act
+    const first = await screenDocuments(
+      [deliveryOf(message)],
+      { ...workerDeps(queue), ...asStores(slowWrite), limiter: oneSlotOnly },
+      deadline.signal,
+    );
+    const [afterDeadline] = await test.store.getRows(batchId, [message.row]);
+    const second = await screenDocuments([deliveryOf(message)], workerDeps(queue));
+
+    // Assert: nothing left the first time, so nothing is uncertain; the second time buys it, once.
+    expect(acquired).toBe(2);
+    // Out of time before the call left: a wait, the row comes back as a new message.
+    expect(first.batchItemFailures).toEqual([]);
+    expect(queue.deferred).toMatchObject([{ message: { batchId, row: message.row, waits: 1 } }]);
+    expect(afterDeadline).toMatchObject({ state: 'queued', callPending: false, uncertainCalls: 0 });
+    expect(second.batchItemFailures).toEqual([]);
+    expect(chargesOf(document as string)).toBe(1);
+    const manifest = await finaliseBatch(batchId, { ...workerDeps(queue), events: test.events });
+    expect(manifest?.charges).toEqual({ charged: 1, not_charged: 0, charge_unknown: 0 });
+  });
+
   it('gives a row back without a call counted when our storage fails before the call, and screens it next time', async () => {
     const [document] = distinctDocuments(1, 'storage fails before the call');
     const { queue, ingest } = await ingestQuietly([document as string]);

@@ -9,10 +9,20 @@ const MAX_WAITS_FOR_SLOT = 3;
 /** Takes one rate-limit slot for a call to `bureau` (waiting for it); rejects when `signal` fires. */
 export type AcquireToken = (bureau: Bureau, signal?: AbortSignal) => Promise<RequestSlot>;
 
+/**
+ * What must be on record before a call leaves (that it may be charged) and how to take it back when the call
+ * cannot leave after all (no slot could be had any more: the invocation's deadline).
+ */
+export interface WrittenAhead {
+  readonly write: () => Promise<void>;
+  readonly withdraw: () => Promise<void>;
+}
+
 interface WaitingCall {
   readonly bureau: Bureau;
   readonly signal: AbortSignal | undefined;
   readonly call: () => Promise<unknown>;
+  readonly ahead: WrittenAhead | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   /** The token reserved for this call while earlier calls were in flight, if any. */
@@ -30,6 +40,10 @@ interface WaitingCall {
  * start before their token's time, so the shared rate is never exceeded; and never after its `until` either: a call
  * whose slot went by while it waited for a call slot, or while the process was starved, takes a new one, so late
  * calls never bunch up with the ones on time (any one-second window sees at most rate + burst calls).
+ *
+ * The record written ahead of a call is written while its slot comes (not before: a process that dies holding it
+ * leaves a row whose charge is unknown), and the slot is checked once it is written: a slow write takes a new slot
+ * rather than sending the call late; when none can be had, the record is withdrawn, since no call left.
  */
 export class CallSlots {
   readonly #size: number;
@@ -47,13 +61,17 @@ export class CallSlots {
     this.#now = now;
   }
 
-  /** Runs `call` in a slot once its token is taken; rejects with the token's failure (an abort) if that fails. */
-  run<T>(bureau: Bureau, call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `call` in a slot once its token is taken, after `ahead.write`; rejects with the token's failure (an abort)
+   * if that fails, or with the write's.
+   */
+  run<T>(bureau: Bureau, call: () => Promise<T>, signal?: AbortSignal, ahead?: WrittenAhead): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#waiting.push({
         bureau,
         signal,
         call,
+        ahead,
         resolve: resolve as (value: unknown) => void,
         reject,
         token: null,
@@ -81,21 +99,9 @@ export class CallSlots {
 
   async #runOne(waiting: WaitingCall, token: Promise<RequestSlot>): Promise<void> {
     try {
-      let slot = await token;
-      for (;;) {
-        // A timer may fire a fraction of a millisecond early (Node rounds its delay against a clock of its own):
-        // wait again until the slot has begun by the clock the slot was given in. A few times at most: a clock that
-        // does not move with the timers (a test's) must not hold the call forever.
-        let early = slot.at - this.#now();
-        for (let waits = 0; early > 0 && waits < MAX_WAITS_FOR_SLOT; waits++) {
-          await sleep(early);
-          early = slot.at - this.#now();
-        }
-        if (this.#now() <= slot.until) break;
-        this.lateSlots++;
-        slot = await this.#acquire(waiting.bureau, waiting.signal);
-      }
-      // Sent in the same synchronous run as the check above: nothing can delay it past the slot's end.
+      const slot = await token;
+      await this.#onTimeWithRecord(waiting, slot);
+      // Sent in the same synchronous run as the last check: nothing can delay it past the slot's end.
       const call = waiting.call();
       // This call goes now: the calls that follow reserve their tokens while it is in flight.
       for (const following of this.#waiting.slice(0, this.#size))
@@ -106,6 +112,48 @@ export class CallSlots {
     } finally {
       this.#active--;
       this.#startWhatFits();
+    }
+  }
+
+  /** Returns in a slot that has begun and not ended, with the record written ahead; withdraws it if that fails. */
+  async #onTimeWithRecord(waiting: WaitingCall, first: RequestSlot): Promise<void> {
+    const { ahead } = waiting;
+    if (ahead === undefined) return void (await this.#onTime(waiting, first));
+    let written = false;
+    const writing = ahead.write().then(() => {
+      written = true;
+    });
+    writing.catch(() => undefined); // observed below, after the slot has begun
+    try {
+      const slot = await this.#onTime(waiting, first);
+      await writing;
+      if (this.#now() > slot.until) {
+        this.lateSlots++;
+        await this.#onTime(waiting, await this.#acquire(waiting.bureau, waiting.signal));
+      }
+    } catch (error) {
+      await writing.catch(() => undefined);
+      // Kept if it cannot be withdrawn: a row whose charge is unknown, never a second purchase.
+      if (written) await ahead.withdraw().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Waits for `slot` to begin; a slot that went by meanwhile is given up for a new one. */
+  async #onTime(waiting: WaitingCall, first: RequestSlot): Promise<RequestSlot> {
+    let slot = first;
+    for (;;) {
+      // A timer may fire a fraction of a millisecond early (Node rounds its delay against a clock of its own):
+      // wait again until the slot has begun by the clock the slot was given in. A few times at most: a clock that
+      // does not move with the timers (a test's) must not hold the call forever.
+      let early = slot.at - this.#now();
+      for (let waits = 0; early > 0 && waits < MAX_WAITS_FOR_SLOT; waits++) {
+        await sleep(early);
+        early = slot.at - this.#now();
+      }
+      if (this.#now() <= slot.until) return slot;
+      this.lateSlots++;
+      slot = await this.#acquire(waiting.bureau, waiting.signal);
     }
   }
 }

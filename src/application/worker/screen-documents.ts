@@ -21,7 +21,7 @@ import {
 import { finaliseIfLast } from '../completion/finalise-if-last.ts';
 import { auditBureauRequest } from './audit-trail.ts';
 import { CALL_AGAIN, handleBureauFailure } from './bureau-failure-policies.ts';
-import { CallSlots } from './call-slots.ts';
+import { CallSlots, type WrittenAhead } from './call-slots.ts';
 import { comeBackLater } from './come-back-later.ts';
 import { takePurchase } from './document-purchase.ts';
 import {
@@ -232,17 +232,9 @@ async function callBureau(
       // it ends by itself within its own timeout, which the invocation's deadline leaves room for.
       response = await invocation.calls.run(
         message.bureau,
-        async () => {
-          await deps.bureau.prepare?.(); // a token that cannot be read fails here, before anything is written ahead
-          // Written ahead: if this process dies from here on, the next holder knows the call may have been charged.
-          const sentAt = (deps.now ?? Date.now)();
-          if (!(await deps.batchRows.markCallSent(message.batchId, message.row, held.claimToken, sentAt)))
-            throw new ClaimLostBeforeCall();
-          held.callSentAt = sentAt;
-          held.call = 'unanswered'; // from here on, only an answer says otherwise
-          return deps.bureau.fetchReport(message.bureau, message.document);
-        },
+        () => deps.bureau.fetchReport(message.bureau, message.document),
         options.signal,
+        writeCallAhead(held, deps),
       );
     } catch (error) {
       if (error instanceof ClaimLostBeforeCall) {
@@ -276,6 +268,29 @@ async function callBureau(
       });
     return outcome;
   }
+}
+
+/**
+ * The record of a call about to leave, written while its rate slot comes: if this process dies from then on, the
+ * next holder knows the call may have been charged. Withdrawn when no slot could be had after it: the row is then
+ * released as never sent (its release clears the mark).
+ */
+function writeCallAhead(held: HeldRow, deps: WorkerDependencies): WrittenAhead {
+  const { message } = held;
+  return {
+    write: async () => {
+      await deps.bureau.prepare?.(); // a token that cannot be read fails here, before anything is written ahead
+      const sentAt = (deps.now ?? Date.now)();
+      if (!(await deps.batchRows.markCallSent(message.batchId, message.row, held.claimToken, sentAt)))
+        throw new ClaimLostBeforeCall();
+      held.callSentAt = sentAt;
+      held.call = 'unanswered'; // from here on, only an answer (or a withdrawal) says otherwise
+    },
+    withdraw: async () => {
+      held.call = 'not_sent';
+      held.callSentAt = null;
+    },
+  };
 }
 
 /** Reserves the query's unit of budget; false when a cap is reached. Alerts at 80 % and 100 % of a cap. */

@@ -174,3 +174,115 @@ describe('CallSlots with slots that went by', () => {
     expect(sentAt).toBeGreaterThanOrEqual(begins);
   });
 });
+
+describe('CallSlots with a record written ahead of the call', () => {
+  /** A clock the test moves, slots handed out in order, and what happened when. */
+  function scene(given: RequestSlot[]) {
+    const state = { clock: 10_000, log: [] as string[] };
+    const slots = new CallSlots(
+      1,
+      async () => {
+        const slot = given.shift();
+        if (slot === undefined) throw new Error('out of time');
+        return slot;
+      },
+      () => state.clock,
+    );
+    const call = async () => {
+      state.log.push(`call at ${state.clock}`);
+      return 'sent';
+    };
+    return { state, slots, call };
+  }
+
+  it('sends the call in its slot once the record is written', async () => {
+    const { state, slots, call } = scene([{ at: 10_000, until: 10_016 }]);
+
+    const result = await slots.run('a', call, undefined, {
+      write: async () => {
+        state.log.push(`write at ${state.clock}`);
+        state.clock += 5;
+      },
+      withdraw: async () => {
+        state.log.push('withdrawn');
+      },
+    });
+
+    expect(result).toBe('sent');
+    expect(state.log).toEqual(['write at 10000', 'call at 10005']);
+    expect(slots.lateSlots).toBe(0);
+  });
+
+  it('takes a new slot when the write made the call late, and writes once', async () => {
+    // Arrange: the write takes 40 ms of a slot that ends 16 ms after it begins.
+    const { state, slots, call } = scene([
+      { at: 10_000, until: 10_016 },
+      { at: 10_040, until: 10_056 },
+    ]);
+
+    // Act
+    const result = await slots.run('a', call, undefined, {
+      write: async () => {
+        state.log.push(`write at ${state.clock}`);
+        state.clock += 40;
+      },
+      withdraw: async () => {
+        state.log.push('withdrawn');
+      },
+    });
+
+    // Assert: written once, in the first slot; sent in the second, within it.
+    expect(result).toBe('sent');
+    expect(state.log).toEqual(['write at 10000', 'call at 10040']);
+    expect(slots.lateSlots).toBe(1);
+  });
+
+  it('withdraws the record when no new slot can be had after it, and sends nothing', async () => {
+    const { state, slots, call } = scene([{ at: 10_000, until: 10_016 }]);
+
+    const run = slots.run('a', call, undefined, {
+      write: async () => {
+        state.log.push('written');
+        state.clock += 40;
+      },
+      withdraw: async () => {
+        state.log.push('withdrawn');
+      },
+    });
+
+    await expect(run).rejects.toThrow('out of time');
+    expect(state.log).toEqual(['written', 'withdrawn']);
+  });
+
+  it('sends nothing and withdraws nothing when the write itself fails', async () => {
+    const { state, slots, call } = scene([{ at: 10_000, until: 10_016 }]);
+
+    const run = slots.run('a', call, undefined, {
+      write: async () => {
+        throw new Error('claim lost');
+      },
+      withdraw: async () => {
+        state.log.push('withdrawn');
+      },
+    });
+
+    await expect(run).rejects.toThrow('claim lost');
+    expect(state.log).toEqual([]);
+  });
+
+  it('keeps the failure that stopped the call when the withdrawal fails too', async () => {
+    const { state, slots, call } = scene([{ at: 10_000, until: 10_016 }]);
+
+    const run = slots.run('a', call, undefined, {
+      write: async () => {
+        state.clock += 40;
+      },
+      withdraw: async () => {
+        throw new Error('storage down');
+      },
+    });
+
+    await expect(run).rejects.toThrow('out of time');
+    expect(state.log).toEqual([]);
+  });
+});
