@@ -14,6 +14,7 @@ import { memoryBatchStore } from '../src/adapters/memory/memory-batch-store.ts';
 import { MemoryDecisionOverrides } from '../src/adapters/memory/memory-decision-overrides.ts';
 import { MemoryLogger } from '../src/adapters/memory/memory-logger.ts';
 import { MemoryObjectStore } from '../src/adapters/memory/memory-object-store.ts';
+import { MemoryReviewCases } from '../src/adapters/memory/memory-review-cases.ts';
 import { createConsoleApi } from '../src/api/console-api.ts';
 import { finaliseBatch } from '../src/application/finalise/finalise-batch.ts';
 import { resultKeys } from '../src/contract/index.ts';
@@ -63,7 +64,15 @@ const app = createConsoleApi({
     queue: { sendWork: never, sendFinalise: never, sendDispatch: never, sendWorkDelayed: never } as never,
     logger,
   },
-  review: { batchRecords: store, objects, overrides, events: { overrideRecorded: never } as never, logger },
+  review: {
+    batchRecords: store,
+    batchRows: store,
+    objects,
+    overrides,
+    reviewCases: new MemoryReviewCases(),
+    events: { overrideRecorded: never } as never,
+    logger,
+  },
   results: { batchRecords: store, objects, overrides, downloads: { linkTo: never } },
   subjects: {
     batchRecords: store,

@@ -22,6 +22,7 @@ import type {
   EventPublisher,
   Logger,
   ObjectStore,
+  ReviewCases,
   SubjectErasureStore,
   WorkQueue,
 } from '../src/domain/ports/index.ts';
@@ -44,6 +45,7 @@ export interface PipelineConnection extends BatchStores {
   readonly queue: WorkQueue;
   readonly budget: ChargeBudget;
   readonly overrides: DecisionOverrides;
+  readonly reviewCases: ReviewCases;
   /** The audit log, and the deployment's keyed hash that names documents in it. */
   readonly audit: { readonly log: AuditLog; readonly documentKeys: DocumentKeys };
   /** What a data subject's erasure changes in the table (no function of the pipeline is given it). */

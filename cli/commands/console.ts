@@ -58,8 +58,12 @@ async function serveUntilStopped(
     },
     review: {
       batchRecords: connection.store,
+      batchRows: connection.store,
       objects: connection.objects,
       overrides: connection.overrides,
+      reviewCases: connection.reviewCases,
+      sla: (connection.local?.settings ?? DEFAULT_SETTINGS).reviewSla,
+      reviewers: users,
       events: connection.events,
       logger: connection.logger,
       audit: connection.audit,

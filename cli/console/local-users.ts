@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
+import type { ReviewerDirectory } from '../../src/api/case-routes.ts';
 import {
   type Authenticator,
   type LocalUsers,
@@ -12,12 +13,18 @@ import {
 } from '../../src/api/console-env.ts';
 import {
   CONSOLE_ROLES,
+  CONSOLE_ROUTES,
   type ConsoleIdentity,
+  type ConsoleRole,
   type CreatedUser,
   type NewUser,
   UserView,
 } from '../../src/contract/index.ts';
+import type { CasePerson } from '../../src/domain/review/index.ts';
 import { readIfThere, writePrivateFile } from '../local/private-files.ts';
+
+/** Who reviews rows: whoever may read the review queue. */
+const REVIEWING_ROLES: readonly ConsoleRole[] = CONSOLE_ROUTES.review.roles;
 
 /** The file in a state folder that keeps its console's users (no secrets: links and sessions live in memory). */
 export const CONSOLE_USERS_FILE = 'console-users.json';
@@ -47,7 +54,7 @@ const newSecret = () => randomBytes(32).toString('base64url');
  * console started again signs everyone out, and prints its owner a new link). A person's roles are read on every
  * request, so a change applies at once.
  */
-export class LocalConsoleUsers implements LocalUsers, Authenticator {
+export class LocalConsoleUsers implements LocalUsers, Authenticator, ReviewerDirectory {
   readonly #links = new Map<string, Pending>();
   readonly #sessions = new Map<string, Pending>();
 
@@ -121,6 +128,16 @@ export class LocalConsoleUsers implements LocalUsers, Authenticator {
 
   async list(): Promise<UserView[]> {
     return [...this.users.values()];
+  }
+
+  async reviewers(): Promise<CasePerson[]> {
+    return [...this.users.values()]
+      .filter((user) => user.roles.some((role) => REVIEWING_ROLES.includes(role)))
+      .map((user) => ({ subject: user.subject, name: user.name }));
+  }
+
+  async findReviewer(subject: string): Promise<CasePerson | null> {
+    return (await this.reviewers()).find((reviewer) => reviewer.subject === subject) ?? null;
   }
 
   async create(user: NewUser, by: ConsoleIdentity): Promise<CreatedUser> {

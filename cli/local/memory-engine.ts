@@ -11,6 +11,7 @@ import { MemoryChargeBudget } from '../../src/adapters/memory/memory-charge-budg
 import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decision-overrides.ts';
 import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-document-purchases.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
+import { MemoryReviewCases } from '../../src/adapters/memory/memory-review-cases.ts';
 import { MemoryTables } from '../../src/adapters/memory/memory-tables.ts';
 import type { PipelineSettings } from '../../src/contract/index.ts';
 
@@ -30,6 +31,7 @@ export function memoryEngineAdapters(
     ...memoryBatchStoresOn(tables),
     auditLog: new MemoryAuditLog(),
     overrides: new MemoryDecisionOverrides(),
+    reviewCases: new MemoryReviewCases(),
     purchases: new MemoryDocumentPurchases(),
     ...bucketAndQueueAdapters(clients, resources, settings),
     budget: new MemoryChargeBudget(),

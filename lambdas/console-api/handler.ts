@@ -9,7 +9,7 @@ const runtime = lambdaRuntime();
 export const handler = createConsoleApiHandler({
   authenticator: jwtClaimsAuthenticator,
   batches: runtime,
-  review: runtime,
+  review: { ...runtime, sla: runtime.environment.settings.reviewSla },
   subjects: runtime,
   spend: { budget: runtime.budget, bureaus: runtime.environment.settings.bureaus },
   results: { ...runtime, downloads: new S3DownloadLinks(new S3Client({}), runtime.environment.bucketName) },

@@ -7,6 +7,7 @@ import { DynamoDbChargeBudget } from '../../src/adapters/aws/dynamodb-charge-bud
 import { DynamoDbDecisionOverrides } from '../../src/adapters/aws/dynamodb-decision-overrides.ts';
 import { DynamoDbDocumentPurchases } from '../../src/adapters/aws/dynamodb-document-purchases.ts';
 import { DynamoDbRateLimiter } from '../../src/adapters/aws/dynamodb-rate-limiter.ts';
+import { DynamoDbReviewCases } from '../../src/adapters/aws/dynamodb-review-cases.ts';
 import { S3ObjectStore } from '../../src/adapters/aws/s3-object-store.ts';
 import { SqsMessageVisibility } from '../../src/adapters/aws/sqs-message-visibility.ts';
 import { SqsWorkQueue } from '../../src/adapters/aws/sqs-work-queue.ts';
@@ -24,6 +25,7 @@ import type {
   MessageVisibility,
   ObjectStore,
   RateLimiter,
+  ReviewCases,
   WorkQueue,
 } from '../../src/domain/ports/index.ts';
 import type { TokenBucketLimits } from '../../src/domain/rate-limit/index.ts';
@@ -48,6 +50,7 @@ export interface PipelineResources {
 export interface PipelineAdapters extends BatchStores {
   readonly auditLog: AuditLog;
   readonly overrides: DecisionOverrides;
+  readonly reviewCases: ReviewCases;
   readonly purchases: DocumentPurchases;
   readonly objects: ObjectStore;
   readonly queue: WorkQueue;
@@ -74,6 +77,11 @@ export function createPipelineAdapters(
       retentionDays: settings.auditRetentionDays,
     }),
     overrides: new DynamoDbDecisionOverrides({
+      client: clients.dynamo,
+      tableName: resources.tableName,
+      retentionDays: settings.retentionDays,
+    }),
+    reviewCases: new DynamoDbReviewCases({
       client: clients.dynamo,
       tableName: resources.tableName,
       retentionDays: settings.retentionDays,

@@ -95,11 +95,11 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   app.use('/api/*', (context, next) =>
     context.req.path.startsWith('/api/uploads') ? uploadLimit(context, next) : requestLimit(context, next),
   );
-  // A POST is JSON or nothing: a form another site's page submits cannot set this type (a defence the session
-  // cookie's SameSite=Strict doubles), and a body in another format is refused before any handler reads it.
+  // A POST or PUT is JSON or nothing: a form another site's page submits cannot set this type (a defence the
+  // session cookie's SameSite=Strict doubles), and a body in another format is refused before any handler reads it.
   app.use('/api/*', async (context, next) => {
     const type = context.req.header('content-type') ?? '';
-    if (context.req.method === 'POST' && !/^application\/json\b/i.test(type))
+    if (['POST', 'PUT'].includes(context.req.method) && !/^application\/json\b/i.test(type))
       return context.json({ error: 'send the request as JSON (Content-Type: application/json)' }, 415);
     return next();
   });

@@ -12,7 +12,7 @@ import {
 import type { DownloadLinks } from '../domain/ports/index.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
-import { refused } from './review-routes.ts';
+import { refused } from './review-views.ts';
 import { guard, routeBasics } from './route-guard.ts';
 
 /** What the results routes read: the batches' records and results, their overrides, and how to link a file. */

@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ReviewRefusal } from '../application/review/decided-rows.ts';
 import { type RecordOverrideDependencies, recordOverride } from '../application/review/record-override.ts';
 import {
   type ReviewQueueDependencies,
@@ -7,12 +6,17 @@ import {
   reviewQueue,
 } from '../application/review/review-queue.ts';
 import { OverrideBody, OverrideView, ReviewPage, ReviewQuery, RowParams } from '../contract/index.ts';
+import { addCaseRoutes, type CaseRouteDependencies } from './case-routes.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
+import { keptByFilters, queuedItemView, refused } from './review-views.ts';
 import { guard, routeBasics } from './route-guard.ts';
 
-/** What the review routes read and write: the batches' results, their overrides, the audit log, the events. */
-export type ReviewDependencies = ReviewQueueDependencies & RecordOverrideDependencies;
+/**
+ * What the review routes read and write: the batches' results and rows, their overrides and cases, the audit log,
+ * the events, and who may be given a row.
+ */
+export type ReviewDependencies = ReviewQueueDependencies & RecordOverrideDependencies & CaseRouteDependencies;
 
 /** Registers the review queue and the override of a row, its author the signed-in person. */
 export function addReviewRoutes(
@@ -32,25 +36,18 @@ export function addReviewRoutes(
     },
   });
   app.openapi(queue, async (context) => {
-    const { batchId, limit, page } = context.req.valid('query');
-    const read = await refused(() => reviewQueue({ batchId }, { ...review, cache }));
-    if ('error' in read)
-      return read.status === 404
-        ? context.json({ error: read.error }, 404)
-        : context.json({ error: read.error }, 409);
-    const items = read.items.slice(page * limit, (page + 1) * limit).map((item) => ({
-      batchId: item.batchId,
-      row: item.row,
-      document: item.document,
-      documentType: item.documentType,
-      reasons: item.reasons,
-      riskBand: item.risk_band,
-      creditLimit: item.credit_limit,
-      customer: item.customer,
-      batchCreatedAt: item.batchCreatedAt,
-    }));
-    return context.json({ items, total: read.items.length, batches: read.batches, page, limit }, 200);
+    const query = context.req.valid('query');
+    const { limit, page } = query;
+    const read = await refused(() => reviewQueue({ batchId: query.batchId }, { ...review, cache }));
+    if ('error' in read) return context.json({ error: read.error }, read.status);
+    const me = context.get('identity').subject;
+    const now = new Date().toISOString();
+    const kept = read.items.filter((item) => keptByFilters(item, query, me, now));
+    const items = kept.slice(page * limit, (page + 1) * limit).map(queuedItemView);
+    const queues = [...new Set(read.items.map((item) => item.queue))].sort();
+    return context.json({ items, total: kept.length, queues, batches: read.batches, page, limit }, 200);
   });
+  addCaseRoutes(app, authenticator, { ...review, cache });
   const override = createRoute({
     ...routeBasics('override'),
     middleware: [guard('override', authenticator)] as const,
@@ -90,20 +87,4 @@ export function addReviewRoutes(
       200,
     );
   });
-}
-
-/**
- * What `action` answers, or its one-line refusal with its status: 404 for a batch or row that does not exist, 409 for
- * one that cannot be decided now (not finished, no policy, no decision).
- */
-export async function refused<T>(
-  action: () => Promise<T>,
-): Promise<T | { readonly error: string; readonly status: 404 | 409 }> {
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof ReviewRefusal)
-      return { error: error.message, status: error.kind === 'missing' ? 404 : 409 };
-    throw error;
-  }
 }

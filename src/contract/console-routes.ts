@@ -99,6 +99,30 @@ export const CONSOLE_ROUTES = {
     roles: ['analyst', 'manager'],
     summary: 'Rows waiting for a person, across the finished batches (or one), oldest batch first',
   },
+  reviewCase: {
+    method: 'get',
+    path: '/api/batches/{batchId}/rows/{row}/case',
+    roles: ['analyst', 'manager'],
+    summary: 'A row in review: its figures, the rules that fired, who holds it, its comments and overrides',
+  },
+  assign: {
+    method: 'put',
+    path: '/api/batches/{batchId}/rows/{row}/assignee',
+    roles: ['analyst', 'manager'],
+    summary: 'Takes a row in review, gives it back, or (a manager) gives it to someone',
+  },
+  reviewers: {
+    method: 'get',
+    path: '/api/reviewers',
+    roles: ['manager'],
+    summary: 'The people a manager may give a row in review to',
+  },
+  comment: {
+    method: 'post',
+    path: '/api/batches/{batchId}/rows/{row}/comments',
+    roles: ['analyst', 'manager'],
+    summary: 'Adds the signed-in person’s comment to a row in review',
+  },
   override: {
     method: 'post',
     path: '/api/batches/{batchId}/rows/{row}/override',
@@ -145,7 +169,7 @@ export const CONSOLE_ROUTES = {
 
 /** One route of the console's API. */
 export interface ConsoleRouteSpec {
-  readonly method: 'get' | 'post' | 'delete';
+  readonly method: 'get' | 'post' | 'put' | 'delete';
   readonly path: `/api/${string}`;
   /** Who may call it: `public` (no sign-in), `signed-in` (anyone signed in) or the roles listed. */
   readonly roles: 'public' | 'signed-in' | readonly ConsoleRole[];

@@ -122,6 +122,12 @@ export type BatchPage = z.infer<typeof BatchPage>;
 export const ReviewQuery = z
   .object({
     batchId: BatchIdParams.shape.batchId.optional(),
+    /** Whose rows: the signed-in person's, nobody's yet, or anyone's. */
+    assigned: z.enum(['me', 'nobody', 'anyone']).default('anyone'),
+    /** Only the rows past their due date. */
+    overdue: z.enum(['true', 'false']).default('false'),
+    /** One queue: the policy that sent the rows to review. */
+    queue: z.string().max(100).optional(),
     limit: z.coerce.number().int().min(1).max(MAX_REVIEW_PAGE).default(50),
     page: z.coerce.number().int().min(0).default(0),
   })
@@ -129,6 +135,8 @@ export const ReviewQuery = z
     message: `the console pages through the oldest ${MAX_REVIEW_LISTED} rows waiting; decide those first`,
     path: ['page'],
   });
+
+export type ReviewQuery = z.infer<typeof ReviewQuery>;
 
 /** A row waiting for a person: masked document, the policy's answer and reasons, the customer's own columns. */
 export const ReviewItemView = z.object({
@@ -141,13 +149,19 @@ export const ReviewItemView = z.object({
   creditLimit: z.number().nullable(),
   customer: z.record(z.string(), z.string()),
   batchCreatedAt: z.string(),
+  queue: z.string(),
+  dueAt: z.string(),
+  assignee: z.object({ subject: z.string(), name: z.string() }).nullable(),
+  comments: z.number().int(),
 });
 export type ReviewItemView = z.infer<typeof ReviewItemView>;
 
 export const ReviewPage = z.object({
   items: z.array(ReviewItemView),
-  /** Rows waiting in all, over how many decided batches. */
+  /** Rows waiting that the filters kept, over how many decided batches. */
   total: z.number().int(),
+  /** The queues rows wait in (whatever the filters), to pick one. */
+  queues: z.array(z.string()),
   batches: z.number().int(),
   page: z.number().int(),
   limit: z.number().int(),

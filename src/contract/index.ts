@@ -6,6 +6,7 @@
 export * from './alert-events.ts';
 export * from './bureaus.ts';
 export * from './claims.ts';
+export * from './console-case-schemas.ts';
 export * from './console-roles.ts';
 export * from './console-routes.ts';
 export * from './console-schemas.ts';

@@ -4,6 +4,7 @@ import { isReportLanguage, type ReportLanguage } from '../domain/batch-report/re
 import { BUREAU_REGISTRY, type BureauSettings, perBureau } from '../domain/bureau/index.ts';
 import { CHANGE_KINDS, type ChangeKind } from '../domain/monitoring/index.ts';
 import { BUREAUS, type Bureau } from '../domain/report/index.ts';
+import { MAX_REVIEW_SLA_HOURS, type ReviewSla } from '../domain/review/index.ts';
 import { DEFAULT_ALERT_CHANGE_KINDS, DEFAULT_ALERT_WORST_CHANGES } from './alert-events.ts';
 import { isPolicyName } from './policies.ts';
 
@@ -110,6 +111,11 @@ export interface PipelineSettings {
    * construct sets it from its webhooks' `includeDocuments`.
    */
   readonly alertFullDocuments: boolean;
+  /**
+   * How long rows in review may wait for a person, per queue (a queue is the policy that sent them): a row is due
+   * this many hours after its batch completed. The console orders and flags rows by it.
+   */
+  readonly reviewSla: ReviewSla;
 }
 
 /**
@@ -161,6 +167,7 @@ export const DEFAULT_SETTINGS: PipelineSettings = {
   alertChangeKinds: DEFAULT_ALERT_CHANGE_KINDS,
   alertWorstChanges: DEFAULT_ALERT_WORST_CHANGES,
   alertFullDocuments: false,
+  reviewSla: { defaultHours: 24, hoursByPolicy: {} },
 };
 
 /** Every bureau's settings with `change` over `base`: the same change for each, or one per bureau. */
@@ -328,6 +335,24 @@ export function validateSettings(settings: PipelineSettings): PipelineSettings {
     problems.push('approvalThreshold must be a whole number of documents ≥ 0, or null for no approval');
   if (!(Number.isFinite(settings.scoreChangePoints) && settings.scoreChangePoints >= 1))
     problems.push('scoreChangePoints must be ≥ 1');
+  problems.push(...reviewSlaProblems(settings.reviewSla));
   if (problems.length > 0) throw new Error(`invalid pipeline settings: ${problems.join('; ')}`);
   return settings;
+}
+
+/** What is wrong with a review SLA, one line each: whole hours from 1 to thirty days, queues named by policy files. */
+function reviewSlaProblems(sla: ReviewSla): string[] {
+  const problems: string[] = [];
+  const fits = (hours: number) => Number.isInteger(hours) && hours >= 1 && hours <= MAX_REVIEW_SLA_HOURS;
+  if (!fits(sla.defaultHours))
+    problems.push(`reviewSla.defaultHours must be a whole number of hours from 1 to ${MAX_REVIEW_SLA_HOURS}`);
+  for (const [policy, hours] of Object.entries(sla.hoursByPolicy)) {
+    if (!isPolicyName(policy))
+      problems.push(`reviewSla.hoursByPolicy names ${JSON.stringify(policy)}, not a policy file`);
+    if (!fits(hours))
+      problems.push(
+        `reviewSla.hoursByPolicy.${policy} must be a whole number of hours from 1 to ${MAX_REVIEW_SLA_HOURS}`,
+      );
+  }
+  return problems;
 }

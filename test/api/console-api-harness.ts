@@ -8,6 +8,7 @@ import { memoryBatchStore } from '../../src/adapters/memory/memory-batch-store.t
 import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decision-overrides.ts';
 import { MemoryLogger } from '../../src/adapters/memory/memory-logger.ts';
 import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
+import { MemoryReviewCases } from '../../src/adapters/memory/memory-review-cases.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import { createConsoleApi } from '../../src/api/console-api.ts';
 import type { ConsoleRole } from '../../src/contract/index.ts';
@@ -30,6 +31,7 @@ export async function consoleApiHarness() {
   const submitted: { fileName: string; bytes: Uint8Array; bureau: string; policy: string | null }[] = [];
   const objects = new MemoryObjectStore();
   const overrides = new MemoryDecisionOverrides();
+  const reviewCases = new MemoryReviewCases();
   const events = new RecordingEventPublisher();
   const auditLog = new MemoryAuditLog();
   /** Links as the API asked for them: a fake URL naming the key and the file. */
@@ -44,8 +46,11 @@ export async function consoleApiHarness() {
     batches: { ...asStores(store), queue, logger },
     review: {
       batchRecords: store,
+      batchRows: store,
       objects,
       overrides,
+      reviewCases,
+      reviewers: users,
       events,
       logger,
       audit: {

@@ -13,7 +13,7 @@ const pathOf = (name: ConsoleRouteName) => consolePath(name, { batchId: 'batch-1
 /** A request to route `name` of its method (an empty JSON body when it takes one). */
 const requestOf = (name: ConsoleRouteName, session?: string) => {
   const method = CONSOLE_ROUTES[name].method.toUpperCase();
-  return { method, session, ...(method === 'POST' ? { body: {} } : {}) };
+  return { method, session, ...(method === 'POST' || method === 'PUT' ? { body: {} } : {}) };
 };
 
 describe('the console API', () => {

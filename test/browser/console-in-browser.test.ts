@@ -223,6 +223,34 @@ describe('the console in a browser', () => {
     await screenshots(analyst, 'batch-completed-analyst');
   });
 
+  it('lets the analyst take a row in review, read the rules that fired, and comment on it', async () => {
+    const analyst = analystPage as Page;
+    await analyst.setViewportSize({ width: 1280, height: 900 });
+    await analyst.getByRole('link', { name: 'Revisão' }).click();
+    const first = analyst.getByRole('article').first();
+    await first.waitFor();
+
+    await first.getByRole('button', { name: 'Assumir' }).click();
+    await first.getByText('Com você').waitFor();
+    await first.getByText('Dados, regras e comentários').click();
+    await first.getByRole('heading', { name: 'Regras que dispararam' }).waitFor();
+    const rules = await first.locator('.case ol li').allInnerTexts();
+    await first
+      .getByLabel('Comentário', { exact: true })
+      .fill('Pedi o holerite ao cliente.\nRetorno até amanhã.');
+    await first.getByRole('button', { name: 'Comentar' }).click();
+    await first.getByText('Retorno até amanhã.', { exact: false }).waitFor();
+    expect(await accessibilityViolations(analyst)).toEqual([]);
+    await screenshots(analyst, 'review-case');
+    await analyst.getByLabel('Minhas').check();
+    await analyst.getByText(/^1 linha aguarda/).waitFor();
+
+    // Assert: the rules are the engine's trace; the comment is signed by the signed-in analyst.
+    expect(rules.length).toBeGreaterThan(0);
+    await expect(first.locator('.comments').innerText()).resolves.toContain('Ana Analista');
+    await analyst.getByLabel('Todas', { exact: true }).check();
+  });
+
   it('lets the analyst decide a row in review, recorded under their own name', async () => {
     const analyst = analystPage as Page;
     await analyst.setViewportSize({ width: 1280, height: 900 });

@@ -12,6 +12,7 @@ import { MemoryDecisionOverrides } from '../../src/adapters/memory/memory-decisi
 import { MemoryDocumentPurchases } from '../../src/adapters/memory/memory-document-purchases.ts';
 import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.ts';
+import { MemoryReviewCases } from '../../src/adapters/memory/memory-review-cases.ts';
 import { MemorySubjectErasure } from '../../src/adapters/memory/memory-subject-erasure.ts';
 import { MemoryTables } from '../../src/adapters/memory/memory-tables.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
@@ -42,7 +43,8 @@ export async function startMemoryPipeline(
   const budget = new MemoryChargeBudget();
   const purchases = new MemoryDocumentPurchases();
   const overrides = new MemoryDecisionOverrides();
-  const subjectErasure = new MemorySubjectErasure({ tables, overrides, purchases });
+  const reviewCases = new MemoryReviewCases();
+  const subjectErasure = new MemorySubjectErasure({ tables, overrides, purchases, cases: reviewCases });
   const audit = {
     log: new MemoryAuditLog(),
     documentKeys: new HmacDocumentKeys(async () => AUDIT_KEY),
@@ -64,7 +66,18 @@ export async function startMemoryPipeline(
     events,
     purchases,
     audit,
-    adapters: { ...stores, purchases, overrides, audit, objects, limiter, budget, events, subjectErasure },
+    adapters: {
+      ...stores,
+      purchases,
+      overrides,
+      reviewCases,
+      audit,
+      objects,
+      limiter,
+      budget,
+      events,
+      subjectErasure,
+    },
     /** Puts a customer list where uploads go and returns the object as S3's notification would name it. */
     upload(csv: string, bureau: Bureau): UploadedObject {
       uploads++;

@@ -43,6 +43,7 @@ const EVERY_SETTING: PipelineSettings = {
   alertChangeKinds: ['new_protest', 'bounced_cheques_up'],
   alertWorstChanges: 25,
   alertFullDocuments: true,
+  reviewSla: { defaultHours: 8, hoursByPolicy: { 'pessoa-juridica.json': 48 } },
 };
 
 /** The settings the construct takes as props of their own, and the rest, which go in its `settings` prop. */

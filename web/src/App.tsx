@@ -107,7 +107,7 @@ function pageFor(path: string, identity: ConsoleIdentity) {
   const batch = /^\/lotes\/([A-Za-z0-9_-]+)$/.exec(path);
   if (batch?.[1]) return <BatchPage batchId={batch[1]} identity={identity} />;
   if (path === '/usuarios') return <UsersPage />;
-  if (path === '/revisao') return <ReviewPage />;
+  if (path === '/revisao') return <ReviewPage identity={identity} />;
   if (path === '/titulares') return <SubjectsPage />;
   if (path === '/enviar') return <UploadPage />;
   // A DPO's first page is theirs; everyone else's is the batches.

@@ -12,7 +12,7 @@ export class ApiError extends Error {
 
 /**
  * Calls route `name` of the console's API (the session travels in its cookie); its JSON answer, or an
- * {@link ApiError} carrying the API's own line. A POST always sends JSON, as the API requires.
+ * {@link ApiError} carrying the API's own line. A POST or PUT always sends JSON, as the API requires.
  */
 export async function callApi<T>(
   name: ConsoleRouteName,
@@ -23,14 +23,15 @@ export async function callApi<T>(
   } = {},
 ): Promise<T> {
   const { method } = CONSOLE_ROUTES[name];
+  const sendsBody = method === 'post' || method === 'put';
   const query = new URLSearchParams(
     Object.entries(options.query ?? {}).map(([key, value]) => [key, String(value)]),
   ).toString();
   const response = await fetch(`${consolePath(name, options.params)}${query ? `?${query}` : ''}`, {
     method: method.toUpperCase(),
     credentials: 'same-origin',
-    headers: method === 'post' ? { 'Content-Type': 'application/json' } : {},
-    body: method === 'post' ? JSON.stringify(options.body ?? {}) : undefined,
+    headers: sendsBody ? { 'Content-Type': 'application/json' } : {},
+    body: sendsBody ? JSON.stringify(options.body ?? {}) : undefined,
   });
   if (response.status === 204) return undefined as T;
   const answer = (await response.json().catch(() => ({}))) as { error?: string };

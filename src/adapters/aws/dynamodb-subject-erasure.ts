@@ -14,6 +14,7 @@ import { OVERRIDE_PREFIX } from './dynamodb-decision-overrides.ts';
 import { purchaseKey } from './dynamodb-document-purchases.ts';
 import { toRow, toStoredReport } from './dynamodb-items.ts';
 import { latestKeyOf, ROW_PREFIX, rowKey } from './dynamodb-pipeline-table.ts';
+import { caseKey } from './dynamodb-review-cases.ts';
 
 export interface DynamoDbSubjectErasureConfig {
   readonly client: DynamoDBDocumentClient;
@@ -108,7 +109,9 @@ export class DynamoDbSubjectErasure implements SubjectErasureStore {
     const prefix = `${OVERRIDE_PREFIX}${String(row).padStart(9, '0')}#`;
     const items = await this.#partition(`BATCH#${batchId}`, prefix);
     for (const item of items) await this.#delete({ pk: item.pk, sk: item.sk });
-    return items.length;
+    // The row's review case: its comments may speak of the person.
+    const erasedCase = await this.#delete(caseKey({ batchId, row }));
+    return items.length + (erasedCase ? 1 : 0);
   }
 
   async #partition(pk: string, skPrefix?: string): Promise<Record<string, unknown>[]> {

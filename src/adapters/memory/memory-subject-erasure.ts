@@ -4,6 +4,7 @@ import type { SubjectErasureStore } from '../../domain/ports/index.ts';
 import { BUREAUS } from '../../domain/report/index.ts';
 import type { MemoryDecisionOverrides } from './memory-decision-overrides.ts';
 import type { MemoryDocumentPurchases } from './memory-document-purchases.ts';
+import type { MemoryReviewCases } from './memory-review-cases.ts';
 import { type MemoryTables, toRow } from './memory-tables.ts';
 
 /** Erasure on the in-memory stores, under the DynamoDB adapter's rules (one contract suite runs on both). */
@@ -13,6 +14,7 @@ export class MemorySubjectErasure implements SubjectErasureStore {
       readonly tables: MemoryTables;
       readonly overrides: MemoryDecisionOverrides;
       readonly purchases: MemoryDocumentPurchases;
+      readonly cases?: MemoryReviewCases;
     },
   ) {}
 
@@ -63,6 +65,7 @@ export class MemorySubjectErasure implements SubjectErasureStore {
   }
 
   async eraseOverrides(batchId: string, row: number): Promise<number> {
-    return this.stores.overrides.forgetRow(batchId, row);
+    const erasedCase = this.stores.cases?.forgetRow(batchId, row) ?? false;
+    return this.stores.overrides.forgetRow(batchId, row) + (erasedCase ? 1 : 0);
   }
 }

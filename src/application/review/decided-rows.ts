@@ -8,10 +8,13 @@ import { type ResultsCsvLayout, readSummaryCsv } from '../../domain/summary/summ
 export class ReviewRefusal extends Error {
   override readonly name = 'ReviewRefusal';
 
-  /** `missing`: the batch or row asked for does not exist; `refused`: it exists, and cannot be decided now. */
+  /**
+   * `missing`: the batch or row asked for does not exist; `refused`: it exists, and cannot be decided now (or was
+   * changed meanwhile); `forbidden`: the person may not do it.
+   */
   constructor(
     message: string,
-    readonly kind: 'missing' | 'refused' = 'refused',
+    readonly kind: 'missing' | 'refused' | 'forbidden' = 'refused',
   ) {
     super(message);
   }

@@ -1,6 +1,8 @@
+import { DEFAULT_SETTINGS } from '../../contract/index.ts';
 import type { DecisionReason } from '../../domain/decision/index.ts';
 import { maskDocument } from '../../domain/documents/index.ts';
-import type { BatchRecords, DecisionOverrides } from '../../domain/ports/index.ts';
+import type { BatchRecords, DecisionOverrides, ReviewCases } from '../../domain/ports/index.ts';
+import { type CasePerson, type ReviewSla, reviewDueAt, slaHoursOf } from '../../domain/review/index.ts';
 import { type DecidedRowsDependencies, ReviewRefusal, readDecidedBatch } from './decided-rows.ts';
 
 /** A row waiting for a person: the policy said `review` and nobody has decided it yet. */
@@ -17,11 +19,25 @@ export interface ReviewItem {
   readonly customer: Readonly<Record<string, string>>;
   /** When the batch was created: the oldest work first. */
   readonly batchCreatedAt: string;
+  /** The queue the row waits in: the policy that sent it to review. */
+  readonly queue: string;
+  /** When a person should have decided it: the batch's completion plus its queue's hours (ISO 8601, UTC). */
+  readonly dueAt: string;
+}
+
+/** A row in the queue with who works it: its case's assignee and how many comments it has. */
+export interface QueuedItem extends ReviewItem {
+  readonly assignee: CasePerson | null;
+  readonly comments: number;
 }
 
 export interface ReviewQueueDependencies extends DecidedRowsDependencies {
   readonly batchRecords: Pick<BatchRecords, 'getBatch' | 'listBatches'>;
   readonly overrides: Pick<DecisionOverrides, 'overridesOf'>;
+  /** Who works each row; without it, nobody does (the command line's queue). */
+  readonly reviewCases?: Pick<ReviewCases, 'casesOf'>;
+  /** How long each queue's rows may wait. @default the settings' default (24 hours for every queue) */
+  readonly sla?: ReviewSla;
   /**
    * Each decided batch's rows in review, kept between requests (a process that answers many, as the console's API):
    * reading them parses the batch's whole summary. Kept by the batch's revision and completion, which a redrive
@@ -51,7 +67,7 @@ const REVIEW_BATCHES = 200;
 export async function reviewQueue(
   scope: { readonly batchId?: string },
   deps: ReviewQueueDependencies,
-): Promise<{ readonly items: ReviewItem[]; readonly batches: number }> {
+): Promise<{ readonly items: QueuedItem[]; readonly batches: number }> {
   const batchIds =
     scope.batchId !== undefined
       ? [scope.batchId]
@@ -59,7 +75,7 @@ export async function reviewQueue(
           .filter((batch) => batch.status === 'completed' && batch.policy !== null)
           .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
           .map((batch) => batch.batchId);
-  const items: ReviewItem[] = [];
+  const items: QueuedItem[] = [];
   let batches = 0;
   for (const batchId of batchIds) {
     let inReview: readonly ReviewItem[];
@@ -71,7 +87,12 @@ export async function reviewQueue(
     }
     batches++;
     const overridden = new Set((await deps.overrides.overridesOf(batchId)).map((override) => override.row));
-    for (const item of inReview) if (!overridden.has(item.row)) items.push(item);
+    const cases = new Map((await deps.reviewCases?.casesOf(batchId))?.map((found) => [found.row, found]));
+    for (const item of inReview) {
+      if (overridden.has(item.row)) continue;
+      const found = cases.get(item.row);
+      items.push({ ...item, assignee: found?.assignee ?? null, comments: found?.comments.length ?? 0 });
+    }
   }
   return { items, batches };
 }
@@ -84,6 +105,11 @@ async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Pro
   if (cached !== undefined && cached.version === version) return cached.items;
   const decided = await readDecidedBatch(batchId, deps);
   const headers = decided.layout.passThroughHeaders;
+  const queue = decided.batch.policy?.name ?? '';
+  const dueAt = reviewDueAt(
+    decided.batch.completedAt ?? decided.batch.createdAt,
+    slaHoursOf(deps.sla ?? DEFAULT_SETTINGS.reviewSla, queue),
+  );
   const items: ReviewItem[] = [];
   for (const row of decided.rows) {
     if (row.status === 'duplicate' || row.decision?.decision !== 'review') continue;
@@ -97,6 +123,8 @@ async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Pro
       credit_limit: row.decision.credit_limit,
       customer: Object.fromEntries(headers.map((header, index) => [header, row.passThrough[index] ?? ''])),
       batchCreatedAt: decided.batch.createdAt,
+      queue,
+      dueAt,
     });
   }
   if (deps.cache && version !== null) {
@@ -104,4 +132,15 @@ async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Pro
     deps.cache.set(batchId, { version, items });
   }
   return items;
+}
+
+/** The row the policy sent to review, as the queue lists it; refused as missing when the policy did not. */
+export async function reviewItemOf(
+  key: { readonly batchId: string; readonly row: number },
+  deps: ReviewQueueDependencies,
+): Promise<ReviewItem> {
+  const found = (await rowsInReview(key.batchId, deps)).find((item) => item.row === key.row);
+  if (found === undefined)
+    throw new ReviewRefusal(`row ${key.row} of batch ${key.batchId} was not sent to review`, 'missing');
+  return found;
 }

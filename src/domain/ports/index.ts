@@ -23,6 +23,7 @@ import type { Bureau } from '../report/index.ts';
 import type { Quote } from '../spend/index.ts';
 
 export type * from './event-publisher.ts';
+export type * from './review-cases.ts';
 export type * from './spending.ts';
 
 export interface NewBatch {
@@ -396,7 +397,10 @@ export interface SubjectErasureStore {
   eraseReports(document: string): Promise<number>;
   /** Deletes the document's purchases (their leases name it and point at its raw answers). */
   erasePurchases(document: string): Promise<number>;
-  /** Deletes the overrides of a row (a reason written about a person is personal data too). */
+  /**
+   * Deletes the overrides and the review case of a row (a reason or a comment written about a person is personal
+   * data too); how many items went.
+   */
   eraseOverrides(batchId: string, row: number): Promise<number>;
 }
 

@@ -7,6 +7,7 @@ import { dynamoDbBatchStore } from '../../../src/adapters/aws/dynamodb-batch-sto
 import { DynamoDbChargeBudget } from '../../../src/adapters/aws/dynamodb-charge-budget.ts';
 import { DynamoDbDecisionOverrides } from '../../../src/adapters/aws/dynamodb-decision-overrides.ts';
 import { DynamoDbDocumentPurchases } from '../../../src/adapters/aws/dynamodb-document-purchases.ts';
+import { DynamoDbReviewCases } from '../../../src/adapters/aws/dynamodb-review-cases.ts';
 import { DynamoDbSubjectErasure } from '../../../src/adapters/aws/dynamodb-subject-erasure.ts';
 import { DEFAULT_SETTINGS } from '../../../src/contract/index.ts';
 import { distinctDocuments } from '../../factories/customer-lists.ts';
@@ -17,6 +18,7 @@ import { describeBatchStoreContract } from '../batch-store-contract.ts';
 import { describeChargeBudgetContract } from '../charge-budget-contract.ts';
 import { describeDecisionOverridesContract } from '../decision-overrides-contract.ts';
 import { describeDocumentPurchasesContract } from '../document-purchases-contract.ts';
+import { describeReviewCasesContract } from '../review-cases-contract.ts';
 import { describeSubjectErasureContract } from '../subject-erasure-contract.ts';
 
 let stack: Promise<LocalServices> | undefined;
@@ -70,6 +72,16 @@ describeDecisionOverridesContract('DynamoDbDecisionOverrides (DynamoDB Local)', 
   stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { clients, resources } = await stack;
   return new DynamoDbDecisionOverrides({
+    client: clients.dynamo,
+    tableName: resources.tableName,
+    retentionDays: 1,
+  });
+});
+
+describeReviewCasesContract('DynamoDbReviewCases (DynamoDB Local)', async () => {
+  stack ??= LocalServices.start(DEFAULT_SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+  const { clients, resources } = await stack;
+  return new DynamoDbReviewCases({
     client: clients.dynamo,
     tableName: resources.tableName,
     retentionDays: 1,

@@ -1,21 +1,38 @@
-import { type FormEvent, useState } from 'react';
-import type {
-  OverrideView,
-  ReviewPage as Page,
-  ReviewItemView,
-} from '../../../src/contract/console-schemas.ts';
-import { ApiError, callApi } from '../api.ts';
-import { formatCount, formatMoney, formatWhen } from '../format.ts';
+import { useState } from 'react';
+import type { ReviewerList } from '../../../src/contract/console-case-schemas.ts';
+import type { ConsoleIdentity } from '../../../src/contract/console-roles.ts';
+import type { OverrideView, ReviewPage as Page, ReviewQuery } from '../../../src/contract/console-schemas.ts';
+import { callApi } from '../api.ts';
+import { formatCount } from '../format.ts';
 import { useApi } from '../useApi.ts';
+import { ReviewCard } from './ReviewCard.tsx';
 
 const PAGE_SIZE = 50;
 
-/** The rows waiting for a person, oldest batch first, each with the policy's answer and a form to decide it. */
-export function ReviewPage() {
+const HOLDERS: readonly { readonly value: ReviewQuery['assigned']; readonly label: string }[] = [
+  { value: 'anyone', label: 'Todas' },
+  { value: 'me', label: 'Minhas' },
+  { value: 'nobody', label: 'Livres' },
+];
+
+/**
+ * The rows waiting for a person, oldest batch first: filtered by who holds them, their queue (the policy that sent
+ * them) and whether they are late; each with the policy's answer, who holds it, and a form to decide it.
+ */
+export function ReviewPage({ identity }: { identity: ConsoleIdentity }) {
   const [done, setDone] = useState<string | null>(null);
+  const [assigned, setAssigned] = useState<ReviewQuery['assigned']>('anyone');
+  const [queue, setQueue] = useState('');
+  const [overdue, setOverdue] = useState(false);
+  const query = { limit: PAGE_SIZE, assigned, overdue: String(overdue), ...(queue ? { queue } : {}) };
   const { value, problem, reload } = useApi(
-    () => callApi<Page>('review', { query: { limit: PAGE_SIZE } }),
-    'review',
+    () => callApi<Page>('review', { query }),
+    `review ${JSON.stringify(query)}`,
+  );
+  const isManager = identity.roles.includes('manager');
+  const reviewers = useApi(
+    () => (isManager ? callApi<ReviewerList>('reviewers') : Promise.resolve({ reviewers: [] })),
+    'reviewers',
   );
   const decided = async (override: OverrideView) => {
     setDone(
@@ -26,138 +43,54 @@ export function ReviewPage() {
   return (
     <>
       <h1>Revisão</h1>
+      <form className="filters" aria-label="Filtros da revisão" onSubmit={(event) => event.preventDefault()}>
+        <fieldset>
+          <legend>Linhas</legend>
+          {HOLDERS.map((holder) => (
+            <label className="check" key={holder.value}>
+              <input
+                type="radio"
+                name="assigned"
+                checked={assigned === holder.value}
+                onChange={() => setAssigned(holder.value)}
+              />{' '}
+              {holder.label}
+            </label>
+          ))}
+        </fieldset>
+        <label htmlFor="review-queue">Fila (política)</label>
+        <select id="review-queue" value={queue} onChange={(event) => setQueue(event.target.value)}>
+          <option value="">Todas as filas</option>
+          {value?.queues.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <label className="check">
+          <input type="checkbox" checked={overdue} onChange={(event) => setOverdue(event.target.checked)} />{' '}
+          Só atrasadas
+        </label>
+      </form>
       {problem && <p role="alert">{problem}</p>}
       {done && <p role="status">{done}</p>}
       {value && (
         <p>
           {value.total === 0
-            ? 'Nenhuma linha aguarda decisão.'
+            ? 'Nenhuma linha aguarda decisão com esses filtros.'
             : `${formatCount(value.total)} ${value.total === 1 ? 'linha aguarda' : 'linhas aguardam'} decisão em ${formatCount(value.batches)} ${value.batches === 1 ? 'lote' : 'lotes'}.`}
         </p>
       )}
       {value?.items.map((item) => (
-        <ReviewCard key={`${item.batchId}-${item.row}`} item={item} onDecided={decided} />
+        <ReviewCard
+          key={`${item.batchId}-${item.row}`}
+          item={item}
+          identity={identity}
+          reviewers={reviewers.value?.reviewers ?? []}
+          onChanged={reload}
+          onDecided={decided}
+        />
       ))}
     </>
-  );
-}
-
-function ReviewCard({
-  item,
-  onDecided,
-}: {
-  item: ReviewItemView;
-  onDecided: (override: OverrideView) => Promise<void>;
-}) {
-  const id = `${item.batchId}-${item.row}`;
-  return (
-    <article className="card" aria-labelledby={`title-${id}`}>
-      <h2 id={`title-${id}`}>
-        Linha {item.row} · {item.document}
-      </h2>
-      <p className="muted">
-        Lote {item.batchId} · de {formatWhen(item.batchCreatedAt)}
-      </p>
-      <dl className="counts">
-        <div>
-          <dt>Faixa de risco</dt>
-          <dd>{item.riskBand ?? '—'}</dd>
-        </div>
-        <div>
-          <dt>Limite sugerido</dt>
-          <dd>{item.creditLimit === null ? '—' : formatMoney(item.creditLimit)}</dd>
-        </div>
-        {Object.entries(item.customer).map(([header, value]) => (
-          <div key={header}>
-            <dt>{header}</dt>
-            <dd>{value || '—'}</dd>
-          </div>
-        ))}
-      </dl>
-      <h3>Por que a política pediu revisão</h3>
-      <ul>
-        {item.reasons.map((reason) => (
-          <li key={reason.code}>
-            {reason.text} <span className="muted">({reason.code})</span>
-          </li>
-        ))}
-      </ul>
-      <OverrideForm item={item} onDecided={onDecided} />
-    </article>
-  );
-}
-
-function OverrideForm({
-  item,
-  onDecided,
-}: {
-  item: ReviewItemView;
-  onDecided: (override: OverrideView) => Promise<void>;
-}) {
-  const id = `${item.batchId}-${item.row}`;
-  const [decision, setDecision] = useState<'approve' | 'decline'>('approve');
-  const [limit, setLimit] = useState('');
-  const [reason, setReason] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    try {
-      const creditLimit =
-        decision === 'approve' && limit.trim() !== '' ? Number(limit.replace(',', '.')) : null;
-      const override = await callApi<OverrideView>('override', {
-        params: { batchId: item.batchId, row: String(item.row) },
-        body: { decision, creditLimit, reason },
-      });
-      await onDecided(override);
-    } catch (error) {
-      setProblem(error instanceof ApiError ? error.message : 'o console não respondeu; tente de novo');
-    }
-  };
-  return (
-    <form onSubmit={submit} aria-label={`Decisão da linha ${item.row}`}>
-      <fieldset>
-        <legend>Decisão</legend>
-        <label className="check">
-          <input
-            type="radio"
-            name={`decision-${id}`}
-            checked={decision === 'approve'}
-            onChange={() => setDecision('approve')}
-          />{' '}
-          Aprovar
-        </label>
-        <label className="check">
-          <input
-            type="radio"
-            name={`decision-${id}`}
-            checked={decision === 'decline'}
-            onChange={() => setDecision('decline')}
-          />{' '}
-          Recusar
-        </label>
-      </fieldset>
-      {decision === 'approve' && (
-        <>
-          <label htmlFor={`limit-${id}`}>Limite de crédito (R$, opcional)</label>
-          <input
-            id={`limit-${id}`}
-            inputMode="decimal"
-            value={limit}
-            onChange={(event) => setLimit(event.target.value)}
-          />
-        </>
-      )}
-      <label htmlFor={`reason-${id}`}>Motivo</label>
-      <textarea
-        id={`reason-${id}`}
-        value={reason}
-        onChange={(event) => setReason(event.target.value)}
-        required
-        maxLength={500}
-        rows={2}
-      />
-      <button type="submit">Registrar decisão</button>
-      {problem && <p role="alert">{problem}</p>}
-    </form>
   );
 }
