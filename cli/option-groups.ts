@@ -188,6 +188,14 @@ export const RESUME_OPTIONS = WORK_OPTIONS.map((spec) =>
     : spec,
 );
 
+/** The approval threshold of the batches a local run or the local console starts. */
+export const APPROVE_ABOVE = {
+  flags: '--approve-above <n>',
+  description: 'a batch that would buy more documents than this waits for approval',
+  value: { type: 'integer', min: 0, max: MAX_DOCUMENTS, unit: 'documents' },
+  default: { value: undefined, text: String(DEFAULT_SETTINGS.approvalThreshold) },
+} as const satisfies OptionSpec;
+
 /** `screen` and `rescreen`: the batch, what it may spend, how it runs, and which bureau answers. */
 export const LOCAL_RUN_OPTIONS = [
   bureau('bureau to query'),
@@ -202,12 +210,7 @@ export const LOCAL_RUN_OPTIONS = [
       'a credit policy (JDM JSON, e.g. samples/policies/pessoa-fisica.json) that decides every screened row: approve, review or decline',
     value: { type: 'path', of: 'file' },
   },
-  {
-    flags: '--approve-above <n>',
-    description: 'a batch that would buy more documents than this waits for approval',
-    value: { type: 'integer', min: 0, max: MAX_DOCUMENTS, unit: 'documents' },
-    default: { value: undefined, text: String(DEFAULT_SETTINGS.approvalThreshold) },
-  },
+  APPROVE_ABOVE,
   {
     flags: '--yes',
     description: 'approve a batch over the threshold without asking (for scripts)',

@@ -12,7 +12,7 @@ import { eventBridgePublisher } from '../src/adapters/aws/eventbridge-publisher.
 import { secretStringOf } from '../src/adapters/aws/secrets-manager-token.ts';
 import { type BatchStores, joinBatchStores } from '../src/adapters/batch-stores.ts';
 import { MemoryLogger } from '../src/adapters/memory/memory-logger.ts';
-import { DEFAULT_SETTINGS } from '../src/contract/index.ts';
+import { DEFAULT_SETTINGS, type PipelineSettings } from '../src/contract/index.ts';
 import type {
   AuditLog,
   BatchStore,
@@ -194,7 +194,10 @@ function eventsNotAnnounced(stackName: string): EventPublisher {
  * The local pipeline on the state directory, its stores only: a command that needs its workers and finaliser
  * starts them (`local.startWorkers`) once it knows which bureau they call.
  */
-async function connectToLocalState(stateDirectory: string): Promise<PipelineConnection> {
+async function connectToLocalState(
+  stateDirectory: string,
+  settings: Partial<PipelineSettings>,
+): Promise<PipelineConnection> {
   let pipeline: LocalPipeline;
   try {
     // Only screen and rescreen make a state directory: a typo here must not leave a new, empty one behind.
@@ -206,7 +209,7 @@ async function connectToLocalState(stateDirectory: string): Promise<PipelineConn
         `--state ${printable(stateDirectory)}: no credit-screen state there (screen and rescreen make one); check the path`,
       );
     pipeline = await LocalPipeline.start({
-      settings: localSettings(),
+      settings: { ...localSettings(), ...settings },
       // Until workers start nothing calls the bureau; the URL only has to be well formed.
       bureauBaseUrl: 'http://127.0.0.1:9',
       token: 'unused',
@@ -247,10 +250,11 @@ export function asLocalStartCliError(error: unknown): unknown {
 export async function withConnection<T>(
   options: TargetOptions,
   body: (connection: PipelineConnection) => Promise<T>,
+  localOverrides: Partial<PipelineSettings> = {},
 ): Promise<T> {
   const connection = options.stack
     ? await connectToStack(options.stack)
-    : await connectToLocalState(options.state);
+    : await connectToLocalState(options.state, localOverrides);
   try {
     return await body(connection);
   } finally {

@@ -29,10 +29,16 @@ async function runConsole(options: CommandOptions<'console'>): Promise<void> {
   const pages = await consolePages(say);
   let bureau: Awaited<ReturnType<typeof startConsoleWorkers>> = null;
   try {
-    await withConnection({ state: options.state }, async (connection) => {
-      bureau = await startConsoleWorkers(connection, options, say);
-      await serveUntilStopped(connection, options, pages);
-    });
+    // The batches uploaded here wait for a manager above the threshold given, as `screen --approve-above` does.
+    const approval = options.approveAbove === undefined ? {} : { approvalThreshold: options.approveAbove };
+    await withConnection(
+      { state: options.state },
+      async (connection) => {
+        bureau = await startConsoleWorkers(connection, options, say);
+        await serveUntilStopped(connection, options, pages);
+      },
+      approval,
+    );
   } finally {
     // Once the workers have stopped with the connection: none is left calling the bureau.
     await (bureau as Awaited<ReturnType<typeof startConsoleWorkers>>)?.close();

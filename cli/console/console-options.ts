@@ -1,5 +1,5 @@
 import { DEFAULT_STATE_DIRECTORY } from '../local/local-state.ts';
-import { epoch } from '../option-groups.ts';
+import { APPROVE_ABOVE, epoch } from '../option-groups.ts';
 import type { OptionSpec } from '../option-spec.ts';
 
 /** The port `credit-screen console` listens on unless told otherwise. */
@@ -19,5 +19,6 @@ export const CONSOLE_OPTIONS = [
     value: { type: 'integer', min: 0, max: 65_535 },
     default: { value: DEFAULT_CONSOLE_PORT },
   },
+  APPROVE_ABOVE,
   epoch('the emulator epoch the queries of batches started against the bundled emulator see'),
 ] as const satisfies readonly OptionSpec[];

@@ -31,7 +31,13 @@ const documents = {
   uploaded: distinctDocuments(20, 'console uploaded')
     .filter((document) => document.length === 11)
     .slice(0, 5),
+  journey: distinctDocuments(40, 'console journey')
+    .filter((document) => document.length === 11)
+    .slice(0, 12),
 };
+
+/** Lists over this many documents wait for a manager in the console (the journey's list of 12 does). */
+const CONSOLE_APPROVAL_THRESHOLD = 8;
 
 /**
  * Screens three lists into a new state: one completes, one is decided by the sample policy (some rows in review),
@@ -101,9 +107,29 @@ async function screenshots(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+/** A user the owner creates with one role (by its label); their one-time sign-in link. */
+async function newUser(owner: Page, name: string, role: string): Promise<string> {
+  await owner.getByRole('link', { name: 'Usuários' }).click();
+  await owner.getByLabel('Nome').fill(name);
+  if (role !== 'analista') {
+    await owner.getByLabel('analista', { exact: true }).uncheck();
+    await owner.getByLabel(role).check();
+  }
+  await owner.getByRole('button', { name: 'Criar usuário' }).click();
+  return owner.getByLabel(`Link de acesso de ${name}`).inputValue();
+}
+
 beforeAll(async () => {
   const state = await stateWithBatches();
-  console_ = startCli(['console', '--state', state, '--port', '0']);
+  console_ = startCli([
+    'console',
+    '--state',
+    state,
+    '--port',
+    '0',
+    '--approve-above',
+    String(CONSOLE_APPROVAL_THRESHOLD),
+  ]);
   ownerLink = await consoleLink(console_);
   browser = await chromium
     .launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
@@ -360,6 +386,80 @@ describe('the console in a browser', () => {
       /Gasto até agora\s+R\$\s42,00/,
     );
   }, 90_000);
+
+  it('follows one list from the analyst’s upload to the DPO’s export, each step by its own role', async () => {
+    // Arrange: three people the owner creates, each with one role.
+    const analyst = await openPage(await newUser(owner, 'Lia Analista', 'analista'));
+    const ruiLink = await newUser(owner, 'Rui Gerente', 'gestor de crédito');
+    const dpo = await openPage(await newUser(owner, 'Eva Encarregada', 'encarregado (LGPD)'));
+    const list = `cpf,cliente,valor_solicitado\n${documents.journey.map((cpf, index) => `${cpf},J${index + 1},20000`).join('\n')}\n`;
+
+    // The analyst uploads the list with a policy and sees its quote before anything is bought.
+    await analyst.getByRole('link', { name: 'Enviar lista' }).click();
+    await analyst.setInputFiles('#upload-file', {
+      name: 'jornada.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(list),
+    });
+    await analyst.getByLabel('Política de crédito').selectOption('pessoa-fisica.json');
+    await analyst.getByRole('button', { name: 'Verificar e orçar' }).click();
+    const quote = await analyst.getByRole('region', { name: 'O que a lista tem' }).innerText();
+    await analyst.getByRole('button', { name: /^Enviar e consultar/ }).click();
+    await analyst.getByRole('heading', { name: 'jornada.csv' }).waitFor();
+    await analyst.getByText('Aguardando aprovação', { exact: true }).waitFor();
+
+    // The manager approves it; the analyst's page follows it to its end.
+    const manager = await openPage(ruiLink);
+    await manager.getByRole('link', { name: 'jornada.csv' }).click();
+    await manager.getByRole('button', { name: /^Aprovar/ }).click();
+    await manager.getByText('aprovado por Rui Gerente').waitFor();
+    await analyst.getByText('Concluído', { exact: true }).waitFor({ timeout: 60_000 });
+    await analyst.getByRole('button', { name: 'Ver relatório' }).click();
+    const report = analyst.frameLocator('iframe[title="Relatório do lote"]');
+    const reportTitle = await report.locator('h1').innerText();
+
+    // The analyst takes one of its rows in review and overrides it with a reason.
+    await analyst.getByRole('link', { name: 'Revisar linhas deste lote' }).click();
+    const card = analyst.getByRole('article').first();
+    await card.getByRole('button', { name: 'Assumir' }).click();
+    await card.getByText('Com você').waitFor();
+    const title = await card.getByRole('heading', { level: 2 }).innerText();
+    const row = Number(/^Linha (\d+)/.exec(title)?.[1]);
+    await card.getByLabel('Motivo').fill('Renda confirmada por extrato');
+    await card.getByRole('button', { name: 'Registrar decisão' }).click();
+    await analyst.getByRole('status').getByText(`linha ${row}: aprovado por Lia Analista.`).waitFor();
+
+    // The export writes the override, under the analyst's name, into the summary.
+    await analyst.goBack();
+    await analyst.getByRole('button', { name: 'Gravar decisões finais no resumo' }).click();
+    await analyst.getByText(/^Decisões finais gravadas no resumo: 1 por pessoas/).waitFor();
+    const [download] = await Promise.all([
+      analyst.waitForEvent('download'),
+      analyst.getByRole('button', { name: 'Baixar Resumo (CSV)' }).click(),
+    ]);
+    const summary = await readFile((await download.path()) as string, 'utf8');
+
+    // The DPO finds the overridden row's document in the audit trail and exports what is held about it.
+    const document = documents.journey[row - 1] as string;
+    await dpo.getByLabel('CPF ou CNPJ do titular').fill(document);
+    await dpo.getByRole('button', { name: 'Consultar' }).click();
+    const trail = await dpo.getByRole('table', { name: 'Trilha de auditoria' }).innerText();
+    const [exported] = await Promise.all([
+      dpo.waitForEvent('download'),
+      dpo.getByRole('button', { name: 'Exportar tudo (JSON)' }).click(),
+    ]);
+    const held = await readFile((await exported.path()) as string, 'utf8');
+
+    // Assert
+    expect(quote).toMatch(/Consultas a comprar\s+12/);
+    expect(reportTitle).toContain('jornada.csv');
+    const overridden = summary.split('\n').find((line) => line.includes(',Lia Analista,'));
+    expect(overridden).toMatch(/,approve,[^,]*,Lia Analista,/);
+    expect(trail).toContain('Lia Analista');
+    expect(held).toContain('Renda confirmada por extrato');
+    expect(held).toContain('Lia Analista');
+    for (const page of [analyst, manager, dpo]) await page.context().close();
+  }, 120_000);
 
   it('never put a document or a token in an address it asked for, nor in what the console printed', async () => {
     const digits = [...documents.small, ...documents.decided, ...documents.big, ...documents.uploaded];

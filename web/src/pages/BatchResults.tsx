@@ -7,6 +7,7 @@ import type {
 } from '../../../src/contract/console-schemas.ts';
 import { ApiError, callApi } from '../api.ts';
 import { formatCount } from '../format.ts';
+import { inside } from '../navigation.ts';
 
 const FILES: readonly { readonly file: ResultFile; readonly label: string }[] = [
   { file: 'summary', label: 'Resumo (CSV)' },
@@ -52,6 +53,7 @@ export function BatchResults({ batch }: { batch: BatchView }) {
       setMessage(problemOf(error));
     }
   };
+  const reviewPath = `/revisao?lote=${encodeURIComponent(batch.batchId)}`;
   return (
     <section aria-labelledby="results">
       <h2 id="results">Resultados</h2>
@@ -61,6 +63,11 @@ export function BatchResults({ batch }: { batch: BatchView }) {
             Baixar {label}
           </button>
         ))}
+        {batch.policy && (
+          <a className="button secondary" href={reviewPath} onClick={inside(reviewPath)}>
+            Revisar linhas deste lote
+          </a>
+        )}
         {batch.policy && (
           <button type="button" className="secondary" onClick={exportDecisions}>
             Gravar decisões finais no resumo

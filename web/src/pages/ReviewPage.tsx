@@ -24,7 +24,15 @@ export function ReviewPage({ identity }: { identity: ConsoleIdentity }) {
   const [assigned, setAssigned] = useState<ReviewQuery['assigned']>('anyone');
   const [queue, setQueue] = useState('');
   const [overdue, setOverdue] = useState(false);
-  const query = { limit: PAGE_SIZE, assigned, overdue: String(overdue), ...(queue ? { queue } : {}) };
+  // A batch's results link here with its id (never a document): its rows only.
+  const batchId = new URLSearchParams(window.location.search).get('lote');
+  const query = {
+    limit: PAGE_SIZE,
+    assigned,
+    overdue: String(overdue),
+    ...(queue ? { queue } : {}),
+    ...(batchId ? { batchId } : {}),
+  };
   const { value, problem, reload } = useApi(
     () => callApi<Page>('review', { query }),
     `review ${JSON.stringify(query)}`,
@@ -42,7 +50,7 @@ export function ReviewPage({ identity }: { identity: ConsoleIdentity }) {
   };
   return (
     <>
-      <h1>Revisão</h1>
+      <h1>Revisão{batchId ? ` do lote ${batchId}` : ''}</h1>
       <form className="filters" aria-label="Filtros da revisão" onSubmit={(event) => event.preventDefault()}>
         <fieldset>
           <legend>Linhas</legend>
