@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import { BUREAUS, type Bureau, isBureau, type PipelineSettings, perBureau } from '../src/contract/index.ts';
 import { alarmFactory, createAlarms } from './pipeline/alarms.ts';
 import { createAuditKey, protectAuditLog } from './pipeline/audit-log.ts';
-import { type ConsoleResources, createConsole, grantConsole } from './pipeline/console.ts';
+import { addConsole, type ConsoleResources } from './pipeline/console.ts';
 import { scheduleSweeps, wireEventSources } from './pipeline/event-wiring.ts';
 import {
   createBatchFunctions,
@@ -66,11 +66,8 @@ function composePipeline(
   shippedPolicies: readonly ShippedPolicy[],
 ): PipelineParts {
   const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-  const { key, logGroupPrefix, accessLogsBucket, bucket, table } = createStorage(
-    scope,
-    settings,
-    removalPolicy,
-  );
+  const storage = createStorage(scope, settings, removalPolicy);
+  const { key, logGroupPrefix, accessLogsBucket, bucket, table } = storage;
   const queues = createQueues(scope, key, settings);
   const tokenSecret = tokenSecretFor(scope, props, key);
   const eventBus = props.eventBus ?? events.EventBus.fromEventBusName(scope, 'DefaultBus', 'default');
@@ -104,9 +101,8 @@ function composePipeline(
   });
   const policyDeployment = shipPolicies(scope, bucket, shippedPolicies);
   const consoleParts =
-    props.console && createConsole(scope, { props: props.console, fn, key, logGroupPrefix, removalPolicy });
-  if (consoleParts)
-    grantConsole(consoleParts.apiFunction, { table, bucket, queues, eventBus, auditKeySecret });
+    props.console &&
+    addConsole(scope, props.console, { ...storage, fn, removalPolicy, queues, eventBus, auditKeySecret });
   acknowledgeGeneratedPermissions(scope, {
     functions,
     table,

@@ -61,6 +61,12 @@ export class CreditScreenStack extends Stack {
     );
     const { console: consoleParts } = this.pipeline;
     if (consoleParts) {
+      if (consoleParts.site)
+        output(
+          'ConsoleUrl',
+          consoleParts.site.url,
+          'The console: sign in here (people are added to the user pool)',
+        );
       output(
         'ConsoleApiUrl',
         consoleParts.api.apiEndpoint,

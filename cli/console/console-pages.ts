@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CONSOLE_WEB_DIRECTORY, consolePagesBuild } from '../../src/contract/console-pages.ts';
 
 /** The console's sources (web/) and where Vite builds its pages. */
-const WEB = fileURLToPath(new URL('../../web/', import.meta.url));
+const WEB = CONSOLE_WEB_DIRECTORY;
 const PAGES = join(WEB, 'dist');
 
 /** The newest modification time under `path` (files only), skipping the build's own folder. */
@@ -41,26 +40,8 @@ export async function consolePages(say: (line: string) => void): Promise<string>
   return PAGES;
 }
 
-/**
- * Builds the pages into `outDir` with Vite, in a process of its own whose NODE_ENV is `production`: React and its
- * JSX runtime are chosen by NODE_ENV, which the caller's shell may set to anything (a test runner's is `test`, which
- * shipped React's development build).
- */
+/** Builds the pages into `outDir` with Vite (see {@link consolePagesBuild}). */
 export async function buildConsolePages(outDir: string): Promise<void> {
-  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
-  await promisify(execFile)(
-    process.execPath,
-    [
-      vite,
-      'build',
-      '--config',
-      join(WEB, 'vite.config.ts'),
-      '--outDir',
-      outDir,
-      '--emptyOutDir',
-      '--logLevel',
-      'warn',
-    ],
-    { env: { ...process.env, NODE_ENV: 'production' } },
-  );
+  const build = consolePagesBuild(outDir);
+  await promisify(execFile)(build.command, [...build.args], { env: build.env });
 }

@@ -1,51 +1,29 @@
-import { Duration, type RemovalPolicy, type SecretValue, Validations } from 'aws-cdk-lib';
-import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Duration, Names, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { CONSOLE_ROLES, CONSOLE_ROUTES, type ConsoleRouteSpec, S3_LAYOUT } from '../../src/contract/index.ts';
+import { CONSOLE_ROLES, S3_LAYOUT } from '../../src/contract/index.ts';
 import { auditChangesDenied } from './audit-log.ts';
+import { createConsoleHttpApi } from './console-api.ts';
+import type { ConsoleProps } from './console-props.ts';
+import {
+  type ConsoleSite,
+  createConsoleSite,
+  deployConsolePages,
+  signInDomainUrl,
+  userPoolIssuer,
+} from './console-site.ts';
 import type { FunctionFactory } from './functions.ts';
 import type { PipelineQueues } from './queues.ts';
+import { acknowledgeDeploymentHandler } from './shipped-policies.ts';
 
-/** The console in AWS: who signs in (the user pool and its groups), and the API they call. Off unless given. */
-export interface ConsoleProps {
-  /**
-   * Where the hosted sign-in may send people back to: the console's site (its CloudFront address, or the
-   * customer's own domain for it).
-   * @default none: the user pool signs people in through its API only until the site's address is given
-   */
-  readonly callbackUrls?: readonly string[];
-  /**
-   * The customer's own sign-in (SSO) by OpenID Connect: people sign in there; their roles are still the user pool's
-   * groups an admin puts them in.
-   * @default none
-   */
-  readonly oidc?: {
-    readonly name: string;
-    readonly issuerUrl: string;
-    readonly clientId: string;
-    readonly clientSecret: SecretValue;
-  };
-  /**
-   * The customer's own sign-in (SSO) by SAML 2.0, from the metadata document at this URL.
-   * @default none
-   */
-  readonly saml?: { readonly name: string; readonly metadataUrl: string };
-  /**
-   * Requests per second the API accepts from everyone together, steady and in a burst (API Gateway throttling).
-   * @default { ratePerSecond: 20, burst: 40 }
-   */
-  readonly throttle?: { readonly ratePerSecond: number; readonly burst: number };
-}
+export type { ConsoleProps } from './console-props.ts';
 
 /** What the console adds to the stack. */
 export interface ConsoleResources {
@@ -53,12 +31,48 @@ export interface ConsoleResources {
   readonly userPoolClient: cognito.UserPoolClient;
   readonly api: apigw.HttpApi;
   readonly apiFunction: NodejsFunction;
+  /** The pages' bucket and distribution; undefined when `site` is false. */
+  readonly site: ConsoleSite | undefined;
 }
 
-const DEFAULT_THROTTLE = { ratePerSecond: 20, burst: 40 };
+/** The customer's own sign-in (OIDC, SAML) when given: the providers the client offers, the pool's own first. */
+function addFederation(
+  scope: Construct,
+  userPool: cognito.UserPool,
+  props: ConsoleProps,
+): cognito.UserPoolClientIdentityProvider[] {
+  const providers = [cognito.UserPoolClientIdentityProvider.COGNITO];
+  if (props.oidc) {
+    new cognito.UserPoolIdentityProviderOidc(scope, 'ConsoleOidc', {
+      userPool,
+      name: props.oidc.name,
+      issuerUrl: props.oidc.issuerUrl,
+      clientId: props.oidc.clientId,
+      // A SecretValue from Secrets Manager is a dynamic reference in the template, resolved at deploy: never the value.
+      clientSecret: props.oidc.clientSecret.unsafeUnwrap(),
+      scopes: ['openid', 'email'],
+      attributeMapping: { email: cognito.ProviderAttribute.other('email') },
+    });
+    providers.push(cognito.UserPoolClientIdentityProvider.custom(props.oidc.name));
+  }
+  if (props.saml) {
+    new cognito.UserPoolIdentityProviderSaml(scope, 'ConsoleSaml', {
+      userPool,
+      name: props.saml.name,
+      metadata: cognito.UserPoolIdentityProviderSamlMetadata.url(props.saml.metadataUrl),
+    });
+    providers.push(cognito.UserPoolClientIdentityProvider.custom(props.saml.name));
+  }
+  return providers;
+}
 
 /** The user pool: no self sign-up, MFA required, threat protection enforced, one group per console role. */
-function createUserPool(scope: Construct, props: ConsoleProps, removalPolicy: RemovalPolicy) {
+function createUserPool(
+  scope: Construct,
+  props: ConsoleProps,
+  removalPolicy: RemovalPolicy,
+  siteUrl: string | null,
+) {
   const userPool = new cognito.UserPool(scope, 'ConsoleUsers', {
     selfSignUpEnabled: false,
     signInAliases: { email: true },
@@ -85,28 +99,8 @@ function createUserPool(scope: Construct, props: ConsoleProps, removalPolicy: Re
       groupName: role,
       description: `credit-screen console: ${role}`,
     });
-  const providers = [cognito.UserPoolClientIdentityProvider.COGNITO];
-  if (props.oidc) {
-    new cognito.UserPoolIdentityProviderOidc(scope, 'ConsoleOidc', {
-      userPool,
-      name: props.oidc.name,
-      issuerUrl: props.oidc.issuerUrl,
-      clientId: props.oidc.clientId,
-      // A SecretValue from Secrets Manager is a dynamic reference in the template, resolved at deploy: never the value.
-      clientSecret: props.oidc.clientSecret.unsafeUnwrap(),
-      scopes: ['openid', 'email'],
-      attributeMapping: { email: cognito.ProviderAttribute.other('email') },
-    });
-    providers.push(cognito.UserPoolClientIdentityProvider.custom(props.oidc.name));
-  }
-  if (props.saml) {
-    new cognito.UserPoolIdentityProviderSaml(scope, 'ConsoleSaml', {
-      userPool,
-      name: props.saml.name,
-      metadata: cognito.UserPoolIdentityProviderSamlMetadata.url(props.saml.metadataUrl),
-    });
-    providers.push(cognito.UserPoolClientIdentityProvider.custom(props.saml.name));
-  }
+  const returnUrls = [...(siteUrl === null ? [] : [`${siteUrl}/`]), ...(props.callbackUrls ?? [])];
+  const providers = addFederation(scope, userPool, props);
   const userPoolClient = userPool.addClient('ConsoleClient', {
     generateSecret: false,
     // People may not change their own attributes through the client: who they are is the pool's word.
@@ -117,29 +111,29 @@ function createUserPool(scope: Construct, props: ConsoleProps, removalPolicy: Re
     idTokenValidity: Duration.hours(1),
     accessTokenValidity: Duration.hours(1),
     refreshTokenValidity: Duration.hours(8),
-    ...(props.callbackUrls && props.callbackUrls.length > 0
+    ...(returnUrls.length > 0
       ? {
           oAuth: {
+            // The code flow; a client without a secret, so Cognito requires PKCE of the pages.
             flows: { authorizationCodeGrant: true },
             scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL],
-            callbackUrls: [...props.callbackUrls],
-            logoutUrls: [...props.callbackUrls],
+            callbackUrls: returnUrls,
+            logoutUrls: returnUrls,
           },
         }
       : {}),
   });
-  return { userPool, userPoolClient };
+  const domainPrefix =
+    props.signInDomainPrefix ?? `credit-screen-${Names.uniqueId(userPool).slice(-8).toLowerCase()}`;
+  userPool.addDomain('ConsoleSignIn', { cognitoDomain: { domainPrefix } });
+  return { userPool, userPoolClient, domainPrefix };
 }
 
-/** The routes the console serves in AWS: every route of the contract's table but the local console's own. */
-const awsConsoleRoutes = (): [string, ConsoleRouteSpec][] =>
-  Object.entries(CONSOLE_ROUTES).filter(([, route]) => !('local' in route));
-
 /**
- * The console's HTTP API: one route per contract route, each behind the user pool's JWT authorizer but the
- * OpenAPI document; throttled; access-logged to an encrypted log group. The function answers them all.
+ * The console: its user pool, its HTTP API (see {@link createConsoleHttpApi}) and, unless turned off, its site, whose
+ * pages sign in through the pool's hosted sign-in and call the API.
  */
-export function createConsole(
+function createConsole(
   scope: Construct,
   options: {
     readonly props: ConsoleProps;
@@ -147,61 +141,62 @@ export function createConsole(
     readonly key: kms.IKey;
     readonly logGroupPrefix: string;
     readonly removalPolicy: RemovalPolicy;
+    /** The pipeline's bucket, whose presigned links the pages open. */
+    readonly resultsBucket: s3.IBucket;
   },
 ): ConsoleResources {
   const { props } = options;
-  const { userPool, userPoolClient } = createUserPool(scope, props, options.removalPolicy);
-  const apiFunction = options.fn('ConsoleApi', 'console-api/handler.ts', { spec: 'consoleApi' });
-  const api = new apigw.HttpApi(scope, 'ConsoleHttpApi', {
-    description: 'credit-screen console API',
-    createDefaultStage: false,
+  const region = Stack.of(scope).region;
+  // The CSP names the API and the sign-in by their address patterns: the API's CORS names the site, so the exact
+  // API address in the site's headers would be a cycle.
+  const site =
+    props.site === false
+      ? undefined
+      : createConsoleSite(scope, {
+          removalPolicy: options.removalPolicy,
+          connectTo: () => [
+            `https://*.execute-api.${region}.amazonaws.com`,
+            `https://*.auth.${region}.amazoncognito.com`,
+            `https://cognito-idp.${region}.amazonaws.com`,
+            `https://${options.resultsBucket.bucketRegionalDomainName}`,
+          ],
+        });
+  const { userPool, userPoolClient, domainPrefix } = createUserPool(
+    scope,
+    props,
+    options.removalPolicy,
+    site?.url ?? null,
+  );
+  const { api, apiFunction } = createConsoleHttpApi(scope, {
+    ...options,
+    userPool,
+    userPoolClient,
+    siteUrl: site?.url ?? null,
   });
-  const accessLogs = new logs.LogGroup(scope, 'ConsoleApiAccessLogs', {
-    logGroupName: `${options.logGroupPrefix}ConsoleApiAccess`,
-    retention: logs.RetentionDays.THREE_MONTHS,
-    encryptionKey: options.key,
-    removalPolicy: options.removalPolicy,
-  });
-  const throttle = props.throttle ?? DEFAULT_THROTTLE;
-  new apigw.CfnStage(scope, 'ConsoleApiStage', {
-    apiId: api.apiId,
-    stageName: '$default',
-    autoDeploy: true,
-    defaultRouteSettings: {
-      throttlingRateLimit: throttle.ratePerSecond,
-      throttlingBurstLimit: throttle.burst,
-    },
-    // No path, no query string, no header: a log line names no one.
-    accessLogSettings: {
-      destinationArn: accessLogs.logGroupArn,
-      format: JSON.stringify({
-        requestId: '$context.requestId',
-        time: '$context.requestTime',
-        method: '$context.httpMethod',
-        route: '$context.routeKey',
-        status: '$context.status',
-        latencyMs: '$context.responseLatency',
-        subject: '$context.authorizer.claims.sub',
-      }),
-    },
-  });
-  const integration = new HttpLambdaIntegration('ConsoleApiIntegration', apiFunction);
-  const authorizer = new HttpUserPoolAuthorizer('ConsoleAuthorizer', userPool, {
-    userPoolClients: [userPoolClient],
-  });
-  for (const [, route] of awsConsoleRoutes())
-    api.addRoutes({
-      path: route.path,
-      methods: [route.method.toUpperCase() as apigw.HttpMethod],
-      integration,
-      ...(route.roles === 'public' ? {} : { authorizer }),
+  if (site) {
+    deployConsolePages(scope, site, {
+      apiUrl: api.apiEndpoint,
+      signIn: {
+        authority: userPoolIssuer(userPool.userPoolId),
+        clientId: userPoolClient.userPoolClientId,
+        domain: signInDomainUrl(scope, domainPrefix),
+      },
+      resultsOrigin: `https://${options.resultsBucket.bucketRegionalDomainName}`,
     });
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions-APIG4',
-    reason:
-      "Every route but the OpenAPI document has the user pool's JWT authorizer; the document describes the API and holds no data.",
-  });
-  return { userPool, userPoolClient, api, apiFunction };
+    acknowledgeDeploymentHandler(Stack.of(scope), site.bucket);
+  }
+  return { userPool, userPoolClient, api, apiFunction, site };
+}
+
+/** The console (see {@link createConsole}), its function granted what it reads and writes. */
+export function addConsole(
+  scope: Construct,
+  props: ConsoleProps,
+  parts: Omit<Parameters<typeof createConsole>[1], 'props' | 'resultsBucket'> & ConsoleGrants,
+): ConsoleResources {
+  const made = createConsole(scope, { ...parts, props, resultsBucket: parts.bucket });
+  grantConsole(made.apiFunction, parts);
+  return made;
 }
 
 /** What the console's function reads and writes. */
@@ -219,7 +214,7 @@ export interface ConsoleGrants {
  * approval, a cancel that settles the last rows), the event bus (OverrideRecorded) and the audit key. No bureau
  * token: the console buys nothing itself.
  */
-export function grantConsole(apiFunction: NodejsFunction, resources: ConsoleGrants): void {
+function grantConsole(apiFunction: NodejsFunction, resources: ConsoleGrants): void {
   resources.table.grantReadWriteData(apiFunction);
   apiFunction.addToRolePolicy(auditChangesDenied(resources.table));
   resources.bucket.grantRead(apiFunction, `${S3_LAYOUT.results}*`);

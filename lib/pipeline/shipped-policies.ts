@@ -98,7 +98,7 @@ export function shipPolicies(
 }
 
 /** CDK's own function that copies assets into a bucket when the stack deploys (one per stack). */
-function acknowledgeDeploymentHandler(stack: Stack, bucket: s3.Bucket): void {
+export function acknowledgeDeploymentHandler(stack: Stack, bucket: s3.Bucket): void {
   const handler = stack.node.tryFindChild('Custom::CDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C');
   if (handler === undefined) return;
   const reasons: Readonly<Record<string, string>> = {
