@@ -153,7 +153,7 @@ function pagesAsset() {
  * The site's CSP: the API's own (nothing inline, nothing framed from elsewhere but the report), plus the API, the
  * sign-in and the results bucket it connects to and frames.
  */
-function siteContentSecurityPolicy(connectTo: readonly string[]): string {
+export function siteContentSecurityPolicy(connectTo: readonly string[]): string {
   const elsewhere = connectTo.join(' ');
   return [
     "default-src 'self'",

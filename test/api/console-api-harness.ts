@@ -11,6 +11,7 @@ import { MemoryObjectStore } from '../../src/adapters/memory/memory-object-store
 import { MemoryReviewCases } from '../../src/adapters/memory/memory-review-cases.ts';
 import { RecordingEventPublisher } from '../../src/adapters/memory/recording-event-publisher.ts';
 import { createConsoleApi } from '../../src/api/console-api.ts';
+import type { Authenticator } from '../../src/api/console-env.ts';
 import type { ConsoleRole } from '../../src/contract/index.ts';
 import type { SubjectErasureStore } from '../../src/domain/ports/index.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
@@ -18,7 +19,7 @@ import { asStores, queuedRows } from '../factories/batch-records.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
 
 /** The console API over memory stores, with local users: what a test calls, and what it looks at afterwards. */
-export async function consoleApiHarness() {
+export async function consoleApiHarness(options: { readonly authenticator?: Authenticator } = {}) {
   const store = memoryBatchStore();
   const queue = new RecordingWorkQueue();
   const logger = new MemoryLogger();
@@ -42,7 +43,7 @@ export async function consoleApiHarness() {
     }),
   };
   const app = createConsoleApi({
-    authenticator: users,
+    authenticator: options.authenticator ?? users,
     batches: { ...asStores(store), queue, logger },
     review: {
       batchRecords: store,

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ConsoleIdentity } from '../../src/contract/console-roles.ts';
-import { callApi } from './api.ts';
+import { deployment } from './deployment.ts';
 import { roleLabel } from './format.ts';
 import { inside, navigate, usePath } from './navigation.ts';
 import { BatchesPage } from './pages/BatchesPage.tsx';
@@ -9,7 +9,7 @@ import { ReviewPage } from './pages/ReviewPage.tsx';
 import { SubjectsPage } from './pages/SubjectsPage.tsx';
 import { UploadPage } from './pages/UploadPage.tsx';
 import { UsersPage } from './pages/UsersPage.tsx';
-import { startSession } from './session.ts';
+import { beginCloudSignIn, endSession, startSession } from './session.ts';
 
 type Session =
   | { readonly state: 'starting' }
@@ -31,8 +31,10 @@ export function App() {
   if (session.state === 'signed-out') return <SignedOut problem={session.problem} />;
   const { identity } = session;
   const readsBatches = identity.roles.some((role) => role === 'analyst' || role === 'manager');
+  // The local console's own pages (uploads through it, its users): in AWS, S3 takes uploads and the user pool users.
+  const local = deployment() === null;
   const signOut = async () => {
-    await callApi('signOut').catch(() => undefined);
+    await endSession();
     setSession({ state: 'signed-out', problem: null });
     navigate('/');
   };
@@ -52,7 +54,7 @@ export function App() {
               Lotes
             </a>
           )}
-          {readsBatches && (
+          {readsBatches && local && (
             <a
               href="/enviar"
               onClick={inside('/enviar')}
@@ -79,7 +81,7 @@ export function App() {
               Titulares
             </a>
           )}
-          {identity.roles.includes('admin') && (
+          {identity.roles.includes('admin') && local && (
             <a
               href="/usuarios"
               onClick={inside('/usuarios')}
@@ -120,6 +122,17 @@ function pageFor(path: string, identity: ConsoleIdentity) {
 }
 
 function SignedOut({ problem }: { problem: string | null }) {
+  if (deployment() !== null)
+    return (
+      <main className="page narrow">
+        <h1>credit-screen</h1>
+        {problem && <p role="alert">{problem}</p>}
+        <p>Entre com a conta que o administrador do console criou para você.</p>
+        <button type="button" onClick={() => void beginCloudSignIn()}>
+          Entrar
+        </button>
+      </main>
+    );
   return (
     <main className="page narrow">
       <h1>credit-screen</h1>

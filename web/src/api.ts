@@ -1,4 +1,5 @@
 import { CONSOLE_ROUTES, type ConsoleRouteName, consolePath } from '../../src/contract/console-routes.ts';
+import { apiAccess } from './deployment.ts';
 
 /** A refusal of the API, with its one line for the person and its status. */
 export class ApiError extends Error {
@@ -27,12 +28,17 @@ export async function callApi<T>(
   const query = new URLSearchParams(
     Object.entries(options.query ?? {}).map(([key, value]) => [key, String(value)]),
   ).toString();
-  const response = await fetch(`${consolePath(name, options.params)}${query ? `?${query}` : ''}`, {
-    method: method.toUpperCase(),
-    credentials: 'same-origin',
-    headers: sendsBody ? { 'Content-Type': 'application/json' } : {},
-    body: sendsBody ? JSON.stringify(options.body ?? {}) : undefined,
-  });
+  const access = apiAccess();
+  const response = await fetch(
+    `${access.base}${consolePath(name, options.params)}${query ? `?${query}` : ''}`,
+    {
+      method: method.toUpperCase(),
+      // A laptop's session rides in its cookie; in AWS the ID token is the header, and no cookie goes anywhere.
+      credentials: access.base === '' ? 'same-origin' : 'omit',
+      headers: { ...access.headers, ...(sendsBody ? { 'Content-Type': 'application/json' } : {}) },
+      body: sendsBody ? JSON.stringify(options.body ?? {}) : undefined,
+    },
+  );
   if (response.status === 204) return undefined as T;
   const answer = (await response.json().catch(() => ({}))) as { error?: string };
   if (!response.ok) throw new ApiError(response.status, answer.error ?? `erro ${response.status}`);

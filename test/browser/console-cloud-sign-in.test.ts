@@ -1,0 +1,87 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { handle } from 'hono/aws-lambda';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsolePages } from '../../cli/console/console-pages.ts';
+import { siteContentSecurityPolicy } from '../../lib/pipeline/console-site.ts';
+import { jwtClaimsAuthenticator } from '../../src/api/jwt-claims-authenticator.ts';
+import { consoleApiHarness } from '../api/console-api-harness.ts';
+import { type FakeCloud, startFakeCloud } from './fake-cloud.ts';
+
+/** Debian's Chromium (`npm test` installs it when missing), driven by playwright-core: no browser download. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let browser: Browser;
+let cloud: FakeCloud;
+/** Every address the page asked for. */
+const requested: string[] = [];
+
+beforeAll(async () => {
+  const pages = await mkdtemp(join(tmpdir(), 'console-cloud-pages-'));
+  await buildConsolePages(pages);
+  const harness = await consoleApiHarness({ authenticator: jwtClaimsAuthenticator });
+  await harness.batch('batch-in-aws');
+  cloud = await startFakeCloud({
+    pagesDirectory: pages,
+    // The console's Lambda as it is deployed: Hono's adapter over the same app, who calls read from the claims.
+    handler: handle(harness.app) as never,
+    person: { sub: 'sub-marta', email: 'marta@credora.com.br', groups: ['manager', 'analyst'] },
+    contentSecurityPolicy: siteContentSecurityPolicy,
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await cloud?.close();
+});
+
+describe('the console’s pages as AWS serves them (hosted sign-in, API Gateway, CloudFront, on loopback)', () => {
+  let page: Page;
+
+  it('signs in at the hosted sign-in with the code flow and PKCE, then calls the API with the ID token', async () => {
+    const context = await browser.newContext({ locale: 'pt-BR' });
+    context.on('request', (request) => requested.push(request.url()));
+    page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+    await page.goto(cloud.siteUrl);
+
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('link', { name: 'batch-in-aws', exact: true }).first().waitFor();
+
+    const [authorize] = cloud.seen.authorize;
+    const [token] = cloud.seen.tokens;
+    expect(authorize?.get('code_challenge_method')).toBe('S256');
+    expect(authorize?.get('redirect_uri')).toBe(`${cloud.siteUrl}/`);
+    expect(token?.get('code_verifier')?.length).toBeGreaterThanOrEqual(43);
+    expect(cloud.seen.api.length).toBeGreaterThan(0);
+    expect(
+      cloud.seen.api.every((authorization) => /^Bearer [\w-]+\.[\w-]+\.[\w-]+$/.test(authorization)),
+    ).toBe(true);
+    // The code left the address once used; the pages name the signed-in person as the token does.
+    expect(new URL(page.url()).search).toBe('');
+    await expect(page.locator('.who').innerText()).resolves.toMatch(/^marta@credora\.com\.br/);
+    expect(errors).toEqual([]);
+  });
+
+  it('offers no page of the local console’s own (uploads through it, its users)', async () => {
+    const links = await page.getByRole('navigation', { name: 'Seções' }).getByRole('link').allInnerTexts();
+
+    expect(links).toEqual(['Lotes', 'Revisão']);
+  });
+
+  it('signs out at the hosted sign-in too, and comes back signed out', async () => {
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.getByRole('button', { name: 'Entrar' }).waitFor();
+
+    const [logout] = cloud.seen.logouts;
+    expect(logout?.get('client_id')).toBe('console-client-id');
+    expect(logout?.get('logout_uri')).toBe(`${cloud.siteUrl}/`);
+    expect(requested.some((address) => address.includes('token=') || address.includes('id_token'))).toBe(
+      false,
+    );
+  });
+});
