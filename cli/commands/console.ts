@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { createConsoleApi } from '../../src/api/console-api.ts';
+import { policyNames } from '../../src/application/policies/policy-names.ts';
 import { DEFAULT_SETTINGS } from '../../src/contract/index.ts';
 import { consolePages } from '../console/console-pages.ts';
 import { startConsoleServer } from '../console/console-server.ts';
@@ -83,6 +84,7 @@ async function serveUntilStopped(
     subjects: { ...connection, reportHistory: connection.store, erasure: connection },
     spend: { budget: connection.budget, bureaus: (connection.local?.settings ?? DEFAULT_SETTINGS).bureaus },
     uploads: connection.local ? localUploads(connection, connection.local) : undefined,
+    policies: () => policyNames(connection.objects),
     logger: connection.logger,
   });
   const server = await startConsoleServer({ api, pagesDirectory: pages, port: options.port, downloads });

@@ -2,20 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UploadDependencies } from '../../src/api/upload-routes.ts';
-import { S3_LAYOUT } from '../../src/contract/index.ts';
 import type { LocalPipeline } from '../local/local-pipeline.ts';
 import { writePrivateFile } from '../local/private-files.ts';
 import type { PipelineConnection } from '../pipeline-connection.ts';
-
-/** The policies kept under `policies/` (verdicts and other files are not policies). */
-async function policyNames(connection: PipelineConnection): Promise<string[]> {
-  const names: string[] = [];
-  for await (const key of connection.objects.list(S3_LAYOUT.policies)) {
-    const name = key.slice(S3_LAYOUT.policies.length);
-    if (/^[^/]+\.json$/.test(name)) names.push(name);
-  }
-  return names;
-}
 
 /**
  * The local console's uploads, on the state's pipeline: a list quoted as `check` quotes it (at the state's prices
@@ -32,7 +21,6 @@ export function localUploads(connection: PipelineConnection, local: LocalPipelin
       ratePerSecond: settings.bureaus[bureau].rateLimitPerSecond,
       freshnessHours: settings.freshnessHours,
     }),
-    policies: () => policyNames(connection),
     submit: async ({ fileName, bytes, bureau, policy }) => {
       // The pipeline uploads files: the list is written, private, under its own name (which names the batch).
       const folder = await mkdtemp(join(tmpdir(), 'credit-screen-upload-'));

@@ -5,7 +5,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { CONSOLE_ROLES, S3_LAYOUT } from '../../src/contract/index.ts';
@@ -142,7 +142,7 @@ function createConsole(
     readonly logGroupPrefix: string;
     readonly removalPolicy: RemovalPolicy;
     /** The pipeline's bucket, whose presigned links the pages open. */
-    readonly resultsBucket: s3.IBucket;
+    readonly resultsBucket: s3.Bucket;
   },
 ): ConsoleResources {
   const { props } = options;
@@ -158,7 +158,9 @@ function createConsole(
             `https://*.execute-api.${region}.amazonaws.com`,
             `https://*.auth.${region}.amazoncognito.com`,
             `https://cognito-idp.${region}.amazonaws.com`,
-            `https://${options.resultsBucket.bucketRegionalDomainName}`,
+            // The pipeline's bucket (presigned downloads, the report page, upload forms), by pattern: its CORS names
+            // the site, so its exact address here would be a cycle too.
+            `https://*.s3.${region}.amazonaws.com`,
           ],
         });
   const { userPool, userPoolClient, domainPrefix } = createUserPool(
@@ -195,6 +197,14 @@ export function addConsole(
   parts: Omit<Parameters<typeof createConsole>[1], 'props' | 'resultsBucket'> & ConsoleGrants,
 ): ConsoleResources {
   const made = createConsole(scope, { ...parts, props, resultsBucket: parts.bucket });
+  // The pages post uploads straight to the bucket (a ticket's form): S3 answers the site's origin alone.
+  if (made.site)
+    parts.bucket.addCorsRule({
+      allowedOrigins: [made.site.url],
+      allowedMethods: [s3.HttpMethods.POST],
+      allowedHeaders: ['*'],
+      maxAge: 3600,
+    });
   grantConsole(made.apiFunction, parts);
   return made;
 }
@@ -202,7 +212,7 @@ export function addConsole(
 /** What the console's function reads and writes. */
 export interface ConsoleGrants {
   readonly table: dynamodb.ITable;
-  readonly bucket: s3.IBucket;
+  readonly bucket: s3.Bucket;
   readonly queues: PipelineQueues;
   readonly eventBus: events.IEventBus;
   readonly auditKeySecret: secretsmanager.ISecret;
@@ -220,6 +230,8 @@ function grantConsole(apiFunction: NodejsFunction, resources: ConsoleGrants): vo
   resources.bucket.grantRead(apiFunction, `${S3_LAYOUT.results}*`);
   // The export of final decisions rewrites a finished batch's summary.csv.
   resources.bucket.grantPut(apiFunction, `${S3_LAYOUT.results}*`);
+  // The upload tickets it signs are puts of this role's: under incoming/ and nowhere else.
+  resources.bucket.grantPut(apiFunction, `${S3_LAYOUT.incoming}*`);
   resources.queues.dispatch.grantSendMessages(apiFunction);
   resources.queues.finalise.grantSendMessages(apiFunction);
   resources.eventBus.grantPutEventsTo(apiFunction);

@@ -9,7 +9,7 @@ import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { BatchControlDependencies } from '../application/batch-control/batch-control.ts';
 import { CONSOLE_ROUTES, MAX_UPLOAD_BYTES } from '../contract/index.ts';
-import type { Logger } from '../domain/ports/index.ts';
+import type { Logger, UploadTickets } from '../domain/ports/index.ts';
 import { addBatchRoutes } from './batch-routes.ts';
 import type { Authenticator, ConsoleEnv, LocalUsers } from './console-env.ts';
 import { addResultRoutes, type ResultDependencies } from './result-routes.ts';
@@ -18,6 +18,7 @@ import { addIdentityRoute, addLocalSessionRoutes } from './session-routes.ts';
 import { addSpendRoute, type SpendDependencies } from './spend-routes.ts';
 import { addSubjectRoutes, type SubjectDependencies } from './subject-routes.ts';
 import { addUploadRoutes, type UploadDependencies } from './upload-routes.ts';
+import { addPolicyListRoute, addUploadTicketRoute } from './upload-ticket-routes.ts';
 
 export interface ConsoleApiDependencies {
   readonly authenticator: Authenticator;
@@ -32,6 +33,10 @@ export interface ConsoleApiDependencies {
   readonly subjects: SubjectDependencies;
   /** The local console's uploads (in AWS a list goes straight to S3); absent there. */
   readonly uploads?: UploadDependencies;
+  /** The policies an upload may name (their names under `policies/`). */
+  readonly policies?: () => Promise<string[]>;
+  /** In AWS: signs the browser's upload of a list straight to S3. */
+  readonly uploadTickets?: UploadTickets;
   /** The local console's users and sign-in links; absent in AWS, where the user pool has them. */
   readonly localUsers?: LocalUsers;
   readonly logger: Logger;
@@ -111,6 +116,9 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   addSpendRoute(app, deps.authenticator, deps.spend);
   if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
   if (deps.uploads) addUploadRoutes(app, deps.authenticator, deps.uploads);
+  if (deps.policies) addPolicyListRoute(app, deps.authenticator, deps.policies);
+  if (deps.uploadTickets)
+    addUploadTicketRoute(app, deps.authenticator, { uploadTickets: deps.uploadTickets, logger: deps.logger });
   app.doc31(CONSOLE_ROUTES.openApi.path, {
     openapi: '3.1.0',
     info: { title: 'credit-screen console', version: '1' },

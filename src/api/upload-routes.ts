@@ -1,19 +1,17 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { checkList, type ListCheckRequest, ListRefused } from '../application/ingest/check-list.ts';
-import { ListCheckView, PolicyList, UploadRequest, UploadResult } from '../contract/index.ts';
+import { ListCheckView, UploadRequest, UploadResult } from '../contract/index.ts';
 import type { ReportHistory } from '../domain/ports/index.ts';
 import type { Bureau } from '../domain/report/index.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
 import { guard, routeBasics } from './route-guard.ts';
 
-/** What the local console's uploads need: the stored reports, how lists are quoted, the policies, the pipeline. */
+/** What the local console's uploads need: the stored reports, how lists are quoted, the pipeline. */
 export interface UploadDependencies {
   readonly reportHistory: Pick<ReportHistory, 'latestReports'>;
   /** How a list is quoted and read, for a bureau: as the pipeline's settings say. */
   quoting(bureau: Bureau): Omit<ListCheckRequest, 'bureau' | 'nowMs'>;
-  /** The policies an upload may name (their names under `policies/`). */
-  policies(): Promise<string[]>;
   /** Puts a list where customers drop theirs and has it ingested, as S3's notification would. */
   submit(upload: {
     readonly fileName: string;
@@ -27,18 +25,12 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
 }
 
-/** Registers the local console's upload: the policies to pick from, the check and quote, and the upload itself. */
+/** Registers the local console's upload: the check and quote, and the upload itself. */
 export function addUploadRoutes(
   app: OpenAPIHono<ConsoleEnv>,
   authenticator: Authenticator,
   deps: UploadDependencies,
 ) {
-  const policies = createRoute({
-    ...routeBasics('policies'),
-    middleware: [guard('policies', authenticator)] as const,
-    responses: { 200: json(PolicyList, 'The policies, by name'), ...refusals(401, 403) },
-  });
-  app.openapi(policies, async (context) => context.json({ policies: await deps.policies() }, 200));
   const check = createRoute({
     ...routeBasics('checkUpload'),
     middleware: [guard('checkUpload', authenticator)] as const,

@@ -75,7 +75,6 @@ export const CONSOLE_ROUTES = {
     method: 'get',
     path: '/api/policies',
     roles: ['analyst', 'manager'],
-    local: true,
     summary: 'The credit policies an upload may name',
   },
   checkUpload: {
@@ -85,6 +84,13 @@ export const CONSOLE_ROUTES = {
     // In AWS a list goes straight to S3 (a presigned POST): checked there by ingest's first pass.
     local: true,
     summary: 'Reads a customer list as ingest would and quotes it: nothing is written or bought',
+  },
+  uploadTicket: {
+    method: 'post',
+    path: '/api/uploads/ticket',
+    roles: ['analyst', 'manager'],
+    cloud: true,
+    summary: 'Signs the browser’s upload of one list straight to S3 under incoming/ (AWS only)',
   },
   upload: {
     method: 'post',
@@ -176,6 +182,8 @@ export interface ConsoleRouteSpec {
   readonly summary: string;
   /** Served by the local console only (in AWS the user pool signs people in and keeps the users). */
   readonly local?: true;
+  /** Served in AWS only (the local console takes a list itself). */
+  readonly cloud?: true;
 }
 
 export type ConsoleRouteName = keyof typeof CONSOLE_ROUTES;

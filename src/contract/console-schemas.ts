@@ -293,13 +293,16 @@ export const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
 export const PolicyList = z.object({ policies: z.array(z.string()) });
 
 /** A customer list sent by the browser: its name (shown, never a key), its bytes in base64, how to screen it. */
+/** A list's file name as the person's computer gave it: shown and kept as the source name, never a key. */
+export const UploadFileName = z
+  .string()
+  .min(1)
+  .max(200)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character in a file name is what is refused
+  .refine((name) => !/[/\\\u0000-\u001f]/.test(name), 'a file name, not a path');
+
 export const UploadRequest = z.object({
-  fileName: z
-    .string()
-    .min(1)
-    .max(200)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character in a file name is what is refused
-    .refine((name) => !/[/\\\u0000-\u001f]/.test(name), 'a file name, not a path'),
+  fileName: UploadFileName,
   content: z
     .string()
     .max(

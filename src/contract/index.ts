@@ -10,6 +10,7 @@ export * from './console-case-schemas.ts';
 export * from './console-roles.ts';
 export * from './console-routes.ts';
 export * from './console-schemas.ts';
+export * from './console-upload-schemas.ts';
 export * from './environment-variables.ts';
 export * from './event-sources.ts';
 export * from './events.ts';

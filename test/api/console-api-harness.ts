@@ -13,13 +13,15 @@ import { RecordingEventPublisher } from '../../src/adapters/memory/recording-eve
 import { createConsoleApi } from '../../src/api/console-api.ts';
 import type { Authenticator } from '../../src/api/console-env.ts';
 import type { ConsoleRole } from '../../src/contract/index.ts';
-import type { SubjectErasureStore } from '../../src/domain/ports/index.ts';
+import type { SubjectErasureStore, UploadTickets } from '../../src/domain/ports/index.ts';
 import { quoteOf } from '../../src/domain/spend/index.ts';
 import { asStores, queuedRows } from '../factories/batch-records.ts';
 import { RecordingWorkQueue } from '../factories/recording-ports.ts';
 
 /** The console API over memory stores, with local users: what a test calls, and what it looks at afterwards. */
-export async function consoleApiHarness(options: { readonly authenticator?: Authenticator } = {}) {
+export async function consoleApiHarness(
+  options: { readonly authenticator?: Authenticator; readonly uploadTickets?: UploadTickets } = {},
+) {
   const store = memoryBatchStore();
   const queue = new RecordingWorkQueue();
   const logger = new MemoryLogger();
@@ -31,6 +33,8 @@ export async function consoleApiHarness(options: { readonly authenticator?: Auth
   /** The lists the upload route handed to the pipeline. */
   const submitted: { fileName: string; bytes: Uint8Array; bureau: string; policy: string | null }[] = [];
   const objects = new MemoryObjectStore();
+  /** The uploads the ticket route signed, as it asked for them. */
+  const tickets: { key: string; metadata: Readonly<Record<string, string>>; maxBytes: number }[] = [];
   const overrides = new MemoryDecisionOverrides();
   const reviewCases = new MemoryReviewCases();
   const events = new RecordingEventPublisher();
@@ -84,7 +88,6 @@ export async function consoleApiHarness(options: { readonly authenticator?: Auth
     uploads: {
       reportHistory: store,
       quoting: () => ({ maxRows: 1000, pricePerQuery: 2.7, ratePerSecond: 10, freshnessHours: 24 }),
-      policies: async () => ['pessoa-fisica.json'],
       submit: async (upload) => {
         submitted.push(upload);
         return { batchId: 'batch-uploaded', outcome: 'queued', reason: null };
@@ -97,6 +100,19 @@ export async function consoleApiHarness(options: { readonly authenticator?: Auth
         b: { pricePerQuery: 8.4, monthlyChargeCap: null },
       },
       now: () => Date.parse('2026-11-29T12:00:00Z'),
+    },
+    policies: async () => ['pessoa-fisica.json'],
+    uploadTickets: options.uploadTickets ?? {
+      ticketFor: async (upload) => {
+        tickets.push(upload);
+        return {
+          url: 'https://uploads.example/',
+          fields: { key: upload.key, ...upload.metadata },
+          key: upload.key,
+          expiresAt: '2026-11-29T12:05:00.000Z',
+          maxBytes: upload.maxBytes,
+        };
+      },
     },
     localUsers: users,
     logger,
@@ -160,6 +176,7 @@ export async function consoleApiHarness(options: { readonly authenticator?: Auth
     events,
     auditLog,
     submitted,
+    tickets,
     call,
     signInWith,
     signInAs,

@@ -80,3 +80,50 @@ describe('the local console’s uploads', () => {
     ).toEqual([['clientes.csv', 'cpf\n52998224725\n', 'b', 'pessoa-fisica.json']]);
   });
 });
+
+describe('the console’s upload tickets (AWS: the list goes straight to S3)', () => {
+  it('signs an upload under an opaque incoming/ key, the file’s name and policy as metadata only', async () => {
+    const { call, signInAs, tickets } = await consoleApiHarness();
+    const analyst = await signInAs('Ana Analista', ['analyst']);
+
+    const response = await call('/api/uploads/ticket', {
+      method: 'POST',
+      body: {
+        fileName: '529.982.247-25 clientes.csv',
+        bureau: 'b',
+        policy: 'pessoa-fisica.json',
+        size: 2048,
+      },
+      session: analyst,
+    });
+
+    expect(response.status).toBe(200);
+    const [asked] = tickets;
+    expect(asked?.key).toMatch(/^incoming\/b\/\d{8}T\d{9}Z-[a-z]{12}\.csv$/);
+    expect(asked?.metadata).toEqual({
+      // A document in the file's name is masked before it is kept anywhere, metadata included.
+      'source-name': encodeURIComponent('***.982.247-** clientes.csv'),
+      policy: 'pessoa-fisica.json',
+    });
+    expect(asked?.maxBytes).toBe(15 * 1024 * 1024);
+    await expect(response.json()).resolves.toMatchObject({ maxBytes: 15 * 1024 * 1024 });
+  });
+
+  it.each([
+    [{ fileName: 'a.csv', bureau: 'a', size: 16 * 1024 * 1024 }, 'size: the console takes lists up to 15 MB'],
+    [{ fileName: 'a.csv', bureau: 'a', size: 0 }, 'size: the file is empty'],
+    [{ fileName: '../a.csv', bureau: 'a', size: 10 }, 'fileName: a file name, not a path'],
+    [
+      { fileName: 'a.csv', bureau: 'a', size: 10, policy: '../x.json' },
+      'policy: a policy file name under policies/ (letters, digits, . _ -, ending in .json)',
+    ],
+  ])('refuses %j in one line, signing nothing', async (body, error) => {
+    const { call, signInAs, tickets } = await consoleApiHarness();
+    const analyst = await signInAs('Ana Analista', ['analyst']);
+
+    const response = await call('/api/uploads/ticket', { method: 'POST', body, session: analyst });
+
+    expect([response.status, await response.json()]).toEqual([400, { error }]);
+    expect(tickets).toEqual([]);
+  });
+});

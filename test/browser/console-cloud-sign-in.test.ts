@@ -1,11 +1,13 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 import { handle } from 'hono/aws-lambda';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsolePages } from '../../cli/console/console-pages.ts';
 import { siteContentSecurityPolicy } from '../../lib/pipeline/console-site.ts';
+import { S3UploadTickets } from '../../src/adapters/aws/s3-upload-tickets.ts';
 import { jwtClaimsAuthenticator } from '../../src/api/jwt-claims-authenticator.ts';
 import { consoleApiHarness } from '../api/console-api-harness.ts';
 import { type FakeCloud, startFakeCloud } from './fake-cloud.ts';
@@ -21,7 +23,20 @@ const requested: string[] = [];
 beforeAll(async () => {
   const pages = await mkdtemp(join(tmpdir(), 'console-cloud-pages-'));
   await buildConsolePages(pages);
-  const harness = await consoleApiHarness({ authenticator: jwtClaimsAuthenticator });
+  // The real ticket signer, its S3 being the fake one (known once it listens).
+  const uploadTickets = {
+    ticketFor: (upload: Parameters<S3UploadTickets['ticketFor']>[0]) =>
+      new S3UploadTickets(
+        new S3Client({
+          endpoint: `${cloud.s3Url}`,
+          forcePathStyle: true,
+          region: 'sa-east-1',
+          credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret' },
+        }),
+        'pipeline-bucket',
+      ).ticketFor(upload),
+  };
+  const harness = await consoleApiHarness({ authenticator: jwtClaimsAuthenticator, uploadTickets });
   await harness.batch('batch-in-aws');
   cloud = await startFakeCloud({
     pagesDirectory: pages,
@@ -67,10 +82,31 @@ describe('the console’s pages as AWS serves them (hosted sign-in, API Gateway,
     expect(errors).toEqual([]);
   });
 
-  it('offers no page of the local console’s own (uploads through it, its users)', async () => {
+  it('offers no page of the local console’s users (the user pool keeps them)', async () => {
     const links = await page.getByRole('navigation', { name: 'Seções' }).getByRole('link').allInnerTexts();
 
-    expect(links).toEqual(['Lotes', 'Revisão']);
+    expect(links).toEqual(['Lotes', 'Enviar lista', 'Revisão']);
+  });
+
+  it('puts a list straight into S3 with the form the API signed: its key opaque, its name and policy metadata', async () => {
+    const list = 'cpf,cliente\n52998224725,Ana\n';
+    await page.getByRole('link', { name: 'Enviar lista' }).click();
+    await page.setInputFiles('#upload-file', {
+      name: 'novos.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(list),
+    });
+    await page.getByLabel('Política de crédito').selectOption('pessoa-fisica.json');
+    await page.getByRole('button', { name: 'Enviar lista' }).click();
+
+    await page.getByRole('status').getByText('novos.csv enviada.', { exact: false }).waitFor();
+    expect(cloud.seen.uploads).toEqual([
+      {
+        key: expect.stringMatching(/^incoming\/a\/\d{8}T\d{9}Z-[a-z]{12}\.csv$/),
+        size: Buffer.byteLength(list),
+        metadata: { 'source-name': 'novos.csv', policy: 'pessoa-fisica.json' },
+      },
+    ]);
   });
 
   it('signs out at the hosted sign-in too, and comes back signed out', async () => {

@@ -14,6 +14,8 @@ import { CONSOLE_ROUTES } from '../../src/contract/index.ts';
  */
 export interface FakeCloud {
   readonly siteUrl: string;
+  /** The bucket's address (path style), where upload forms are posted. */
+  readonly s3Url: string;
   readonly issuer: string;
   readonly apiUrl: string;
   /** What the fake services saw: the sign-ins' PKCE challenges, the API's Authorization headers, the sign-outs. */
@@ -22,6 +24,8 @@ export interface FakeCloud {
     tokens: URLSearchParams[];
     api: string[];
     logouts: URLSearchParams[];
+    /** The objects S3 accepted from upload forms, by key, with their metadata. */
+    uploads: { key: string; size: number; metadata: Record<string, string> }[];
   };
   close(): Promise<void>;
 }
@@ -48,11 +52,13 @@ async function listen(handler: (request: IncomingMessage, response: ServerRespon
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-async function bodyOf(request: IncomingMessage): Promise<string> {
+async function rawBodyOf(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
+
+const bodyOf = async (request: IncomingMessage) => (await rawBodyOf(request)).toString('utf8');
 
 /** Starts the three fake services around `pagesDirectory` and the console's Lambda `handler`. */
 export async function startFakeCloud(options: {
@@ -62,7 +68,7 @@ export async function startFakeCloud(options: {
   readonly contentSecurityPolicy: (origins: readonly string[]) => string;
 }): Promise<FakeCloud> {
   const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const seen: FakeCloud['seen'] = { authorize: [], tokens: [], api: [], logouts: [] };
+  const seen: FakeCloud['seen'] = { authorize: [], tokens: [], api: [], logouts: [], uploads: [] };
   const codes = new Map<string, { challenge: string; redirectUri: string; nonce: string | null }>();
   const servers: Server[] = [];
   let siteOrigin = '';
@@ -189,10 +195,42 @@ export async function startFakeCloud(options: {
     return { ...claims, 'cognito:groups': `[${(claims['cognito:groups'] as string[]).join(' ')}]` };
   }
 
+  // S3's POST object: the form's policy (conditions on the key, the metadata and the size) holds, or 403.
+  const s3 = await listen(async (request, response) => {
+    const cors = { 'Access-Control-Allow-Origin': siteOrigin };
+    const form = await new Request('http://s3/', {
+      method: 'POST',
+      headers: { 'content-type': request.headers['content-type'] ?? '' },
+      body: await rawBodyOf(request),
+    }).formData();
+    const fields = Object.fromEntries(
+      [...form.entries()].filter(([, value]) => typeof value === 'string') as [string, string][],
+    );
+    const file = form.get('file') as File | null;
+    const policy = JSON.parse(Buffer.from(fields.Policy ?? '', 'base64').toString('utf8')) as {
+      conditions: (Record<string, string> | [string, number, number])[];
+    };
+    const size = file?.size ?? 0;
+    const holds = policy.conditions.every((condition) =>
+      Array.isArray(condition)
+        ? condition[0] !== 'content-length-range' || (size >= condition[1] && size <= condition[2])
+        : Object.entries(condition).every(([name, value]) => name === 'bucket' || fields[name] === value),
+    );
+    if (!holds || file === null) return void response.writeHead(403, cors).end('<Error>AccessDenied</Error>');
+    const metadata = Object.fromEntries(
+      Object.entries(fields)
+        .filter(([name]) => name.startsWith('x-amz-meta-'))
+        .map(([name, value]) => [name.slice('x-amz-meta-'.length), value]),
+    );
+    seen.uploads.push({ key: fields.key ?? '', size, metadata });
+    response.writeHead(204, cors).end();
+  });
+  servers.push(s3.server);
+
   const site = await listen(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://site');
     const headers = {
-      'Content-Security-Policy': options.contentSecurityPolicy([idp.url, api.url]),
+      'Content-Security-Policy': options.contentSecurityPolicy([idp.url, api.url, s3.url]),
       'X-Frame-Options': 'DENY',
       'Referrer-Policy': 'no-referrer',
     };
@@ -223,6 +261,7 @@ export async function startFakeCloud(options: {
 
   return {
     siteUrl: site.url,
+    s3Url: s3.url,
     issuer: idp.url,
     apiUrl: api.url,
     seen,

@@ -383,6 +383,44 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
       }),
     );
 
+    const [listedPolicies, policies] = await call(
+      consoleApiEvent(analyst, { method: 'GET', routeKey: '/api/policies', path: '/api/policies' }),
+    );
+    const [ticketed, ticket] = await call(
+      consoleApiEvent(analyst, {
+        method: 'POST',
+        routeKey: '/api/uploads/ticket',
+        path: '/api/uploads/ticket',
+        body: { fileName: 'novos.csv', bureau: 'a', policy: 'pessoa-fisica.json', size: 100 },
+      }),
+    );
+    // The upload S3 takes with the ticket is a put of the function's role: allowed under incoming/ only.
+    const consoleRole = deployed.function('ConsoleApi').definition.logicalId;
+    const bucketArn = `arn:aws:s3:::${deployed.stack.resources.bucketName}`;
+    const put = (key: string): IamRequest => ({
+      caller: consoleRole,
+      action: 's3:PutObject',
+      resource: `${bucketArn}/${key}`,
+      context: { 'aws:SecureTransport': 'true' },
+      because: `a ticket's upload to ${key}`,
+    });
+    const templateIam = new TemplateIam(deployed.assembly.template, deployed.resolver());
+    const ticketPuts = await templateIam.evaluate([
+      put(ticket.fields.key),
+      put('policies/x.json'),
+      put('work/x'),
+    ]);
+
+    expect([listedPolicies, policies.policies]).toEqual([
+      200,
+      expect.arrayContaining(['pessoa-fisica.json']),
+    ]);
+    expect(ticketed).toBe(200);
+    expect(ticket.fields.key).toMatch(/^incoming\/a\//);
+    expect(ticketPuts.map((denial) => denial.request.resource.split('/').slice(1).join('/'))).toEqual([
+      'policies/x.json',
+      'work/x',
+    ]);
     expect([linked, link.fileName]).toEqual([200, `${batchId}-summary.csv`]);
     // Presigned by the function's own role, for the summary only, as an attachment.
     expect(new URL(link.url).pathname).toMatch(new RegExp(`/results/${batchId}/summary\\.csv$`));

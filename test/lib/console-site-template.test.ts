@@ -97,6 +97,36 @@ describe('the console’s site in the template', () => {
     expect(domain.Domain).toMatch(/^credit-screen-[0-9a-f]{8}$/);
   });
 
+  it('lets the site alone post upload forms to the pipeline’s bucket, and the API sign puts under incoming/ only', () => {
+    const { template } = withConsole();
+    const distribution = only(template, 'AWS::CloudFront::Distribution');
+    const pipelineBucket = Object.entries(template.findResources('AWS::S3::Bucket')).find(([id]) =>
+      id.startsWith('PipelineBucket'),
+    )?.[1] as { Properties: Record<string, unknown> };
+    const puts = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes('PipelineConsoleApi'))
+      .flatMap(
+        (policy) => resolveValue(policy.Properties.PolicyDocument.Statement) as Record<string, unknown>[],
+      )
+      .filter((statement) => JSON.stringify(statement.Action).includes('s3:PutObject'))
+      .flatMap((statement) => [statement.Resource].flat());
+
+    expect(resolveValue(pipelineBucket.Properties.CorsConfiguration)).toEqual({
+      CorsRules: [
+        {
+          AllowedOrigins: [`https://<${distribution.id}.DomainName>`],
+          AllowedMethods: ['POST'],
+          AllowedHeaders: ['*'],
+          MaxAge: 3600,
+        },
+      ],
+    });
+    expect(puts.map((resource) => String(resource).replace(/^<.+\.Arn>/, '<bucket>')).sort()).toEqual([
+      '<bucket>/incoming/*',
+      '<bucket>/results/*',
+    ]);
+  });
+
   it('deploys the pages with where the API and the sign-in are, and serves no site when told not to', () => {
     const { template } = withConsole();
     const { template: without } = synthesizeStack({ console: { site: false } });

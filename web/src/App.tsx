@@ -31,7 +31,7 @@ export function App() {
   if (session.state === 'signed-out') return <SignedOut problem={session.problem} />;
   const { identity } = session;
   const readsBatches = identity.roles.some((role) => role === 'analyst' || role === 'manager');
-  // The local console's own pages (uploads through it, its users): in AWS, S3 takes uploads and the user pool users.
+  // The local console's own users page: in AWS the user pool keeps the users.
   const local = deployment() === null;
   const signOut = async () => {
     await endSession();
@@ -54,7 +54,7 @@ export function App() {
               Lotes
             </a>
           )}
-          {readsBatches && local && (
+          {readsBatches && (
             <a
               href="/enviar"
               onClick={inside('/enviar')}

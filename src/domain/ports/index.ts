@@ -25,6 +25,7 @@ import type { Quote } from '../spend/index.ts';
 export type * from './event-publisher.ts';
 export type * from './review-cases.ts';
 export type * from './spending.ts';
+export type * from './upload-tickets.ts';
 
 export interface NewBatch {
   readonly batchId: string;

@@ -1,6 +1,8 @@
 import { type ChangeEvent, type DragEvent, type FormEvent, useState } from 'react';
 import type { ListCheckView, UploadResult } from '../../../src/contract/console-schemas.ts';
+import type { UploadTicketView } from '../../../src/contract/console-upload-schemas.ts';
 import { ApiError, callApi } from '../api.ts';
+import { deployment } from '../deployment.ts';
 import { formatCount, formatMoney } from '../format.ts';
 import { navigate } from '../navigation.ts';
 import { useApi } from '../useApi.ts';
@@ -36,13 +38,35 @@ export function UploadPage() {
     bureau,
     policy: policy === '' ? null : policy,
   });
+  const cloud = deployment() !== null;
+  const [sent, setSent] = useState<string | null>(null);
   const check = async (event: FormEvent) => {
     event.preventDefault();
+    if (cloud) return sendToS3();
     try {
       setChecked(await callApi<ListCheckView>('checkUpload', { body: await body() }));
       setProblem(null);
     } catch (error) {
       setChecked(null);
+      setProblem(problemOf(error));
+    }
+  };
+  // In AWS the list goes from this browser straight to S3, with a form the API signed for it alone.
+  const sendToS3 = async () => {
+    const chosen = file as File;
+    try {
+      const ticket = await callApi<UploadTicketView>('uploadTicket', {
+        body: { fileName: chosen.name, bureau, policy: policy === '' ? null : policy, size: chosen.size },
+      });
+      const form = new FormData();
+      for (const [name, value] of Object.entries(ticket.fields)) form.append(name, value);
+      form.append('file', chosen);
+      const posted = await fetch(ticket.url, { method: 'POST', body: form }).catch(() => null);
+      if (posted === null || !posted.ok)
+        throw new ApiError(posted?.status ?? 0, 'o S3 recusou a lista; tente de novo');
+      setSent(`${chosen.name} enviada. O lote aparece em Lotes em instantes, com o orçamento.`);
+      setProblem(null);
+    } catch (error) {
       setProblem(problemOf(error));
     }
   };
@@ -77,11 +101,18 @@ export function UploadPage() {
             </option>
           ))}
         </select>
+        {cloud && (
+          <p className="muted">
+            A lista vai direto ao armazenamento da instalação; o lote mostra o orçamento e, acima do limite de
+            aprovação, espera um gestor antes de qualquer consulta.
+          </p>
+        )}
         <button type="submit" disabled={file === null}>
-          Verificar e orçar
+          {cloud ? 'Enviar lista' : 'Verificar e orçar'}
         </button>
       </form>
       {problem && <p role="alert">{problem}</p>}
+      {sent && <p role="status">{sent}</p>}
       {checked && <CheckResult checked={checked} onSend={send} />}
     </>
   );
