@@ -268,6 +268,7 @@ describe('the console in a browser', () => {
     await first.getByText('Retorno até amanhã.', { exact: false }).waitFor();
     expect(await accessibilityViolations(analyst)).toEqual([]);
     await screenshots(analyst, 'review-case');
+    await first.screenshot({ path: join(OUTPUT, 'review-case-card-1280.png') });
     await analyst.getByLabel('Minhas').check();
     await analyst.getByText(/^1 linha aguarda/).waitFor();
 

@@ -25,6 +25,7 @@ export class S3UploadTickets implements UploadTickets {
     const metadata = Object.fromEntries(
       Object.entries(upload.metadata).map(([name, value]) => [`x-amz-meta-${name}`, value]),
     );
+    // The presigner's release pins a client-s3 one patch behind ours: the same client, across the version line.
     const posted = await createPresignedPost(this.s3 as never, {
       Bucket: this.bucket,
       Key: upload.key,

@@ -65,7 +65,10 @@ export function ReviewCard({
       </ul>
       <details onToggle={(event) => setOpen((event.target as HTMLDetailsElement).open)}>
         <summary>
-          Dados, regras e comentários{item.comments > 0 ? ` (${item.comments} comentários)` : ''}
+          Dados, regras e comentários
+          {item.comments > 0
+            ? ` (${item.comments} ${item.comments === 1 ? 'comentário' : 'comentários'})`
+            : ''}
         </summary>
         {open && <ReviewCaseDetails batchId={item.batchId} row={item.row} onChanged={onChanged} />}
       </details>
