@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS } from '../../contract/index.ts';
-import type { DecisionReason } from '../../domain/decision/index.ts';
+import { type DecisionReason, mapInOrder } from '../../domain/decision/index.ts';
 import { maskDocument } from '../../domain/documents/index.ts';
 import type { BatchRecords, DecisionOverrides, ReviewCases } from '../../domain/ports/index.ts';
 import { type CasePerson, type ReviewSla, reviewDueAt, slaHoursOf } from '../../domain/review/index.ts';
@@ -52,6 +52,9 @@ export type ReviewRowsCache = Map<
   { readonly version: string; readonly items: readonly ReviewItem[] }
 >;
 
+/** Batches read at once: each is a few reads (its record, its overrides, its cases; its summary when not cached). */
+const READS_IN_FLIGHT = 8;
+
 /** Batches the cache keeps at most: the queue looks at the most recent ones. */
 const CACHED_BATCHES = 400;
 
@@ -77,24 +80,44 @@ export async function reviewQueue(
           .map((batch) => batch.batchId);
   const items: QueuedItem[] = [];
   let batches = 0;
-  for (const batchId of batchIds) {
-    let inReview: readonly ReviewItem[];
-    try {
-      inReview = await rowsInReview(batchId, deps);
-    } catch (error) {
-      if (scope.batchId !== undefined || !(error instanceof ReviewRefusal)) throw error;
-      continue;
-    }
+  // Each batch's rows, overrides and cases are reads of their own: a few batches at a time, listed in order.
+  for await (const queued of mapInOrder(
+    batchIds,
+    (batchId) => queuedOf(batchId, scope, deps),
+    READS_IN_FLIGHT,
+  )) {
+    if (queued === null) continue;
     batches++;
-    const overridden = new Set((await deps.overrides.overridesOf(batchId)).map((override) => override.row));
-    const cases = new Map((await deps.reviewCases?.casesOf(batchId))?.map((found) => [found.row, found]));
-    for (const item of inReview) {
-      if (overridden.has(item.row)) continue;
-      const found = cases.get(item.row);
-      items.push({ ...item, assignee: found?.assignee ?? null, comments: found?.comments.length ?? 0 });
-    }
+    items.push(...queued);
   }
   return { items, batches };
+}
+
+/** A batch's rows still waiting, with who holds each; null for a batch skipped (across batches, one not decided). */
+async function queuedOf(
+  batchId: string,
+  scope: { readonly batchId?: string },
+  deps: ReviewQueueDependencies,
+): Promise<QueuedItem[] | null> {
+  let inReview: readonly ReviewItem[];
+  try {
+    inReview = await rowsInReview(batchId, deps);
+  } catch (error) {
+    if (scope.batchId !== undefined || !(error instanceof ReviewRefusal)) throw error;
+    return null;
+  }
+  const [overrides, cases] = await Promise.all([
+    deps.overrides.overridesOf(batchId),
+    deps.reviewCases?.casesOf(batchId) ?? [],
+  ]);
+  const overridden = new Set(overrides.map((override) => override.row));
+  const byRow = new Map(cases.map((found) => [found.row, found]));
+  return inReview
+    .filter((item) => !overridden.has(item.row))
+    .map((item) => {
+      const found = byRow.get(item.row);
+      return { ...item, assignee: found?.assignee ?? null, comments: found?.comments.length ?? 0 };
+    });
 }
 
 /** A decided batch's rows the policy sent to review, each once (a duplicate follows its first occurrence). */
