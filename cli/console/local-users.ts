@@ -3,7 +3,6 @@ import { userInfo } from 'node:os';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
-import type { ReviewerDirectory } from '../../src/api/case-routes.ts';
 import {
   type Authenticator,
   type LocalUsers,
@@ -20,6 +19,7 @@ import {
   type NewUser,
   UserView,
 } from '../../src/contract/index.ts';
+import type { ReviewerDirectory } from '../../src/domain/ports/index.ts';
 import type { CasePerson } from '../../src/domain/review/index.ts';
 import { readIfThere, writePrivateFile } from '../local/private-files.ts';
 

@@ -4,11 +4,16 @@ import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { CONSOLE_ROUTES, type ConsoleRouteSpec } from '../../src/contract/index.ts';
+import {
+  CONSOLE_ENVIRONMENT_VARIABLES,
+  CONSOLE_ROUTES,
+  type ConsoleRouteSpec,
+} from '../../src/contract/index.ts';
 import type { ConsoleProps } from './console-props.ts';
 import type { FunctionFactory } from './functions.ts';
 
@@ -80,6 +85,14 @@ export function createConsoleHttpApi(
     reason:
       "Every route but the OpenAPI document has the user pool's JWT authorizer; the document describes the API and holds no data.",
   });
+  // A manager gives rows in review to the pool's reviewers: the function lists the groups that review, nothing more.
+  apiFunction.addEnvironment(CONSOLE_ENVIRONMENT_VARIABLES.userPoolId, options.userPool.userPoolId);
+  apiFunction.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['cognito-idp:ListUsersInGroup'],
+      resources: [options.userPool.userPoolArn],
+    }),
+  );
   return { api, apiFunction };
 }
 

@@ -17,26 +17,19 @@ import {
   ReviewerList,
   RowParams,
 } from '../contract/index.ts';
-import type { BatchRecords, BatchRows, Logger } from '../domain/ports/index.ts';
+import type { BatchRecords, BatchRows, Logger, ReviewerDirectory } from '../domain/ports/index.ts';
 import type { CasePerson, ReviewCase } from '../domain/review/index.ts';
 import type { Authenticator, ConsoleEnv } from './console-env.ts';
 import { json, refusals } from './openapi-parts.ts';
 import { queuedItemView, refused } from './review-views.ts';
 import { guard, routeBasics } from './route-guard.ts';
 
-/** The people who review rows (analysts and managers), whom a manager may give a row to. */
-export interface ReviewerDirectory {
-  reviewers(): Promise<CasePerson[]>;
-  /** The reviewer of that subject; null for nobody, or someone who does not review. */
-  findReviewer(subject: string): Promise<CasePerson | null>;
-}
-
 /** What the case routes read besides the queue: the rows (their decisions' rules), the cases, the reviewers. */
 export interface CaseRouteDependencies extends ReviewCaseDependencies {
   readonly batchRecords: ReviewCaseDependencies['batchRecords'] & Pick<BatchRecords, 'getBatch'>;
   readonly batchRows: Pick<BatchRows, 'getRows'>;
   readonly overrides: ReviewCaseDependencies['overrides'];
-  /** Without it (AWS until a directory is wired), rows are only taken and given back, never given to others. */
+  /** Without it, rows are only taken and given back, never given to others. */
   readonly reviewers?: ReviewerDirectory;
   readonly logger: Pick<Logger, 'info'>;
 }

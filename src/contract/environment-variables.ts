@@ -28,6 +28,9 @@ export const SCHEDULE_ENVIRONMENT_VARIABLES = {
   declaredPortfolios: 'DECLARED_PORTFOLIOS',
 } as const;
 
+/** The console API function's extra variable: the user pool whose reviewers a manager gives rows to. */
+export const CONSOLE_ENVIRONMENT_VARIABLES = { userPoolId: 'CONSOLE_USER_POOL_ID' } as const;
+
 /** The environment that tells a function where its resources are (values may be CDK tokens). */
 export function pipelineEnvironmentVariables(
   values: Readonly<Record<Exclude<keyof typeof ENVIRONMENT_VARIABLES, 'settings'>, string>>,

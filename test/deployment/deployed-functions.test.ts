@@ -410,7 +410,28 @@ describe('the bundled functions, run from cdk.out as Lambda runs them', () => {
       put('policies/x.json'),
       put('work/x'),
     ]);
+    // A manager gives rows to the pool's reviewers: the function may list a group's members, and change nothing.
+    const poolId = Object.entries(deployed.assembly.template.Resources).find(
+      ([, resource]) => resource.Type === 'AWS::Cognito::UserPool',
+    )?.[0] as string;
+    const poolArn = deployed.resolver().resolveString({ 'Fn::GetAtt': [poolId, 'Arn'] });
+    const onPool = (action: string): IamRequest => ({
+      caller: consoleRole,
+      action,
+      resource: poolArn,
+      context: {},
+      because: `${action} on the user pool`,
+    });
+    const poolDenials = await templateIam.evaluate(
+      ['cognito-idp:ListUsersInGroup', 'cognito-idp:AdminAddUserToGroup', 'cognito-idp:AdminCreateUser'].map(
+        onPool,
+      ),
+    );
 
+    expect(poolDenials.map((denial) => denial.request.action)).toEqual([
+      'cognito-idp:AdminAddUserToGroup',
+      'cognito-idp:AdminCreateUser',
+    ]);
     expect([listedPolicies, policies.policies]).toEqual([
       200,
       expect.arrayContaining(['pessoa-fisica.json']),

@@ -138,6 +138,7 @@ export class TemplateResolver {
       'AWS::Events::Connection': () =>
         `arn:aws:events:${REGION}:${ACCOUNT}:connection/${name}/6a3c1f0e-0000-4000-8000-000000000002`,
       'AWS::Scheduler::ScheduleGroup': () => `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule-group/${name}`,
+      'AWS::Cognito::UserPool': () => `arn:aws:cognito-idp:${REGION}:${ACCOUNT}:userpool/${REGION}_${name}`,
     };
     if (attribute === 'QueueName' && Type === 'AWS::SQS::Queue') return name;
     const arn = arnOf[Type];

@@ -127,6 +127,27 @@ describe('the console’s site in the template', () => {
     ]);
   });
 
+  it('lets the API list the pool’s reviewers, and nothing else of the pool', () => {
+    const { template } = withConsole();
+    const pool = only(template, 'AWS::Cognito::UserPool');
+    const apiFunction = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('PipelineConsoleApi'),
+    )?.[1] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+    const cognito = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes('PipelineConsoleApi'))
+      .flatMap(
+        (policy) => resolveValue(policy.Properties.PolicyDocument.Statement) as Record<string, unknown>[],
+      )
+      .filter((statement) => JSON.stringify(statement.Action).includes('cognito-idp'));
+
+    expect(resolveValue(apiFunction.Properties.Environment.Variables.CONSOLE_USER_POOL_ID)).toBe(
+      `<${pool.id}>`,
+    );
+    expect(cognito).toEqual([
+      { Effect: 'Allow', Action: 'cognito-idp:ListUsersInGroup', Resource: `<${pool.id}.Arn>` },
+    ]);
+  });
+
   it('deploys the pages with where the API and the sign-in are, and serves no site when told not to', () => {
     const { template } = withConsole();
     const { template: without } = synthesizeStack({ console: { site: false } });

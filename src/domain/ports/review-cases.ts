@@ -20,3 +20,10 @@ export interface ReviewCases {
   /** Appends a comment; false when the case holds its most comments already. */
   addComment(key: { readonly batchId: string; readonly row: number }, comment: CaseComment): Promise<boolean>;
 }
+
+/** The people who review rows (analysts and managers), whom a manager may give a row to. */
+export interface ReviewerDirectory {
+  reviewers(): Promise<CasePerson[]>;
+  /** The reviewer of that subject; null for nobody, or someone who does not review. */
+  findReviewer(subject: string): Promise<CasePerson | null>;
+}
