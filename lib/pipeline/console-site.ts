@@ -1,9 +1,13 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import {
   AssetHashType,
   Aws,
   DockerImage,
   Duration,
+  FileSystem,
+  Lazy,
   type RemovalPolicy,
   Stack,
   Validations,
@@ -51,7 +55,7 @@ export function createConsoleSite(
   const headers = new cloudfront.ResponseHeadersPolicy(scope, 'ConsoleHeaders', {
     securityHeadersBehavior: {
       contentSecurityPolicy: {
-        contentSecurityPolicy: siteContentSecurityPolicy(options.connectTo()),
+        contentSecurityPolicy: Lazy.string({ produce: () => siteContentSecurityPolicy(options.connectTo()) }),
         override: true,
       },
       strictTransportSecurity: {
@@ -133,7 +137,8 @@ export function deployConsolePages(scope: Construct, site: ConsoleSite, config: 
  */
 function pagesAsset() {
   return deployment.Source.asset(CONSOLE_WEB_DIRECTORY, {
-    assetHashType: AssetHashType.SOURCE,
+    assetHashType: AssetHashType.CUSTOM,
+    assetHash: pagesSourceHash(),
     exclude: ['dist', 'node_modules'],
     bundling: {
       // Never pulled: the local build always answers (CDK asks for an image all the same).
@@ -147,6 +152,21 @@ function pagesAsset() {
       },
     },
   });
+}
+
+/**
+ * What the built pages are made of: their own sources, the contract and domain files they import, and the locked
+ * dependencies; a change to any of them is a new asset (web/ alone would miss a changed route or schema).
+ */
+function pagesSourceHash(): string {
+  const root = join(CONSOLE_WEB_DIRECTORY, '..');
+  const parts = [
+    FileSystem.fingerprint(CONSOLE_WEB_DIRECTORY, { exclude: ['dist', 'node_modules'] }),
+    FileSystem.fingerprint(join(root, 'src', 'contract')),
+    FileSystem.fingerprint(join(root, 'src', 'domain')),
+    FileSystem.fingerprint(join(root, 'package-lock.json')),
+  ];
+  return createHash('sha256').update(parts.join('\n')).digest('hex');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Duration, Names, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, Names, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -123,8 +123,10 @@ function createUserPool(
         }
       : {}),
   });
+  // Unique in the region across accounts: the account's id is in it, and the construct's place in the app.
   const domainPrefix =
-    props.signInDomainPrefix ?? `credit-screen-${Names.uniqueId(userPool).slice(-8).toLowerCase()}`;
+    props.signInDomainPrefix ??
+    `credit-screen-${Aws.ACCOUNT_ID}-${Names.uniqueId(userPool).slice(-8).toLowerCase()}`;
   userPool.addDomain('ConsoleSignIn', { cognitoDomain: { domainPrefix } });
   return { userPool, userPoolClient, domainPrefix };
 }
@@ -146,21 +148,19 @@ function createConsole(
   },
 ): ConsoleResources {
   const { props } = options;
-  const region = Stack.of(scope).region;
-  // The CSP names the API and the sign-in by their address patterns: the API's CORS names the site, so the exact
-  // API address in the site's headers would be a cycle.
+  // The site's CSP names each origin the pages reach exactly (read once they exist: the API comes after the site).
+  const reached: { api?: string; signIn?: string } = {};
   const site =
     props.site === false
       ? undefined
       : createConsoleSite(scope, {
           removalPolicy: options.removalPolicy,
           connectTo: () => [
-            `https://*.execute-api.${region}.amazonaws.com`,
-            `https://*.auth.${region}.amazoncognito.com`,
-            `https://cognito-idp.${region}.amazonaws.com`,
-            // The pipeline's bucket (presigned downloads, the report page, upload forms), by pattern: its CORS names
-            // the site, so its exact address here would be a cycle too.
-            `https://*.s3.${region}.amazonaws.com`,
+            reached.api ?? '',
+            reached.signIn ?? '',
+            `https://cognito-idp.${Stack.of(scope).region}.amazonaws.com`,
+            // Presigned downloads, the report page and upload forms.
+            `https://${options.resultsBucket.bucketRegionalDomainName}`,
           ],
         });
   const { userPool, userPoolClient, domainPrefix } = createUserPool(
@@ -175,6 +175,8 @@ function createConsole(
     userPoolClient,
     siteUrl: site?.url ?? null,
   });
+  reached.api = api.apiEndpoint;
+  reached.signIn = signInDomainUrl(scope, domainPrefix);
   if (site) {
     deployConsolePages(scope, site, {
       apiUrl: api.apiEndpoint,
@@ -197,10 +199,12 @@ export function addConsole(
   parts: Omit<Parameters<typeof createConsole>[1], 'props' | 'resultsBucket'> & ConsoleGrants,
 ): ConsoleResources {
   const made = createConsole(scope, { ...parts, props, resultsBucket: parts.bucket });
-  // The pages post uploads straight to the bucket (a ticket's form): S3 answers the site's origin alone.
+  // The pages post uploads straight to the bucket (a ticket's form). Any origin may read S3's answer: the post itself
+  // needs a form the API signed for one key, and naming the site here would make a cycle with the site's CSP, which
+  // names this bucket exactly.
   if (made.site)
     parts.bucket.addCorsRule({
-      allowedOrigins: [made.site.url],
+      allowedOrigins: ['*'],
       allowedMethods: [s3.HttpMethods.POST],
       allowedHeaders: ['*'],
       maxAge: 3600,

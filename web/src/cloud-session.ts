@@ -32,7 +32,12 @@ export async function cloudToken(config: CloudDeployment): Promise<string | null
   const query = new URLSearchParams(window.location.search);
   if (query.has('code') && query.has('state')) {
     try {
-      await users.signinRedirectCallback();
+      const signedIn = await users.signinRedirectCallback();
+      // Nothing renews a sign-in here: the refresh token is not kept (an ID token lasts an hour, then sign in again).
+      if (signedIn.refresh_token) {
+        signedIn.refresh_token = undefined;
+        await users.storeUser(signedIn);
+      }
     } finally {
       window.history.replaceState(null, '', '/');
     }

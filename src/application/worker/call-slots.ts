@@ -118,7 +118,10 @@ export class CallSlots {
   /** Returns in a slot that has begun and not ended, with the record written ahead; withdraws it if that fails. */
   async #onTimeWithRecord(waiting: WaitingCall, first: RequestSlot): Promise<void> {
     const { ahead } = waiting;
-    if (ahead === undefined) return void (await this.#onTime(waiting, first));
+    if (ahead === undefined) {
+      await this.#onTime(waiting, first);
+      return stillWanted(waiting);
+    }
     let written = false;
     const writing = ahead.write().then(() => {
       written = true;
@@ -131,6 +134,7 @@ export class CallSlots {
         this.lateSlots++;
         await this.#onTime(waiting, await this.#acquire(waiting.bureau, waiting.signal));
       }
+      stillWanted(waiting);
     } catch (error) {
       await writing.catch(() => undefined);
       // Kept if it cannot be withdrawn: a row whose charge is unknown, never a second purchase.
@@ -156,4 +160,12 @@ export class CallSlots {
       slot = await this.#acquire(waiting.bureau, waiting.signal);
     }
   }
+}
+
+/**
+ * Refuses a call whose signal fired while its slot came (the invocation's deadline): a slot may begin a second or two
+ * after it was reserved, and a call that leaves then may not have the time its own timeout needs.
+ */
+function stillWanted(waiting: WaitingCall): void {
+  if (waiting.signal?.aborted) throw waiting.signal.reason ?? new Error('the call was no longer wanted');
 }

@@ -286,3 +286,55 @@ describe('CallSlots with a record written ahead of the call', () => {
     expect(state.log).toEqual([]);
   });
 });
+
+describe('CallSlots at the invocation’s deadline', () => {
+  it('sends nothing, and withdraws the record, when the deadline passes while the slot comes', async () => {
+    // Arrange: the slot begins 40 ms from now; the deadline fires 10 ms from now.
+    const deadline = new AbortController();
+    const begins = Date.now() + 40;
+    const slots = new CallSlots(1, async () => ({ at: begins, until: begins + 1_000 }));
+    const log: string[] = [];
+    setTimeout(() => deadline.abort(new Error('out of time')), 10);
+
+    // Act
+    const run = slots.run(
+      'a',
+      async () => {
+        log.push('sent');
+        return 'sent';
+      },
+      deadline.signal,
+      {
+        write: async () => {
+          log.push('written');
+        },
+        withdraw: async () => {
+          log.push('withdrawn');
+        },
+      },
+    );
+
+    // Assert
+    await expect(run).rejects.toThrow('out of time');
+    expect(log).toEqual(['written', 'withdrawn']);
+  });
+
+  it('sends nothing without a record either, once the deadline has passed', async () => {
+    const deadline = new AbortController();
+    const begins = Date.now() + 30;
+    const slots = new CallSlots(1, async () => ({ at: begins, until: begins + 1_000 }));
+    setTimeout(() => deadline.abort(new Error('out of time')), 5);
+    let sent = false;
+
+    const run = slots.run(
+      'a',
+      async () => {
+        sent = true;
+      },
+      deadline.signal,
+    );
+
+    await expect(run).rejects.toThrow('out of time');
+    expect(sent).toBe(false);
+  });
+});
