@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { BatchControlDependencies } from '../application/batch-control/batch-control.ts';
+import type { ReviewRowsCache } from '../application/review/review-queue.ts';
 import { CONSOLE_ROUTES, MAX_UPLOAD_BYTES } from '../contract/index.ts';
 import type { Logger, UploadTickets } from '../domain/ports/index.ts';
 import { addBatchRoutes } from './batch-routes.ts';
@@ -110,9 +111,12 @@ export function createConsoleApi(deps: ConsoleApiDependencies): OpenAPIHono<Cons
   });
   addIdentityRoute(app, deps.authenticator);
   addBatchRoutes(app, deps);
-  addReviewRoutes(app, deps.authenticator, deps.review);
+  // A process answers many requests: each decided batch's rows in review are read once in a while, not each time.
+  const reviewRows: ReviewRowsCache = new Map();
+  addReviewRoutes(app, deps.authenticator, deps.review, reviewRows);
   addResultRoutes(app, deps.authenticator, deps.results);
-  addSubjectRoutes(app, deps.authenticator, deps.subjects);
+  // What an erasure removed must not stay in the kept review rows (their customer columns).
+  addSubjectRoutes(app, deps.authenticator, deps.subjects, () => reviewRows.clear());
   addSpendRoute(app, deps.authenticator, deps.spend);
   if (deps.localUsers) addLocalSessionRoutes(app, deps.authenticator, deps.localUsers);
   if (deps.uploads) addUploadRoutes(app, deps.authenticator, deps.uploads);

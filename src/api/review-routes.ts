@@ -23,9 +23,9 @@ export function addReviewRoutes(
   app: OpenAPIHono<ConsoleEnv>,
   authenticator: Authenticator,
   review: ReviewDependencies,
+  /** Each decided batch's rows in review, kept between requests (an erasure in this process empties it). */
+  cache: ReviewRowsCache,
 ): void {
-  // A process answers many requests: each decided batch's rows in review are read once per revision.
-  const cache: ReviewRowsCache = new Map();
   const queue = createRoute({
     ...routeBasics('review'),
     middleware: [guard('review', authenticator)] as const,

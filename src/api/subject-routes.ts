@@ -74,6 +74,8 @@ export function addSubjectRoutes(
   app: OpenAPIHono<ConsoleEnv>,
   authenticator: Authenticator,
   deps: SubjectDependencies,
+  /** Told after an erasure: what the API keeps of the batches' rows must be read again. */
+  onErased: () => void,
 ): void {
   const lookup = createRoute({
     ...routeBasics('subjectLookup'),
@@ -99,14 +101,14 @@ export function addSubjectRoutes(
     context.header('Content-Disposition', 'attachment; filename="titular.json"');
     return context.json(held, 200);
   });
-  if (deps.erasure) addErasureRoute(app, authenticator, deps.erasure, deps.logger);
+  if (deps.erasure) addErasureRoute(app, authenticator, deps.erasure, { logger: deps.logger, onErased });
 }
 
 function addErasureRoute(
   app: OpenAPIHono<ConsoleEnv>,
   authenticator: Authenticator,
   deps: SubjectErasureDependencies,
-  logger: Logger,
+  { logger, onErased }: { readonly logger: Logger; readonly onErased: () => void },
 ): void {
   const erase = createRoute({
     ...routeBasics('subjectErase'),
@@ -119,6 +121,7 @@ function addErasureRoute(
     const by = context.get('identity');
     try {
       const erased = await eraseSubject({ document, reason, by: by.name }, deps);
+      onErased();
       logger.info('data subject erased in the console', { subject: by.subject });
       return context.json(
         {

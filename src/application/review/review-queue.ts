@@ -41,16 +41,23 @@ export interface ReviewQueueDependencies extends DecidedRowsDependencies {
   /**
    * Each decided batch's rows in review, kept between requests (a process that answers many, as the console's API):
    * reading them parses the batch's whole summary. Kept by the batch's revision and completion, which a redrive
-   * changes; overrides are read on every request, so a row decided since leaves the queue at once.
+   * changes, and for {@link CACHE_MS} at most: an erasure elsewhere (the command line, another function) rewrites the
+   * summary without changing the batch, and what it erased must not stay on screens for long (one in this process
+   * empties the cache at once). Overrides and cases are read on every request.
    */
   readonly cache?: ReviewRowsCache;
+  /** @default the clock */
+  readonly nowMs?: () => number;
 }
 
 /** Rows in review by decided batch (see {@link ReviewQueueDependencies.cache}); a Map will do. */
 export type ReviewRowsCache = Map<
   string,
-  { readonly version: string; readonly items: readonly ReviewItem[] }
+  { readonly version: string; readonly items: readonly ReviewItem[]; readonly readAtMs: number }
 >;
+
+/** How long a batch's rows in review are kept: an erasure made elsewhere shows in the queue within this. */
+const CACHE_MS = 5 * 60_000;
 
 /** Batches read at once: each is a few reads (its record, its overrides, its cases; its summary when not cached). */
 const READS_IN_FLIGHT = 8;
@@ -125,7 +132,8 @@ async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Pro
   const batch = deps.cache ? await deps.batchRecords.getBatch(batchId) : null;
   const version = batch === null ? null : `${batch.revision}|${batch.completedAt ?? ''}|${batch.status}`;
   const cached = version === null ? undefined : deps.cache?.get(batchId);
-  if (cached !== undefined && cached.version === version) return cached.items;
+  const nowMs = (deps.nowMs ?? Date.now)();
+  if (cached !== undefined && cached.version === version && nowMs - cached.readAtMs < CACHE_MS) return cached.items;
   const decided = await readDecidedBatch(batchId, deps);
   const headers = decided.layout.passThroughHeaders;
   const queue = decided.batch.policy?.name ?? '';
@@ -152,7 +160,8 @@ async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Pro
   }
   if (deps.cache && version !== null) {
     if (deps.cache.size >= CACHED_BATCHES) deps.cache.delete(deps.cache.keys().next().value as string);
-    deps.cache.set(batchId, { version, items });
+    deps.cache.delete(batchId); // kept in the order read: the oldest is the first to go
+    deps.cache.set(batchId, { version, items, readAtMs: nowMs });
   }
   return items;
 }

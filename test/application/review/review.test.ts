@@ -137,6 +137,31 @@ describe('the review queue, overrides and the exported final decisions', () => {
     expect(again.map((item) => item.row)).toEqual(first.slice(1).map((item) => item.row));
   });
 
+  it('reads a batch’s rows in review again after five minutes: an erasure made elsewhere shows within that', async () => {
+    const { batchId } = await decidedBatch('review cache expiry', 20);
+    const cache = new Map();
+    let clock = Date.parse('2026-11-29T10:00:00Z');
+    let summaryReads = 0;
+    const objects = {
+      ...test.adapters.objects,
+      readTextIfExists: async (key: string) => {
+        if (key.endsWith('summary.csv')) summaryReads++;
+        return test.adapters.objects.readTextIfExists(key);
+      },
+    };
+    const read = () => reviewQueue({ batchId }, { ...deps(), objects, cache, nowMs: () => clock });
+
+    await read();
+    clock += 4 * 60_000;
+    await read();
+    const withinFiveMinutes = summaryReads;
+    clock += 2 * 60_000;
+    await read();
+
+    expect(withinFiveMinutes).toBe(1);
+    expect(summaryReads).toBe(2);
+  });
+
   it('exports the final decisions into summary.csv: the person’s where overridden, the policy’s elsewhere, the policy’s own untouched', async () => {
     const { batchId, summary, reports, manifest } = await decidedBatch('exported');
     const [waiting] = (await reviewQueue({ batchId }, deps())).items;
