@@ -114,7 +114,6 @@ describe('the console’s site in the template', () => {
 
   it('takes upload forms at the pipeline’s bucket, and lets the API sign puts under incoming/ only', () => {
     const { template } = withConsole();
-    const distribution = only(template, 'AWS::CloudFront::Distribution');
     const pipelineBucket = Object.entries(template.findResources('AWS::S3::Bucket')).find(([id]) =>
       id.startsWith('PipelineBucket'),
     )?.[1] as { Properties: Record<string, unknown> };

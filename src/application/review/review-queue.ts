@@ -133,7 +133,8 @@ async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Pro
   const version = batch === null ? null : `${batch.revision}|${batch.completedAt ?? ''}|${batch.status}`;
   const cached = version === null ? undefined : deps.cache?.get(batchId);
   const nowMs = (deps.nowMs ?? Date.now)();
-  if (cached !== undefined && cached.version === version && nowMs - cached.readAtMs < CACHE_MS) return cached.items;
+  if (cached !== undefined && cached.version === version && nowMs - cached.readAtMs < CACHE_MS)
+    return cached.items;
   const decided = await readDecidedBatch(batchId, deps);
   const headers = decided.layout.passThroughHeaders;
   const queue = decided.batch.policy?.name ?? '';
