@@ -12,6 +12,7 @@ import {
   AssignBody,
   CaseState,
   CommentBody,
+  ReportFiguresView,
   ReviewCaseView as ReviewCaseSchema,
   type ReviewCaseView,
   ReviewerList,
@@ -133,17 +134,9 @@ async function caseView(
     figures:
       report === null
         ? null
-        : {
-            score: report.score,
-            defaultProbabilityPct: report.defaultProbabilityPct,
-            protestsCount: report.protestsCount,
-            protestsCents: report.protestsCents,
-            pendingDebtsCount: report.pendingDebtsCount,
-            pendingDebtsCents: report.pendingDebtsCents,
-            bouncedChequesCount: report.bouncedChequesCount,
-            stoppedChequesCount: report.stoppedChequesCount,
-            screenedAt: report.screenedAt,
-          },
+        : (Object.fromEntries(
+            Object.keys(ReportFiguresView.shape).map((name) => [name, report[name as keyof typeof report]]),
+          ) as ReviewCaseView['figures']),
     rulesFired:
       record?.decision?.trace.map((rule) => ({
         node: rule.node,

@@ -1,10 +1,22 @@
 /** The console's review cases: who holds a row in review, what was said about it, and why the policy sent it. */
 import { z } from 'zod';
-import { DECISION_VALUES, OVERRIDE_VALUES } from '../domain/decision/index.ts';
 import { MAX_COMMENT_LENGTH } from '../domain/review/index.ts';
-import { ReviewItemView } from './console-schemas.ts';
+import { OverrideView, ReviewItemView } from './console-schemas.ts';
 
 const CasePersonView = z.object({ subject: z.string(), name: z.string() });
+
+/** The figures of a row's report a reviewer decides on (no name: the reviewer decides on the figures). */
+export const ReportFiguresView = z.object({
+  score: z.number().nullable(),
+  defaultProbabilityPct: z.number().nullable(),
+  protestsCount: z.number(),
+  protestsCents: z.number().nullable(),
+  pendingDebtsCount: z.number(),
+  pendingDebtsCents: z.number().nullable(),
+  bouncedChequesCount: z.number(),
+  stoppedChequesCount: z.number().nullable(),
+  screenedAt: z.string(),
+});
 
 /**
  * Who should hold the row: `me`, nobody (`null`), or (a manager) another reviewer by their subject; `expected` is the
@@ -36,19 +48,7 @@ export const ReviewCaseView = z.object({
   /** The policy that decided it, by name and content hash: the version its decision came from. */
   policy: z.object({ name: z.string(), sha256: z.string() }).nullable(),
   /** The figures the decision read (no name: the reviewer decides on the figures). */
-  figures: z
-    .object({
-      score: z.number().nullable(),
-      defaultProbabilityPct: z.number().nullable(),
-      protestsCount: z.number(),
-      protestsCents: z.number().nullable(),
-      pendingDebtsCount: z.number(),
-      pendingDebtsCents: z.number().nullable(),
-      bouncedChequesCount: z.number(),
-      stoppedChequesCount: z.number().nullable(),
-      screenedAt: z.string(),
-    })
-    .nullable(),
+  figures: ReportFiguresView.nullable(),
   /** The rules that fired, in the engine's order; null when the row was decided at the batch's end (then in reports). */
   rulesFired: z
     .array(
@@ -63,16 +63,8 @@ export const ReviewCaseView = z.object({
   assignee: CasePersonView.nullable(),
   assignedAt: z.string().nullable(),
   comments: z.array(z.object({ by: CasePersonView, at: z.string(), text: z.string() })),
-  overrides: z.array(
-    z.object({
-      decision: z.enum(OVERRIDE_VALUES),
-      creditLimit: z.number().nullable(),
-      reason: z.string(),
-      by: z.string(),
-      at: z.string(),
-      previous: z.enum(DECISION_VALUES),
-    }),
-  ),
+  /** The people's decisions on the row so far, oldest first. */
+  overrides: z.array(OverrideView.omit({ batchId: true, row: true })),
 });
 export type ReviewCaseView = z.infer<typeof ReviewCaseView>;
 
