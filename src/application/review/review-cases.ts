@@ -30,6 +30,9 @@ export async function assignReviewRow(
   deps: ReviewCaseDependencies,
 ): Promise<ReviewCase> {
   await reviewItemOf(key, deps);
+  // A row a person decided has left the queue: there is nothing to hold (its case still takes comments).
+  if ((await deps.overrides.overridesOf(key.batchId)).some((override) => override.row === key.row))
+    throw new ReviewRefusal(`row ${key.row} was decided by a person already`);
   const self = actor.person.subject;
   if (!actor.assignsOthers) {
     if (change.to !== null && change.to.subject !== self)

@@ -123,6 +123,10 @@ describe('review cases: who works a row in review, and what they wrote', () => {
       { by: ana, at: '2026-11-29T15:00:00.000Z', text: 'Holerite recebido:\nrenda confirmada' },
     ]);
     expect((await reviewQueue({ batchId }, deps())).items.some((item) => item.row === row)).toBe(false);
+    // Decided, the row is no one's to take any more.
+    await expect(
+      refusalOf(assignReviewRow(key, { to: bia, expected: null }, asAnalyst(bia), deps())),
+    ).resolves.toEqual(['refused', `row ${row} was decided by a person already`]);
   });
 
   it('refuses a case for a row the policy did not send to review', async () => {
