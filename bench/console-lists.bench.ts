@@ -1,5 +1,6 @@
 /**
- * How fast the console's lists answer at size: `npm run bench:console [-- --batches 1000 --review-batches 22]`.
+ * How fast the console's lists answer at size: `npm run bench:console [-- --batches 1000 --review-batches 22]`
+ * (`--from-summary`: as for results written before `review.jsonl`, each summary parsed).
  *
  * The API is the real one (src/api) over in-memory stores, called as the browser calls it (`app.request`), signed
  * in as a manager. 1,000 batches are listed a page at a time; for the review queue, one batch of 1,000 generated
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     batches: { type: 'string', default: '1000' },
     'review-batches': { type: 'string', default: '22' },
     json: { type: 'boolean', default: false },
+    'from-summary': { type: 'boolean', default: false },
   },
 });
 const batchCount = Number(values.batches);
@@ -32,7 +34,7 @@ const reviewBatches = Number(values['review-batches']);
 const ROWS = 1000;
 
 /** One decided batch's results (manifest and summary), finalised by the real finaliser. */
-async function decidedResults(): Promise<{ manifest: string; summary: string }> {
+async function decidedResults(): Promise<{ manifest: string; summary: string; review: string }> {
   const { deps, objects } = await generatedBatch({
     batchId: 'bench-decided',
     rows: ROWS,
@@ -47,6 +49,7 @@ async function decidedResults(): Promise<{ manifest: string; summary: string }> 
   return {
     manifest: await read(resultKeys('bench-decided').manifest),
     summary: await read(resultKeys('bench-decided').summary),
+    review: await read(resultKeys('bench-decided').review),
   };
 }
 
@@ -92,9 +95,11 @@ const app = createConsoleApi({
   logger,
 });
 
-const { manifest, summary } = await decidedResults();
-// The manifest names its summary's key (the generated batch's): every decided batch reads that one text.
+const { manifest, summary, review: reviewLines } = await decidedResults();
+// The manifest names its summary's and rows in review's keys (the generated batch's): every decided batch reads
+// those texts (`--from-summary`: results written before review.jsonl, whose queue parses each summary).
 objects.put(resultKeys('bench-decided').summary, Buffer.from(summary));
+if (!values['from-summary']) objects.put(resultKeys('bench-decided').review, Buffer.from(reviewLines));
 for (let index = 0; index < batchCount; index++) {
   const batchId = `bench-${String(index).padStart(5, '0')}`;
   const decided = index >= batchCount - reviewBatches;

@@ -77,6 +77,8 @@ export interface BatchManifest {
     readonly reports: string;
     readonly changes?: string;
     readonly report?: string;
+    /** A decided batch's rows in review (`review.jsonl`); absent without a policy, or in older results. */
+    readonly review?: string;
   } | null;
   /** The portfolio a re-screen ran for; null for an upload. */
   readonly portfolio: string | null;

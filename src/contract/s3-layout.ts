@@ -62,6 +62,7 @@ export const finalisePartKeys = (
     summary: `${base}summary.csv`,
     reports: `${base}reports.jsonl`,
     changes: `${base}changes.csv`,
+    review: `${base}review.jsonl`,
     alerts: `${base}alerts.jsonl`,
     aggregate: `${finaliseAggregatesPrefix(batchId, revision)}${rows}.json`,
   };
@@ -114,4 +115,6 @@ export const resultKeys = (batchId: string) => ({
   changes: `${S3_LAYOUT.results}${batchId}/changes.csv`,
   /** The page people read: counts, spend, risk, the riskiest customers and changes (written before the manifest). */
   report: `${S3_LAYOUT.results}${batchId}/report.html`,
+  /** A decided batch's rows the policy sent to a person (what the review queue lists, without the whole summary). */
+  review: `${S3_LAYOUT.results}${batchId}/review.jsonl`,
 });

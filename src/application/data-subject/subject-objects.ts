@@ -100,7 +100,7 @@ export class SubjectObjects {
       else if (key === keys.changes) rewritten = eraseCsvRecords(bytes, this.document, 'drop')?.bytes ?? null;
       // Any other table of the batch (`decisions.csv` of `credit-screen decide`) is about its rows' subjects.
       else if (key.endsWith('.csv')) rewritten = eraseCsvRecords(bytes, this.document, 'drop')?.bytes ?? null;
-      else if (key === keys.reports) {
+      else if (key === keys.reports || key === keys.review) {
         const erased = eraseJsonLines(textOf(bytes), this.document);
         rewritten = erased === null ? null : Buffer.from(erased.text, 'utf8');
       }

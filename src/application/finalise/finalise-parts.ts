@@ -160,6 +160,12 @@ export async function composeParts(
     'application/x-ndjson; charset=utf-8',
     joined(deps.objects, partKeys, 'reports'),
   );
+  if (batch.policy !== null)
+    await deps.objects.writeStream(
+      keys.review,
+      'application/x-ndjson; charset=utf-8',
+      joined(deps.objects, partKeys, 'review'),
+    );
   if (batch.portfolio !== null)
     await deps.objects.writeStream(
       keys.changes,
@@ -264,7 +270,7 @@ type PartKeys = ReturnType<typeof finalisePartKeys>;
 async function* joined(
   objects: ObjectStore,
   parts: readonly PartKeys[],
-  file: 'summary' | 'reports' | 'changes',
+  file: 'summary' | 'reports' | 'changes' | 'review',
 ): AsyncGenerator<Uint8Array> {
   for (const keys of parts) yield* objects.read(keys[file]);
 }

@@ -22,6 +22,7 @@ import type { Logger } from '../../domain/ports/index.ts';
 import {
   emptyStatusCounts,
   type ReportColumns,
+  reviewLineOf,
   type StatisticsLimits,
   SummaryCsvWriter,
   type SummaryRow,
@@ -40,6 +41,7 @@ export interface ResultTargets {
   readonly summary: string;
   readonly reports: string;
   readonly changes: string;
+  readonly review: string;
 }
 
 /** Which rows to write, and whether the files start here (their header lines). */
@@ -135,6 +137,7 @@ async function* summaryLines(
   tally: Tally,
   statistics: SummaryStatisticsCollector,
   decisions: BatchDecisions | null,
+  review: string[],
 ): AsyncGenerator<string> {
   const { batchRows, reportHistory, logger } = deps;
   const writer = new SummaryCsvWriter(
@@ -157,6 +160,8 @@ async function* summaryLines(
       decisions?.count(summary.decision ?? null);
       text += writer.row(summary);
       statistics.add(summary);
+      const waiting = reviewLineOf(summary, writer.passThroughHeaders);
+      if (waiting !== null) review.push(`${JSON.stringify(waiting)}\n`);
     }
     yield text;
   }
@@ -230,11 +235,15 @@ export async function writeRangeFiles(
   const changeTally = { counts: emptyChangeCounts(), documentsChanged: 0 };
   const decisions = await BatchDecisions.open(batch, deps);
   const contentType = 'text/csv; charset=utf-8';
+  const review: string[] = [];
   await objects.writeStream(
     targets.summary,
     contentType,
-    summaryLines(batch, deps, scope, tally, statistics, decisions),
+    summaryLines(batch, deps, scope, tally, statistics, decisions, review),
   );
+  // A decided batch's (or part's) rows in review: every part writes its file, empty or not, for the join.
+  if (decisions !== null)
+    await objects.writeStream(targets.review, 'application/x-ndjson; charset=utf-8', linesOfText(review));
   await objects.writeStream(
     targets.reports,
     'application/x-ndjson; charset=utf-8',
@@ -275,8 +284,17 @@ export function resultFilesOf(
   batch: BatchRecord,
   keys: ResultTargets & { readonly report: string },
 ): NonNullable<BatchManifest['files']> {
-  const written = { summary: keys.summary, reports: keys.reports };
+  const written = {
+    summary: keys.summary,
+    reports: keys.reports,
+    ...(batch.policy === null ? {} : { review: keys.review }),
+  };
   return batch.portfolio === null
     ? { ...written, report: keys.report }
     : { ...written, changes: keys.changes, report: keys.report };
+}
+
+async function* linesOfText(lines: readonly string[]): AsyncGenerator<string> {
+  // One text for the whole range: its rows in review are a fraction of its rows.
+  yield lines.join('');
 }

@@ -1,7 +1,7 @@
 import { type BatchManifest, resultKeys } from '../../contract/index.ts';
 import type { BatchRecord } from '../../domain/batch/index.ts';
 import type { BatchRecords, ObjectStore } from '../../domain/ports/index.ts';
-import type { StatisticsRow } from '../../domain/summary/index.ts';
+import { type ReviewLine, reviewLineOf, type StatisticsRow } from '../../domain/summary/index.ts';
 import { type ResultsCsvLayout, readSummaryCsv } from '../../domain/summary/summary-csv-reader.ts';
 
 /** Why a batch's decisions cannot be read, in one line for the command that asked. */
@@ -44,6 +44,44 @@ export async function readDecidedBatch(
   batchId: string,
   deps: DecidedRowsDependencies,
 ): Promise<DecidedBatch> {
+  const { batch, manifest } = await decidedManifest(batchId, deps);
+  const summaryKey = manifest.files?.summary ?? resultKeys(batchId).summary;
+  const summaryText = await deps.objects.readTextIfExists(summaryKey);
+  if (summaryText === null) throw new ReviewRefusal(`batch ${batchId} has no summary (${summaryKey})`);
+  const rows: StatisticsRow[] = [];
+  const layout = readSummaryCsv(summaryText, (row) => rows.push(row));
+  return { batch, manifest, summaryKey, summaryText, rows, layout };
+}
+
+/**
+ * A decided batch's rows the policy sent to a person, each once: from `review.jsonl` where finalise wrote it (a
+ * fraction of the summary), else (results written before it) from the summary itself.
+ */
+export async function readReviewLines(
+  batchId: string,
+  deps: DecidedRowsDependencies,
+): Promise<{ readonly batch: BatchRecord; readonly lines: readonly ReviewLine[] }> {
+  const { batch, manifest } = await decidedManifest(batchId, deps);
+  const text = manifest.files?.review ? await deps.objects.readTextIfExists(manifest.files.review) : null;
+  if (text !== null) {
+    // Written by the finaliser from this same code (an erasure drops whole lines).
+    const lines = text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as ReviewLine);
+    return { batch, lines };
+  }
+  const decided = await readDecidedBatch(batchId, deps);
+  const headers = decided.layout.passThroughHeaders;
+  const lines = decided.rows.flatMap((row) => reviewLineOf(row, headers) ?? []);
+  return { batch, lines };
+}
+
+/** A finished, decided batch and its manifest; refused in one line otherwise. */
+async function decidedManifest(
+  batchId: string,
+  deps: DecidedRowsDependencies,
+): Promise<{ readonly batch: BatchRecord; readonly manifest: BatchManifest }> {
   const batch = await deps.batchRecords.getBatch(batchId);
   if (batch === null) throw new ReviewRefusal(`batch ${batchId} not found`, 'missing');
   if (batch.status !== 'completed')
@@ -53,13 +91,7 @@ export async function readDecidedBatch(
   const manifestText = await deps.objects.readTextIfExists(resultKeys(batchId).manifest);
   if (manifestText === null)
     throw new ReviewRefusal(`batch ${batchId} has no manifest: its results are missing`);
-  const manifest = JSON.parse(manifestText) as BatchManifest;
-  const summaryKey = manifest.files?.summary ?? resultKeys(batchId).summary;
-  const summaryText = await deps.objects.readTextIfExists(summaryKey);
-  if (summaryText === null) throw new ReviewRefusal(`batch ${batchId} has no summary (${summaryKey})`);
-  const rows: StatisticsRow[] = [];
-  const layout = readSummaryCsv(summaryText, (row) => rows.push(row));
-  return { batch, manifest, summaryKey, summaryText, rows, layout };
+  return { batch, manifest: JSON.parse(manifestText) as BatchManifest };
 }
 
 /** The row a duplicate repeats (`row 12` in its status detail), or null for a row that is its own. */

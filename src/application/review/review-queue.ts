@@ -3,7 +3,7 @@ import { type DecisionReason, mapInOrder } from '../../domain/decision/index.ts'
 import { maskDocument } from '../../domain/documents/index.ts';
 import type { BatchRecords, DecisionOverrides, ReviewCases } from '../../domain/ports/index.ts';
 import { type CasePerson, type ReviewSla, reviewDueAt, slaHoursOf } from '../../domain/review/index.ts';
-import { type DecidedRowsDependencies, ReviewRefusal, readDecidedBatch } from './decided-rows.ts';
+import { type DecidedRowsDependencies, ReviewRefusal, readReviewLines } from './decided-rows.ts';
 
 /** A row waiting for a person: the policy said `review` and nobody has decided it yet. */
 export interface ReviewItem {
@@ -135,30 +135,25 @@ async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Pro
   const nowMs = (deps.nowMs ?? Date.now)();
   if (cached !== undefined && cached.version === version && nowMs - cached.readAtMs < CACHE_MS)
     return cached.items;
-  const decided = await readDecidedBatch(batchId, deps);
-  const headers = decided.layout.passThroughHeaders;
-  const queue = decided.batch.policy?.name ?? '';
+  const { batch: decided, lines } = await readReviewLines(batchId, deps);
+  const queue = decided.policy?.name ?? '';
   const dueAt = reviewDueAt(
-    decided.batch.completedAt ?? decided.batch.createdAt,
+    decided.completedAt ?? decided.createdAt,
     slaHoursOf(deps.sla ?? DEFAULT_SETTINGS.reviewSla, queue),
   );
-  const items: ReviewItem[] = [];
-  for (const row of decided.rows) {
-    if (row.status === 'duplicate' || row.decision?.decision !== 'review') continue;
-    items.push({
-      batchId,
-      row: row.row,
-      document: maskDocument(row.document),
-      documentType: row.documentType,
-      reasons: row.decision.reasons,
-      risk_band: row.decision.risk_band,
-      credit_limit: row.decision.credit_limit,
-      customer: Object.fromEntries(headers.map((header, index) => [header, row.passThrough[index] ?? ''])),
-      batchCreatedAt: decided.batch.createdAt,
-      queue,
-      dueAt,
-    });
-  }
+  const items: ReviewItem[] = lines.map((line) => ({
+    batchId,
+    row: line.row,
+    document: maskDocument(line.document),
+    documentType: line.documentType,
+    reasons: line.reasons,
+    risk_band: line.risk_band,
+    credit_limit: line.credit_limit,
+    customer: line.customer,
+    batchCreatedAt: decided.createdAt,
+    queue,
+    dueAt,
+  }));
   if (deps.cache && version !== null) {
     if (deps.cache.size >= CACHED_BATCHES) deps.cache.delete(deps.cache.keys().next().value as string);
     deps.cache.delete(batchId); // kept in the order read: the oldest is the first to go

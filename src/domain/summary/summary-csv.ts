@@ -139,6 +139,11 @@ export class SummaryCsvWriter {
     return csvLine(cells, this.dialect);
   }
 
+  /** The headers the customer's own columns have in the summary (renamed where one would clash with ours). */
+  get passThroughHeaders(): readonly string[] {
+    return this.#passThroughHeaders;
+  }
+
   /** The header line (with a BOM first in the Excel dialect). */
   header(): string {
     return csvPreamble(this.dialect) + this.#line([...this.#ownColumns, ...this.#passThroughHeaders]);

@@ -49,6 +49,7 @@ async function writtenAtOnce(
     summary: `reference/${batchId}/summary.csv`,
     reports: `reference/${batchId}/reports.jsonl`,
     changes: `reference/${batchId}/changes.csv`,
+    review: `reference/${batchId}/review.jsonl`,
   };
   // Without an audit log: the reference must not record decisions the parts record.
   const { audit: _audit, ...withoutAudit } = finaliseDeps();
@@ -63,6 +64,7 @@ async function writtenAtOnce(
     summary: await test.readText(targets.summary),
     reports: await test.readText(targets.reports),
     changes: batch.portfolio === null ? '' : await test.readText(targets.changes),
+    review: batch.policy === null ? '' : await test.readText(targets.review),
   };
   return { files, results };
 }
@@ -144,6 +146,10 @@ describe('a batch finalised in parts', () => {
     expect(manifest.counts.duplicate).toBe(3);
     expect(await test.readText(keys.summary)).toBe(reference.files.summary);
     expect(await test.readText(keys.reports)).toBe(reference.files.reports);
+    // The rows in review, joined from the parts as one pass writes them, and listed in the manifest.
+    expect((reference.files.review ?? '').split('\n').length).toBeGreaterThan(2);
+    expect(await test.readText(keys.review)).toBe(reference.files.review);
+    expect(manifest.files?.review).toBe(keys.review);
     expect(manifest.counts).toMatchObject(reference.results.counts);
     expect(manifest.charges).toEqual(reference.results.charges);
     expect(manifest.decisions).toEqual(reference.results.decisions);

@@ -145,7 +145,7 @@ describe('the review queue, overrides and the exported final decisions', () => {
     const objects = {
       ...test.adapters.objects,
       readTextIfExists: async (key: string) => {
-        if (key.endsWith('summary.csv')) summaryReads++;
+        if (key.endsWith('review.jsonl')) summaryReads++;
         return test.adapters.objects.readTextIfExists(key);
       },
     };
@@ -160,6 +160,35 @@ describe('the review queue, overrides and the exported final decisions', () => {
 
     expect(withinFiveMinutes).toBe(1);
     expect(summaryReads).toBe(2);
+  });
+
+  it('lists a batch’s rows in review from review.jsonl, not its summary; from the summary for older results', async () => {
+    const { batchId } = await decidedBatch('review index', 20);
+    const read: string[] = [];
+    const objects = {
+      ...test.adapters.objects,
+      readTextIfExists: async (key: string) => {
+        read.push(key.slice(key.lastIndexOf('/') + 1));
+        if (key.endsWith('manifest.json') && olderResults) {
+          const manifest = JSON.parse((await test.adapters.objects.readTextIfExists(key)) ?? '{}');
+          delete manifest.files.review;
+          return JSON.stringify(manifest);
+        }
+        return test.adapters.objects.readTextIfExists(key);
+      },
+    };
+    let olderResults = false;
+
+    const fromIndex = (await reviewQueue({ batchId }, { ...deps(), objects })).items;
+    const indexReads = [...read];
+    read.length = 0;
+    olderResults = true;
+    const fromSummary = (await reviewQueue({ batchId }, { ...deps(), objects })).items;
+
+    expect(fromIndex.length).toBeGreaterThan(1);
+    expect(indexReads).toEqual(['manifest.json', 'review.jsonl']);
+    expect(read).toContain('summary.csv');
+    expect(fromSummary).toEqual(fromIndex);
   });
 
   it('exports the final decisions into summary.csv: the person’s where overridden, the policy’s elsewhere, the policy’s own untouched', async () => {
