@@ -10,6 +10,7 @@ import { siteContentSecurityPolicy } from '../../lib/pipeline/console-site.ts';
 import { S3UploadTickets } from '../../src/adapters/aws/s3-upload-tickets.ts';
 import { jwtClaimsAuthenticator } from '../../src/api/jwt-claims-authenticator.ts';
 import { consoleApiHarness } from '../api/console-api-harness.ts';
+import { accessibilityViolations } from './accessibility.ts';
 import { type FakeCloud, startFakeCloud } from './fake-cloud.ts';
 
 /** Debian's Chromium (`npm test` installs it when missing), driven by playwright-core: no browser download. */
@@ -17,6 +18,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let browser: Browser;
 let cloud: FakeCloud;
+
 /** Every address the page asked for. */
 const requested: string[] = [];
 
@@ -63,6 +65,8 @@ describe('the console’s pages as AWS serves them (hosted sign-in, API Gateway,
     const errors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
     await page.goto(cloud.siteUrl);
+    await page.getByRole('button', { name: 'Entrar' }).waitFor();
+    const signedOutViolations = await accessibilityViolations(page);
 
     await page.getByRole('button', { name: 'Entrar' }).click();
     await page.getByRole('link', { name: 'batch-in-aws', exact: true }).first().waitFor();
@@ -80,6 +84,8 @@ describe('the console’s pages as AWS serves them (hosted sign-in, API Gateway,
     expect(new URL(page.url()).search).toBe('');
     await expect(page.locator('.who').innerText()).resolves.toMatch(/^marta@credora\.com\.br/);
     expect(errors).toEqual([]);
+    expect(signedOutViolations).toEqual([]);
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   it('offers no page of the local console’s users (the user pool keeps them)', async () => {
@@ -100,6 +106,7 @@ describe('the console’s pages as AWS serves them (hosted sign-in, API Gateway,
     await page.getByRole('button', { name: 'Enviar lista' }).click();
 
     await page.getByRole('status').getByText('novos.csv enviada.', { exact: false }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(cloud.seen.uploads).toEqual([
       {
         key: expect.stringMatching(/^incoming\/a\/\d{8}T\d{9}Z-[a-z]{12}\.csv$/),

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,12 +7,12 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerListCsv, distinctDocuments } from '../factories/customer-lists.ts';
 import { type RunningCli, runCli, startCli } from '../factories/run-cli.ts';
+import { accessibilityViolations } from './accessibility.ts';
 
 /** Debian's Chromium (`npm test` installs it when missing), driven by playwright-core: no browser download. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots for a person to look at (git-ignored). */
 const OUTPUT = fileURLToPath(new URL('../../test-output/console', import.meta.url));
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let browser: Browser;
 let console_: RunningCli;
@@ -80,22 +78,6 @@ async function openPage(url: string, width = 1280): Promise<Page> {
   const page = await context.newPage();
   await page.goto(url);
   return page;
-}
-
-/** axe-core's violations on the page as it is (none expected): rule id and the elements it names. */
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    return (await axe.run()).violations.map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-    );
-  });
-  return result;
 }
 
 async function screenshots(page: Page, name: string): Promise<void> {
