@@ -25,6 +25,8 @@ function describeEntry(entry: AuditEntry): string {
       return `${entry.at}  override        ${where}  ${entry.previous} → ${entry.decision} by ${entry.by}: ${entry.reason}`;
     case 'erasure':
       return `${entry.at}  erasure         ${where}  personal data erased by ${entry.by}: ${entry.reason}`;
+    case 'access':
+      return `${entry.at}  access          ${where}  everything held read by ${entry.by}: ${entry.reason}`;
   }
 }
 

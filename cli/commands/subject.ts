@@ -32,7 +32,12 @@ const counted = (count: number, one: string, many: string) => `${count} ${count 
 async function exportHeld(document: string, file: NamedFile, options: SubjectOptions): Promise<void> {
   await checkNamedFile(file);
   await withConnection(options, async (connection) => {
-    const held = await exportSubject(document, connection);
+    // Recorded under --by and --reason when given (the command line has no signed-in person).
+    const held = await exportSubject(
+      document,
+      connection,
+      options.by && options.reason ? { by: options.by, reason: options.reason } : undefined,
+    );
     await writeNamedFile(file, `${JSON.stringify(held, null, 2)}\n`);
     const rows = held.batches.reduce((sum, batch) => sum + batch.rows.length, 0);
     process.stdout.write(

@@ -31,6 +31,9 @@ export type SubjectDependencies = SubjectExportDependencies & {
   readonly erasure?: SubjectErasureDependencies;
 };
 
+/** Why the console's export reads everything held about a person, as the audit log records it. */
+const ACCESS_REASON = 'data subject access request (LGPD art. 18, II), exported in the console';
+
 /** An audit entry in one line, as the DPO reads it (no document: entries never hold one). */
 function detailOf(entry: AuditEntry): string {
   switch (entry.kind) {
@@ -42,6 +45,8 @@ function detailOf(entry: AuditEntry): string {
       return `${entry.previous} → ${entry.decision} by ${entry.by}: ${entry.reason}`;
     case 'erasure':
       return `erased by ${entry.by}: ${entry.reason}`;
+    case 'access':
+      return `everything held read by ${entry.by}: ${entry.reason}`;
   }
 }
 
@@ -96,7 +101,11 @@ export function addSubjectRoutes(
     },
   });
   app.openapi(exported, async (context) => {
-    const held = await exportSubject(context.req.valid('json').document, deps);
+    // Recorded in the audit log under the signed-in person: reading everything held about someone is itself an act.
+    const held = await exportSubject(context.req.valid('json').document, deps, {
+      by: context.get('identity').name,
+      reason: ACCESS_REASON,
+    });
     deps.logger.info('data subject exported in the console', { subject: context.get('identity').subject });
     context.header('Content-Disposition', 'attachment; filename="titular.json"');
     return context.json(held, 200);

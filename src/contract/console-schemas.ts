@@ -266,7 +266,7 @@ export const SubjectSummary = z.object({
   audit: z.array(
     z.object({
       at: z.string(),
-      kind: z.enum(['bureau_request', 'decision', 'override', 'erasure']),
+      kind: z.enum(['bureau_request', 'decision', 'override', 'erasure', 'access']),
       batchId: z.string(),
       row: z.number().int(),
       /** What happened, in one line (who, for a person's override or erasure). */

@@ -47,13 +47,23 @@ export function describeAuditLogContract(name: string, open: () => Promise<Audit
         reasons: ['PROTESTO', 'SEM_SCORE'],
       };
       const other = request(company, 'batch-1', 2, '2026-11-24T09:00:01.000Z');
-      await log.append([later, earlier, decision, other]);
+      const access: AuditEntry = {
+        kind: 'access',
+        at: '2026-11-26T08:00:00.000Z',
+        batchId: 'batch-1',
+        row: 1,
+        documentKey: person,
+        by: 'dpo@credora.com.br',
+        reason: 'Pedido LGPD 2026/120',
+      };
+      await log.append([later, earlier, decision, other, access]);
 
-      expect(await log.read({ documentKey: person })).toEqual([earlier, decision, later]);
+      expect(await log.read({ documentKey: person })).toEqual([earlier, decision, later, access]);
       expect(await log.read({ batchId: 'batch-1', documentKeys: [person, company, person] })).toEqual([
         earlier,
         other,
         decision,
+        access,
       ]);
     });
 

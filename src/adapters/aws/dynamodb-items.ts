@@ -234,4 +234,5 @@ export const auditEntrySchema = z.discriminatedUnion('kind', [
     reason: z.string(),
   }),
   z.object({ kind: z.literal('erasure'), ...auditBase, by: z.string(), reason: z.string() }),
+  z.object({ kind: z.literal('access'), ...auditBase, by: z.string(), reason: z.string() }),
 ]) satisfies z.ZodType<AuditEntry>;

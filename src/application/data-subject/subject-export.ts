@@ -53,8 +53,10 @@ export interface SubjectExportDependencies {
 export async function exportSubject(
   document: string,
   deps: SubjectExportDependencies,
+  accessedBy?: { readonly by: string; readonly reason: string },
 ): Promise<SubjectExport> {
-  const audit = await deps.audit.log.read({ documentKey: await deps.audit.documentKeys.keyOf(document) });
+  const documentKey = await deps.audit.documentKeys.keyOf(document);
+  const audit = await deps.audit.log.read({ documentKey });
   const rowsByBatch = new Map<string, Set<number>>();
   for (const entry of audit)
     rowsByBatch.set(entry.batchId, (rowsByBatch.get(entry.batchId) ?? new Set()).add(entry.row));
@@ -90,9 +92,19 @@ export async function exportSubject(
     if (latest !== undefined) reports.set(reportKeyId(latest.key), latest);
   }
   const stored = [...reports.values()].sort((a, b) => a.key.fetchedAt.localeCompare(b.key.fetchedAt));
+  const exportedAt = (deps.now ?? (() => new Date()))().toISOString();
+  // Reading everything held about a person is itself recorded, once per row that holds them, under who read it.
+  if (accessedBy !== undefined)
+    await deps.audit.log.append(
+      [...rowsByBatch].flatMap(([batchId, rows]) =>
+        [...rows].map(
+          (row): AuditEntry => ({ kind: 'access', at: exportedAt, batchId, row, documentKey, ...accessedBy }),
+        ),
+      ),
+    );
   return {
     document,
-    exportedAt: (deps.now ?? (() => new Date()))().toISOString(),
+    exportedAt,
     batches: batches.sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
     reports: stored,
     rawResponses: [...new Set(stored.map((report) => report.rawKey))],

@@ -56,7 +56,14 @@ interface ErasureEntry extends EntryBase {
   readonly reason: string;
 }
 
-export type AuditEntry = BureauRequestEntry | DecisionEntry | OverrideEntry | ErasureEntry;
+/** Someone read everything held about the person (a data subject's access request, LGPD art. 18, II). */
+interface AccessEntry extends EntryBase {
+  readonly kind: 'access';
+  readonly by: string;
+  readonly reason: string;
+}
+
+export type AuditEntry = BureauRequestEntry | DecisionEntry | OverrideEntry | ErasureEntry | AccessEntry;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const LINE_BREAKS = /[\n\r\u000b\u000c\u0085\u2028\u2029]/;

@@ -50,4 +50,34 @@ describe('a data subject’s access request (everything held about one document)
     const text = JSON.stringify(held);
     for (const stranger of [other, another]) expect(text).not.toContain(stranger as string);
   });
+
+  it('records who read everything held about the person, once per row that holds them, and only when told who', async () => {
+    const [person] = distinctDocuments(40, 'subject access').filter((document) => document.length === 11);
+    const { batchId } = await screenListOn(test, test.bureau, `cpf,valor\n${person},5000\n`, {
+      policy: 'pessoa-fisica.json',
+    });
+    const documentKey = await test.audit.documentKeys.keyOf(person as string);
+    const accesses = async () =>
+      (await test.audit.log.read({ documentKey })).filter((entry) => entry.kind === 'access');
+
+    await exportSubject(person as string, test.adapters);
+    const unrecorded = await accesses();
+    const held = await exportSubject(person as string, test.adapters, {
+      by: 'dpo@credora.com.br',
+      reason: 'Pedido LGPD 2026/120',
+    });
+
+    expect(unrecorded).toEqual([]);
+    expect(await accesses()).toEqual([
+      {
+        kind: 'access',
+        at: held.exportedAt,
+        batchId,
+        row: 1,
+        documentKey,
+        by: 'dpo@credora.com.br',
+        reason: 'Pedido LGPD 2026/120',
+      },
+    ]);
+  });
 });

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { CONSOLE_ROUTES } from '../../../src/contract/console-routes.ts';
 import type { SubjectErasureResult, SubjectSummary } from '../../../src/contract/console-schemas.ts';
 import { ApiError, callApi } from '../api.ts';
+import { apiAccess } from '../deployment.ts';
 import { formatCount, formatWhen } from '../format.ts';
 
 const problemOf = (error: unknown) =>
@@ -12,14 +13,17 @@ const KIND_LABELS: Readonly<Record<SubjectSummary['audit'][number]['kind'], stri
   decision: 'Decisão da política',
   override: 'Decisão de uma pessoa',
   erasure: 'Eliminação',
+  access: 'Acesso aos dados',
 };
 
 /** Saves what is held about a document as a file: the document goes in the request's body, never in an address. */
 async function downloadExport(document: string): Promise<void> {
-  const response = await fetch(CONSOLE_ROUTES.subjectExport.path, {
+  // As every call goes (in AWS: to the API's address, with the ID token), but answered with a file, not JSON.
+  const access = apiAccess();
+  const response = await fetch(`${access.base}${CONSOLE_ROUTES.subjectExport.path}`, {
     method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json' },
+    credentials: access.base === '' ? 'same-origin' : 'omit',
+    headers: { ...access.headers, 'Content-Type': 'application/json' },
     body: JSON.stringify({ document }),
   });
   if (!response.ok) throw new ApiError(response.status, ((await response.json()) as { error: string }).error);
