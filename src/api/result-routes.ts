@@ -75,10 +75,7 @@ export function addResultRoutes(
   app.openapi(exported, async (context) => {
     const { batchId } = context.req.valid('param');
     const written = await refused(() => exportDecisions(batchId, deps));
-    if ('error' in written)
-      return written.status === 404
-        ? context.json({ error: written.error }, 404)
-        : context.json({ error: written.error }, 409);
+    if ('error' in written) return context.json({ error: written.error }, written.status);
     const { overridden, rows, stillInReview } = written;
     return context.json({ batchId, rows, overridden, stillInReview }, 200);
   });

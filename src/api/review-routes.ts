@@ -68,10 +68,7 @@ export function addReviewRoutes(
         review,
       ),
     );
-    if ('error' in recorded)
-      return recorded.status === 404
-        ? context.json({ error: recorded.error }, 404)
-        : context.json({ error: recorded.error }, 409);
+    if ('error' in recorded) return context.json({ error: recorded.error }, recorded.status);
     review.logger.info('override recorded in the console', { batchId, row, subject: by.subject });
     return context.json(
       {

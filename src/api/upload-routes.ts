@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { once } from '../application/finalise/finish-batch.ts';
 import { checkList, type ListCheckRequest, ListRefused } from '../application/ingest/check-list.ts';
 import { ListCheckView, UploadRequest, UploadResult } from '../contract/index.ts';
 import type { ReportHistory } from '../domain/ports/index.ts';
@@ -19,10 +20,6 @@ export interface UploadDependencies {
     readonly bureau: Bureau;
     readonly policy: string | null;
   }): Promise<UploadResult>;
-}
-
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
 }
 
 /** Registers the local console's upload: the check and quote, and the upload itself. */

@@ -4,7 +4,7 @@
  * with one line naming the field.
  */
 import { z } from 'zod';
-import { auditTextProblem } from '../domain/audit/index.ts';
+import { AUDIT_KINDS, auditTextProblem } from '../domain/audit/index.ts';
 import { MAX_BATCH_ID_LENGTH } from '../domain/batch/index.ts';
 import { DECISION_VALUES, MAX_OVERRIDE_REASON, OVERRIDE_VALUES } from '../domain/decision/index.ts';
 import { parseDocument } from '../domain/documents/index.ts';
@@ -266,7 +266,7 @@ export const SubjectSummary = z.object({
   audit: z.array(
     z.object({
       at: z.string(),
-      kind: z.enum(['bureau_request', 'decision', 'override', 'erasure', 'access']),
+      kind: z.enum(AUDIT_KINDS),
       batchId: z.string(),
       row: z.number().int(),
       /** What happened, in one line (who, for a person's override or erasure). */
@@ -292,7 +292,6 @@ export const MAX_UPLOAD_BYTES = 15 * 1024 * 1024;
 
 export const PolicyList = z.object({ policies: z.array(z.string()) });
 
-/** A customer list sent by the browser: its name (shown, never a key), its bytes in base64, how to screen it. */
 /** A list's file name as the person's computer gave it: shown and kept as the source name, never a key. */
 export const UploadFileName = z
   .string()
@@ -301,6 +300,7 @@ export const UploadFileName = z
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character in a file name is what is refused
   .refine((name) => !/[/\\\u0000-\u001f]/.test(name), 'a file name, not a path');
 
+/** A customer list sent by the browser: its name (shown, never a key), its bytes in base64, how to screen it. */
 export const UploadRequest = z.object({
   fileName: UploadFileName,
   content: z

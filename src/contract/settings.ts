@@ -199,9 +199,14 @@ function bureauProblems(settings: PipelineSettings): string[] {
     const { rateLimitPerSecond, rateLimitBurst, pricePerQuery, monthlyChargeCap } = given;
     if (!(rateLimitPerSecond > 0)) problems.push(`bureaus.${bureau}.rateLimitPerSecond must be > 0`);
     if (!(rateLimitBurst >= 1)) problems.push(`bureaus.${bureau}.rateLimitBurst must be ≥ 1`);
-    if (!(Number.isFinite(pricePerQuery) && pricePerQuery > 0 && pricePerQuery <= MAX_PRICE_PER_QUERY))
+    // In whole centavos, as a bureau charges and as quotes and spend count (costOf): no price is rounded anywhere.
+    const centavos = pricePerQuery * 100;
+    if (
+      !(Number.isFinite(pricePerQuery) && pricePerQuery > 0 && pricePerQuery <= MAX_PRICE_PER_QUERY) ||
+      Math.abs(centavos - Math.round(centavos)) > 1e-6
+    )
       problems.push(
-        `bureaus.${bureau}.pricePerQuery must be a price in BRL above 0 and at most ${MAX_PRICE_PER_QUERY}`,
+        `bureaus.${bureau}.pricePerQuery must be a price in BRL in whole centavos, above 0 and at most ${MAX_PRICE_PER_QUERY}`,
       );
     if (monthlyChargeCap !== null && !(Number.isSafeInteger(monthlyChargeCap) && monthlyChargeCap >= 0))
       problems.push(

@@ -39,6 +39,10 @@ export async function consoleApiHarness(
   const reviewCases = new MemoryReviewCases();
   const events = new RecordingEventPublisher();
   const auditLog = new MemoryAuditLog();
+  const audit = {
+    log: auditLog,
+    documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
+  };
   /** Links as the API asked for them: a fake URL naming the key and the file. */
   const downloads = {
     linkTo: async (key: string, fileName: string) => ({
@@ -58,10 +62,7 @@ export async function consoleApiHarness(
       reviewers: users,
       events,
       logger,
-      audit: {
-        log: auditLog,
-        documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
-      },
+      audit,
     },
     results: { batchRecords: store, objects, overrides, downloads },
     subjects: {
@@ -70,19 +71,13 @@ export async function consoleApiHarness(
       reportHistory: store,
       overrides,
       logger,
-      audit: {
-        log: auditLog,
-        documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
-      },
+      audit,
       erasure: {
         // The API tests stop an erasure at its request's checks; the browser test erases through the real stores.
         subjectErasure: {} as SubjectErasureStore,
         batchRecords: store,
         objects,
-        audit: {
-          log: auditLog,
-          documentKeys: new HmacDocumentKeys(async () => 'console-test-audit-key'.repeat(3)),
-        },
+        audit,
       },
     },
     uploads: {

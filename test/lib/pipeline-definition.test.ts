@@ -38,6 +38,16 @@ describe('pipeline settings', () => {
     );
   });
 
+  it('refuses a price that is not whole centavos (quotes and spend count in centavos), and takes one that is', () => {
+    expect(() =>
+      validateSettings({ ...DEFAULT_SETTINGS, bureaus: bureausWith({ pricePerQuery: 0.004 }) }),
+    ).toThrow('bureaus.a.pricePerQuery must be a price in BRL in whole centavos');
+    expect(
+      validateSettings({ ...DEFAULT_SETTINGS, bureaus: bureausWith({ pricePerQuery: 2.7 }) }).bureaus.b
+        .pricePerQuery,
+    ).toBe(2.7);
+  });
+
   it('refuses a finalisation part larger than one invocation may hold, or empty', () => {
     for (const finalisePartRows of [0, 2.5, MAX_FINALISE_PART_ROWS + 1])
       expect(() => validateSettings({ ...DEFAULT_SETTINGS, finalisePartRows })).toThrow(

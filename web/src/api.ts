@@ -11,6 +11,10 @@ export class ApiError extends Error {
   }
 }
 
+/** What to tell a person about a failed call: the API's own line, or that it did not answer. */
+export const problemOf = (error: unknown) =>
+  error instanceof ApiError ? error.message : 'o console não respondeu; tente de novo';
+
 /**
  * Calls route `name` of the console's API (the session travels in its cookie); its JSON answer, or an
  * {@link ApiError} carrying the API's own line. A POST or PUT always sends JSON, as the API requires.

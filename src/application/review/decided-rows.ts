@@ -3,6 +3,7 @@ import type { BatchRecord } from '../../domain/batch/index.ts';
 import type { BatchRecords, ObjectStore } from '../../domain/ports/index.ts';
 import { type ReviewLine, reviewLineOf, type StatisticsRow } from '../../domain/summary/index.ts';
 import { type ResultsCsvLayout, readSummaryCsv } from '../../domain/summary/summary-csv-reader.ts';
+import { jsonLines } from '../redecide/report-lines.ts';
 
 /** Why a batch's decisions cannot be read, in one line for the command that asked. */
 export class ReviewRefusal extends Error {
@@ -59,17 +60,19 @@ export async function readDecidedBatch(
  */
 export async function readReviewLines(
   batchId: string,
-  deps: DecidedRowsDependencies,
+  deps: DecidedRowsDependencies & { readonly objects: Pick<ObjectStore, 'read'> },
+  options: { readonly known?: BatchRecord; readonly most: number },
 ): Promise<{ readonly batch: BatchRecord; readonly lines: readonly ReviewLine[] }> {
-  const { batch, manifest } = await decidedManifest(batchId, deps);
-  const text = manifest.files?.review ? await deps.objects.readTextIfExists(manifest.files.review) : null;
-  if (text !== null) {
-    // Written by the finaliser from this same code (an erasure drops whole lines).
-    const lines = text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as ReviewLine);
-    return { batch, lines };
+  const { batch, manifest } = await decidedManifest(batchId, deps, options.known);
+  if (manifest.files?.review) {
+    // Written by the finaliser from this same code (an erasure drops whole lines); read only as far as is listed:
+    // a batch of millions may send hundreds of thousands of rows to people.
+    const lines: ReviewLine[] = [];
+    for await (const chunk of jsonLines(deps.objects.read(manifest.files.review), 'review.jsonl')) {
+      for (const line of chunk) lines.push(JSON.parse(line) as ReviewLine);
+      if (lines.length >= options.most) break;
+    }
+    return { batch, lines: lines.slice(0, options.most) };
   }
   const decided = await readDecidedBatch(batchId, deps);
   const headers = decided.layout.passThroughHeaders;
@@ -81,8 +84,9 @@ export async function readReviewLines(
 async function decidedManifest(
   batchId: string,
   deps: DecidedRowsDependencies,
+  known?: BatchRecord,
 ): Promise<{ readonly batch: BatchRecord; readonly manifest: BatchManifest }> {
-  const batch = await deps.batchRecords.getBatch(batchId);
+  const batch = known ?? (await deps.batchRecords.getBatch(batchId));
   if (batch === null) throw new ReviewRefusal(`batch ${batchId} not found`, 'missing');
   if (batch.status !== 'completed')
     throw new ReviewRefusal(`batch ${batchId} is ${batch.status}: its decisions are known once it completes`);

@@ -1,7 +1,8 @@
 import { DEFAULT_SETTINGS } from '../../contract/index.ts';
+import type { BatchRecord } from '../../domain/batch/index.ts';
 import { type DecisionReason, mapInOrder } from '../../domain/decision/index.ts';
 import { maskDocument } from '../../domain/documents/index.ts';
-import type { BatchRecords, DecisionOverrides, ReviewCases } from '../../domain/ports/index.ts';
+import type { BatchRecords, DecisionOverrides, ObjectStore, ReviewCases } from '../../domain/ports/index.ts';
 import { type CasePerson, type ReviewSla, reviewDueAt, slaHoursOf } from '../../domain/review/index.ts';
 import { type DecidedRowsDependencies, ReviewRefusal, readReviewLines } from './decided-rows.ts';
 
@@ -32,6 +33,7 @@ export interface QueuedItem extends ReviewItem {
 }
 
 export interface ReviewQueueDependencies extends DecidedRowsDependencies {
+  readonly objects: Pick<ObjectStore, 'readTextIfExists' | 'read'>;
   readonly batchRecords: Pick<BatchRecords, 'getBatch' | 'listBatches'>;
   readonly overrides: Pick<DecisionOverrides, 'overridesOf'>;
   /** Who works each row; without it, nobody does (the command line's queue). */
@@ -59,6 +61,19 @@ export type ReviewRowsCache = Map<
 /** How long a batch's rows in review are kept: an erasure made elsewhere shows in the queue within this. */
 const CACHE_MS = 5 * 60_000;
 
+/** A batch to list, with its record as read (null: none, refused in one line when it was named). */
+interface Listed {
+  readonly batchId: string;
+  readonly record: BatchRecord | null;
+}
+
+/**
+ * Rows in review read of one batch at most: the console lists the oldest 10,000 waiting, and a batch of millions
+ * may send hundreds of thousands to people (read in full, they would outgrow a request). Twice that, for the rows
+ * overridden among them.
+ */
+const MOST_ROWS_PER_BATCH = 20_000;
+
 /** Batches read at once: each is a few reads (its record, its overrides, its cases; its summary when not cached). */
 const READS_IN_FLIGHT = 8;
 
@@ -78,21 +93,18 @@ export async function reviewQueue(
   scope: { readonly batchId?: string },
   deps: ReviewQueueDependencies,
 ): Promise<{ readonly items: QueuedItem[]; readonly batches: number }> {
-  const batchIds =
+  // The records listed are the ones read on: each batch's record is read once a request.
+  const listed: Listed[] =
     scope.batchId !== undefined
-      ? [scope.batchId]
+      ? [{ batchId: scope.batchId, record: await deps.batchRecords.getBatch(scope.batchId) }]
       : (await deps.batchRecords.listBatches(REVIEW_BATCHES))
           .filter((batch) => batch.status === 'completed' && batch.policy !== null)
           .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-          .map((batch) => batch.batchId);
+          .map((record) => ({ batchId: record.batchId, record }));
   const items: QueuedItem[] = [];
   let batches = 0;
   // Each batch's rows, overrides and cases are reads of their own: a few batches at a time, listed in order.
-  for await (const queued of mapInOrder(
-    batchIds,
-    (batchId) => queuedOf(batchId, scope, deps),
-    READS_IN_FLIGHT,
-  )) {
+  for await (const queued of mapInOrder(listed, (batch) => queuedOf(batch, scope, deps), READS_IN_FLIGHT)) {
     if (queued === null) continue;
     batches++;
     items.push(...queued);
@@ -102,13 +114,14 @@ export async function reviewQueue(
 
 /** A batch's rows still waiting, with who holds each; null for a batch skipped (across batches, one not decided). */
 async function queuedOf(
-  batchId: string,
+  batch: Listed,
   scope: { readonly batchId?: string },
   deps: ReviewQueueDependencies,
 ): Promise<QueuedItem[] | null> {
+  const { batchId } = batch;
   let inReview: readonly ReviewItem[];
   try {
-    inReview = await rowsInReview(batchId, deps);
+    inReview = await rowsInReview(batch, deps);
   } catch (error) {
     if (scope.batchId !== undefined || !(error instanceof ReviewRefusal)) throw error;
     return null;
@@ -128,14 +141,20 @@ async function queuedOf(
 }
 
 /** A decided batch's rows the policy sent to review, each once (a duplicate follows its first occurrence). */
-async function rowsInReview(batchId: string, deps: ReviewQueueDependencies): Promise<readonly ReviewItem[]> {
-  const batch = deps.cache ? await deps.batchRecords.getBatch(batchId) : null;
-  const version = batch === null ? null : `${batch.revision}|${batch.completedAt ?? ''}|${batch.status}`;
+async function rowsInReview(
+  { batchId, record }: Listed,
+  deps: ReviewQueueDependencies,
+): Promise<readonly ReviewItem[]> {
+  const version =
+    record === null || !deps.cache ? null : `${record.revision}|${record.completedAt ?? ''}|${record.status}`;
   const cached = version === null ? undefined : deps.cache?.get(batchId);
   const nowMs = (deps.nowMs ?? Date.now)();
   if (cached !== undefined && cached.version === version && nowMs - cached.readAtMs < CACHE_MS)
     return cached.items;
-  const { batch: decided, lines } = await readReviewLines(batchId, deps);
+  const { batch: decided, lines } = await readReviewLines(batchId, deps, {
+    known: record ?? undefined,
+    most: MOST_ROWS_PER_BATCH,
+  });
   const queue = decided.policy?.name ?? '';
   const dueAt = reviewDueAt(
     decided.completedAt ?? decided.createdAt,
@@ -167,7 +186,10 @@ export async function reviewItemOf(
   key: { readonly batchId: string; readonly row: number },
   deps: ReviewQueueDependencies,
 ): Promise<ReviewItem> {
-  const found = (await rowsInReview(key.batchId, deps)).find((item) => item.row === key.row);
+  const record = await deps.batchRecords.getBatch(key.batchId);
+  const found = (await rowsInReview({ batchId: key.batchId, record }, deps)).find(
+    (item) => item.row === key.row,
+  );
   if (found === undefined)
     throw new ReviewRefusal(`row ${key.row} of batch ${key.batchId} was not sent to review`, 'missing');
   return found;

@@ -65,6 +65,15 @@ interface AccessEntry extends EntryBase {
 
 export type AuditEntry = BureauRequestEntry | DecisionEntry | OverrideEntry | ErasureEntry | AccessEntry;
 
+/** Every kind of entry the log keeps, for the schemas that name them (the console's trail). */
+export const AUDIT_KINDS = [
+  'bureau_request',
+  'decision',
+  'override',
+  'erasure',
+  'access',
+] as const satisfies readonly AuditEntry['kind'][];
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const LINE_BREAKS = /[\n\r\u000b\u000c\u0085\u2028\u2029]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point

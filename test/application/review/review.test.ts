@@ -123,6 +123,10 @@ describe('the review queue, overrides and the exported final decisions', () => {
         summaryReads++;
         return test.adapters.objects.readTextIfExists(key);
       },
+      read: (key: string) => {
+        summaryReads++;
+        return test.adapters.objects.read(key);
+      },
     };
     await recordOverride(
       { batchId, row: first[0]?.row ?? 1 },
@@ -144,9 +148,10 @@ describe('the review queue, overrides and the exported final decisions', () => {
     let summaryReads = 0;
     const objects = {
       ...test.adapters.objects,
-      readTextIfExists: async (key: string) => {
+      readTextIfExists: (key: string) => test.adapters.objects.readTextIfExists(key),
+      read: (key: string) => {
         if (key.endsWith('review.jsonl')) summaryReads++;
-        return test.adapters.objects.readTextIfExists(key);
+        return test.adapters.objects.read(key);
       },
     };
     const read = () => reviewQueue({ batchId }, { ...deps(), objects, cache, nowMs: () => clock });
@@ -175,6 +180,10 @@ describe('the review queue, overrides and the exported final decisions', () => {
           return JSON.stringify(manifest);
         }
         return test.adapters.objects.readTextIfExists(key);
+      },
+      read: (key: string) => {
+        read.push(key.slice(key.lastIndexOf('/') + 1));
+        return test.adapters.objects.read(key);
       },
     };
     let olderResults = false;

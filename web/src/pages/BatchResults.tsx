@@ -5,7 +5,7 @@ import type {
   ExportResult,
   ResultFile,
 } from '../../../src/contract/console-schemas.ts';
-import { ApiError, callApi } from '../api.ts';
+import { callApi, problemOf } from '../api.ts';
 import { formatCount } from '../format.ts';
 import { inside } from '../navigation.ts';
 
@@ -14,9 +14,6 @@ const FILES: readonly { readonly file: ResultFile; readonly label: string }[] = 
   { file: 'reports', label: 'Relatórios do birô (JSONL)' },
   { file: 'changes', label: 'Mudanças (CSV)' },
 ];
-
-const problemOf = (error: unknown) =>
-  error instanceof ApiError ? error.message : 'o console não respondeu; tente de novo';
 
 /** A finished batch's results: its report page, its files through short-lived links, and the final decisions' export. */
 export function BatchResults({ batch }: { batch: BatchView }) {

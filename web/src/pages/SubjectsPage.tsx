@@ -1,12 +1,9 @@
 import { type FormEvent, useState } from 'react';
 import { CONSOLE_ROUTES } from '../../../src/contract/console-routes.ts';
 import type { SubjectErasureResult, SubjectSummary } from '../../../src/contract/console-schemas.ts';
-import { ApiError, callApi } from '../api.ts';
+import { ApiError, callApi, problemOf } from '../api.ts';
 import { apiAccess } from '../deployment.ts';
 import { formatCount, formatWhen } from '../format.ts';
-
-const problemOf = (error: unknown) =>
-  error instanceof ApiError ? error.message : 'o console não respondeu; tente de novo';
 
 const KIND_LABELS: Readonly<Record<SubjectSummary['audit'][number]['kind'], string>> = {
   bureau_request: 'Consulta ao birô',
@@ -26,7 +23,11 @@ async function downloadExport(document: string): Promise<void> {
     headers: { ...access.headers, 'Content-Type': 'application/json' },
     body: JSON.stringify({ document }),
   });
-  if (!response.ok) throw new ApiError(response.status, ((await response.json()) as { error: string }).error);
+  if (!response.ok) {
+    // A gateway's own refusal (an HTML page) has no line of ours to show.
+    const answer = (await response.json().catch(() => ({}))) as { error?: string };
+    throw new ApiError(response.status, answer.error ?? `erro ${response.status}`);
+  }
   const link = window.document.createElement('a');
   link.href = URL.createObjectURL(await response.blob());
   link.download = 'titular.json';

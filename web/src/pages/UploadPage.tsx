@@ -1,14 +1,11 @@
 import { type ChangeEvent, type DragEvent, type FormEvent, useState } from 'react';
 import type { ListCheckView, UploadResult } from '../../../src/contract/console-schemas.ts';
 import type { UploadTicketView } from '../../../src/contract/console-upload-schemas.ts';
-import { ApiError, callApi } from '../api.ts';
+import { ApiError, callApi, problemOf } from '../api.ts';
 import { deployment } from '../deployment.ts';
 import { formatCount, formatMoney } from '../format.ts';
 import { navigate } from '../navigation.ts';
 import { useApi } from '../useApi.ts';
-
-const problemOf = (error: unknown) =>
-  error instanceof ApiError ? error.message : 'o console não respondeu; tente de novo';
 
 /** A file's bytes as base64, a slice at a time (a list of megabytes would overflow one call's arguments). */
 async function base64Of(file: File): Promise<string> {
