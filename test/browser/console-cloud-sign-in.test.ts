@@ -1,6 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { S3Client } from '@aws-sdk/client-s3';
 import { handle } from 'hono/aws-lambda';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -18,6 +19,18 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let browser: Browser;
 let cloud: FakeCloud;
+
+/** Screenshots for a person to look at (git-ignored), as the AWS site serves the pages. */
+const OUTPUT = fileURLToPath(new URL('../../test-output/console', import.meta.url));
+
+async function screenshots(page: Page, name: string): Promise<void> {
+  await mkdir(OUTPUT, { recursive: true });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(OUTPUT, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
 
 /** Every address the page asked for. */
 const requested: string[] = [];
@@ -67,6 +80,7 @@ describe('the console’s pages as AWS serves them (hosted sign-in, API Gateway,
     await page.goto(cloud.siteUrl);
     await page.getByRole('button', { name: 'Entrar' }).waitFor();
     const signedOutViolations = await accessibilityViolations(page);
+    await screenshots(page, 'cloud-signed-out');
 
     await page.getByRole('button', { name: 'Entrar' }).click();
     await page.getByRole('link', { name: 'batch-in-aws', exact: true }).first().waitFor();
@@ -107,6 +121,7 @@ describe('the console’s pages as AWS serves them (hosted sign-in, API Gateway,
 
     await page.getByRole('status').getByText('novos.csv enviada.', { exact: false }).waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshots(page, 'cloud-upload-sent');
     expect(cloud.seen.uploads).toEqual([
       {
         key: expect.stringMatching(/^incoming\/a\/\d{8}T\d{9}Z-[a-z]{12}\.csv$/),

@@ -258,6 +258,8 @@ describe('the console in a browser', () => {
     expect(rules.length).toBeGreaterThan(0);
     await expect(first.locator('.comments').innerText()).resolves.toContain('Ana Analista');
     await analyst.getByLabel('Todas', { exact: true }).check();
+    // The list is read again for every holder: the next test counts the rows once it shows them all.
+    await analyst.getByText(/^\d+ linhas aguardam/).waitFor();
   });
 
   it('lets the analyst decide a row in review, recorded under their own name', async () => {
